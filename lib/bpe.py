@@ -1,0 +1,232 @@
+"""Byte-level byte-pair encoding: the algorithms, with no I/O.
+
+A text becomes bytes (ids 0..255). Training repeatedly finds the most frequent pair of adjacent
+ids and replaces it by a new id (256, 257, ...); the list of those pairs, in order, is the
+tokenizer. Encoding replays the merges on new text; decoding concatenates the bytes back.
+
+`train(..., method="naive")` below is the lesson's loop, written to be read: recount every pair
+after every merge. `method="fast"` (in `bpe_fast.py`) learns exactly the same merges while touching
+only the places each merge changes.
+"""
+
+from __future__ import annotations
+
+import heapq
+import warnings
+from collections import Counter
+from collections.abc import Iterable
+
+from lib import patterns
+
+Vocab = dict[int, bytes]
+Merges = list[tuple[bytes, bytes]]
+
+
+def get_stats(ids: list[int], counts: dict | None = None, weight: int = 1) -> dict[tuple[int, int], int]:
+    """Count adjacent pairs of ids, overlapping ones included: [97, 97, 97] has two (97, 97).
+
+    Pass `counts` to add to an existing tally, and `weight` when `ids` stands for several copies of
+    the same chunk of text.
+    """
+    counts = {} if counts is None else counts
+    for pair in zip(ids, ids[1:]):
+        counts[pair] = counts.get(pair, 0) + weight
+    return counts
+
+
+def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
+    """Replace every occurrence of `pair` in `ids` by `new_id`, scanning left to right.
+
+    Left to right matters when the pair overlaps itself: merging (97, 97) in [97, 97, 97] gives
+    [new_id, 97], not [97, new_id].
+    """
+    out = []
+    i = 0
+    while i < len(ids):
+        if i + 1 < len(ids) and ids[i] == pair[0] and ids[i + 1] == pair[1]:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def replace_lone_surrogates(text: str) -> str:
+    """Make `text` encodable as UTF-8 the way tiktoken does: lone surrogates become U+FFFD.
+
+    A Python str may hold half of a UTF-16 surrogate pair ('\\ud83d'), which UTF-8 cannot encode.
+    Adjacent halves that form a valid pair are joined into the character they spell.
+    """
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
+def chunk_counts(text: str, pattern: str | None = None, special_tokens: Iterable[str] = ()) -> Counter:
+    """The training data as {chunk bytes: how often it occurs}.
+
+    Special tokens are cut out first, so no merge can ever cross one; then each piece is split by
+    the pattern (or kept whole when there is none). Counting equal chunks once makes training
+    cost depend on the number of *different* words, not the length of the text.
+    """
+    pattern = patterns.resolve(pattern)
+    specials = set(special_tokens)
+    counts: Counter = Counter()
+    for piece in patterns.split_on_special(replace_lone_surrogates(text), specials):
+        if piece not in specials:
+            counts.update(chunk.encode("utf-8") for chunk in patterns.split_text(piece, pattern))
+    return counts
+
+
+def train(
+    text: str,
+    vocab_size: int,
+    pattern: str | None = None,
+    special_tokens: Iterable[str] = (),
+    method: str = "fast",
+    progress: bool = False,
+) -> tuple[Vocab, Merges]:
+    """Learn a byte-level BPE tokenizer from `text`.
+
+    `vocab_size` counts the 256 byte tokens, the merges and the special tokens. Of the most frequent
+    pairs, the one with the greatest (left bytes, right bytes) wins, so training is deterministic.
+    Returns the vocabulary (ids 0..255 are bytes, then one id per merge, then the special tokens)
+    and the merges in the order they were learned.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, not {type(text).__name__}; decode bytes first")
+    specials = _check_specials(special_tokens)
+    minimum = 256 + len(specials)
+    if not isinstance(vocab_size, int) or vocab_size < minimum:
+        raise ValueError(
+            f"vocab_size must be an integer of at least {minimum} (256 bytes + {len(specials)} special"
+            f" tokens), got {vocab_size!r}"
+        )
+    if method not in ("fast", "naive"):
+        raise ValueError(f'method must be "fast" or "naive", got {method!r}')
+    words = chunk_counts(text, pattern, specials)
+    n_merges = vocab_size - minimum
+    if method == "naive":
+        merges = _train_naive(words, n_merges, progress)
+    else:
+        from lib.bpe_fast import train_fast
+
+        merges = train_fast(words, n_merges, progress)
+    if len(merges) < n_merges:
+        warnings.warn(
+            f"stopped after {len(merges)} of {n_merges} merges: no pair of adjacent tokens is left"
+            f" in the training text, so the vocabulary has {minimum + len(merges)} tokens, not"
+            f" {vocab_size}. Train on more text or ask for a smaller vocab_size.",
+            stacklevel=2,
+        )
+    return build_vocab(merges, specials), merges
+
+
+def _train_naive(words: Counter, n_merges: int, progress: bool) -> Merges:
+    """The textbook loop: count every pair, merge the winner everywhere, repeat."""
+    chunks = [(list(chunk), count) for chunk, count in words.items()]
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges: Merges = []
+    for new_id in _steps(range(256, 256 + n_merges), progress):
+        stats: dict[tuple[int, int], int] = {}
+        for ids, count in chunks:
+            get_stats(ids, stats, count)
+        if not stats:
+            break
+        a, b = max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]]))
+        chunks = [(merge(ids, (a, b), new_id), count) for ids, count in chunks]
+        vocab[new_id] = vocab[a] + vocab[b]
+        merges.append((vocab[a], vocab[b]))
+    return merges
+
+
+def _steps(steps: range, progress: bool) -> Iterable[int]:
+    if not progress:
+        return steps
+    from lib.progress import progress as bar
+
+    return bar(steps, total=len(steps), desc="merges")
+
+
+def _check_specials(special_tokens: Iterable[str]) -> list[str]:
+    if isinstance(special_tokens, str):
+        raise TypeError(f"special_tokens must be a list of strings, e.g. [{special_tokens!r}]")
+    specials = list(dict.fromkeys(special_tokens))
+    for s in specials:
+        if not isinstance(s, str) or not s:
+            raise ValueError(f"special tokens must be non-empty strings, got {s!r}")
+    return specials
+
+
+def build_vocab(merges: Merges, special_tokens: Iterable[str] = ()) -> Vocab:
+    """Ids 0..255 for the bytes, 256.. for the merges in order, then the special tokens."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    for i, (left, right) in enumerate(merges):
+        vocab[256 + i] = left + right
+    for s in special_tokens:
+        vocab[len(vocab)] = s.encode("utf-8")
+    return vocab
+
+
+def encode_chunk_naive(data: bytes, merges: Merges) -> list[int]:
+    """Encode one chunk by replaying every merge in the order it was learned (slow, obvious)."""
+    ids = list(data)
+    for i, (left, right) in enumerate(merges):
+        ids = _merge_by_bytes(ids, left, right, 256 + i, merges)
+    return ids
+
+
+def _merge_by_bytes(ids: list[int], left: bytes, right: bytes, new_id: int, merges: Merges) -> list[int]:
+    def token(i: int) -> bytes:
+        return bytes([i]) if i < 256 else merges[i - 256][0] + merges[i - 256][1]
+
+    out, i = [], 0
+    while i < len(ids):
+        if i + 1 < len(ids) and token(ids[i]) == left and token(ids[i + 1]) == right:
+            out.append(new_id)
+            i += 2
+        else:
+            out.append(ids[i])
+            i += 1
+    return out
+
+
+def encode_chunk(data: bytes, ranks: dict[bytes, int]) -> list[int]:
+    """Encode one chunk the rank-driven way, as tiktoken does.
+
+    Start from single bytes; repeatedly join the adjacent pair whose joined bytes have the lowest
+    rank (the earliest-learned merge), leftmost first among equals, until no joined pair is a token.
+    A min-heap of candidate pairs keeps this fast on long chunks; entries that went stale because a
+    neighbour was merged are skipped when they surface.
+    """
+    if data in ranks:
+        return [ranks[data]]
+    parts = [data[i : i + 1] for i in range(len(data))]
+    nxt = list(range(1, len(parts))) + [-1]
+    prv = list(range(-1, len(parts) - 1))
+    heap = []
+    for i in range(len(parts) - 1):
+        rank = ranks.get(parts[i] + parts[i + 1])
+        if rank is not None:
+            heap.append((rank, i))
+    heapq.heapify(heap)
+    while heap:
+        rank, i = heapq.heappop(heap)
+        j = nxt[i]
+        # An entry goes stale when a neighbour was merged first; it then no longer names this rank.
+        if parts[i] is None or j < 0 or ranks.get(parts[i] + parts[j]) != rank:
+            continue
+        parts[i] += parts[j]
+        parts[j] = None
+        nxt[i] = nxt[j]
+        if nxt[i] >= 0:
+            prv[nxt[i]] = i
+        for left in (prv[i], i):  # the two pairs that now contain the merged part
+            if left >= 0 and nxt[left] >= 0:
+                joined = ranks.get(parts[left] + parts[nxt[left]])
+                if joined is not None:
+                    heapq.heappush(heap, (joined, left))
+    return [ranks[p] for p in parts if p is not None]

@@ -65,10 +65,14 @@ def compiled(pattern: str) -> regex.Pattern:
 
 
 def split_text(text: str, pattern: str | None) -> list[str]:
-    """Cut `text` into the chunks BPE works on; with no pattern the whole text is one chunk."""
+    """Cut `text` into the chunks BPE works on; with no pattern the whole text is one chunk.
+
+    >>> split_text("dog. dog! dog?", "gpt2")
+    ['dog', '.', ' dog', '!', ' dog', '?']
+    """
     if pattern is None:
         return [text] if text else []
-    return compiled(pattern).findall(text)
+    return compiled(PATTERNS.get(pattern, pattern)).findall(text)
 
 
 @lru_cache(maxsize=32)

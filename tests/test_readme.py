@@ -1,0 +1,26 @@
+"""The README's promises: CI runs its test command verbatim, every notebook has a Colab badge."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BADGE = ("https://colab.research.google.com/github/tokenization-course/tokenization-course/"
+         "blob/main/notebooks/{}")
+
+
+def command_under(heading: str) -> str:
+    """The first fenced code block after a README heading."""
+    section = README.split(f"\n{heading}\n", 1)[1]
+    return re.search(r"```\w*\n(.*?)\n```", section, re.S).group(1).strip()
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    command = command_under("## Run every test")
+    ci_lines = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert command in ci_lines
+
+
+def test_every_notebook_has_a_colab_badge():
+    for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        assert BADGE.format(notebook.name) in README, notebook.name

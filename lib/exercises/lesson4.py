@@ -1,0 +1,143 @@
+"""Lesson 4 exercises: decoding ids to text.
+
+Expected values come from `lib`: `bpe.build_vocab` for vocabularies, `Tokenizer.decode` for text and
+`lib.streaming.StreamingDecoder` for the chunks a chat UI should print. The tokenizers behind the
+cases are trained on a few sentences written for these checks, in several scripts, so that many
+tokens end in the middle of a character.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from lib import bpe
+from lib.exercises.core import Case, Exercise
+from lib.streaming import StreamingDecoder
+from lib.tokenizer import Tokenizer
+
+# Written for these checks: English, Hindi, Korean, Russian, and emoji (a skin tone, a ZWJ family).
+_TRAINING_TEXT = (
+    "the cat sat on the mat, and the hat sat on the cat. "
+    "नमस्ते! आज मौसम बहुत अच्छा है। मैं चाय पीता हूँ और किताब पढ़ता हूँ। "
+    "안녕하세요, 오늘 날씨가 좋아요. "
+    "Привет, как дела? Всё хорошо. "
+    "👋🏽 👋🏽 🎉🎉 👨‍👩‍👧 "
+) * 3
+
+_TEXTS = [
+    "the cat sat",
+    "नमस्ते, आज चाय?",
+    "안녕하세요 👋🏽",
+    "Всё хорошо 🎉",
+    "👨‍👩‍👧 family",
+    "",
+]
+
+
+@functools.cache
+def _tokenizer(vocab_size: int) -> Tokenizer:
+    """A byte-level tokenizer with no split pattern: its merges cross characters freely."""
+    return Tokenizer.train(_TRAINING_TEXT, vocab_size)
+
+
+def _id_sequences(tok: Tokenizer) -> list[list[int]]:
+    """Whole texts, plus cut-off ones and lone tokens whose bytes are not valid UTF-8."""
+    seqs = [tok.encode(text) for text in _TEXTS]
+    long_ids = tok.encode(_TEXTS[1] + _TEXTS[2])
+    seqs += [long_ids[:k] for k in range(1, len(long_ids), 3)]
+    seqs += [[i] for i in sorted(tok.vocab) if i >= 256][:10]
+    return seqs
+
+
+def _build_vocab_cases() -> list[Case]:
+    cases = [Case(args=([],), expected=bpe.build_vocab([]))]
+    for vocab_size in (260, 300, 400):
+        merges = _tokenizer(vocab_size).merges
+        cases.append(Case(args=(list(merges),), expected=bpe.build_vocab(merges)))
+    return cases
+
+
+def _decode_cases() -> list[Case]:
+    tok = _tokenizer(400)
+    vocab = dict(tok.vocab)
+    return [Case(args=(ids, vocab), expected=tok.decode(ids)) for ids in _id_sequences(tok)]
+
+
+def reference_stream(ids: list[int], tok: Tokenizer) -> list[str]:
+    """The chunks a chat UI prints: one per id, then the flush at the end of the stream."""
+    decoder = StreamingDecoder(tok)
+    return [decoder.feed(i) for i in ids] + [decoder.flush()]
+
+
+def _stream_decode_cases() -> list[Case]:
+    cases = []
+    for vocab_size in (256, 400):  # 256: no merges at all, every token is a single byte
+        tok = _tokenizer(vocab_size)
+        for ids in _id_sequences(tok)[:12]:
+            cases.append(Case(args=(ids, dict(tok.vocab)), expected=reference_stream(ids, tok)))
+    return cases
+
+
+build_vocab = Exercise(
+    name="build_vocab",
+    lesson=4,
+    points=1,
+    target="build_vocab",
+    cases=_build_vocab_cases,
+    hint=(
+        "Start with {i: bytes([i]) for i in range(256)}. Then loop with enumerate(merges): merge i "
+        "is a pair (left, right) of byte strings, and id 256 + i stands for left + right."
+    ),
+    solution='''\
+def build_vocab(merges: list[tuple[bytes, bytes]]) -> dict[int, bytes]:
+    vocab = {i: bytes([i]) for i in range(256)}  # ids 0..255: the single bytes
+    for i, (left, right) in enumerate(merges):
+        vocab[256 + i] = left + right  # a merge's token is its two halves joined
+    return vocab
+''',
+)
+
+decode = Exercise(
+    name="decode",
+    lesson=4,
+    points=1,
+    target="decode",
+    cases=_decode_cases,
+    hint=(
+        'Join first, decode once: b"".join(vocab[i] for i in ids) gives all the bytes. Then '
+        '.decode("utf-8", errors="replace") turns invalid bytes into "\\ufffd" instead of raising.'
+    ),
+    solution='''\
+def decode(ids: list[int], vocab: dict[int, bytes]) -> str:
+    raw = b"".join(vocab[i] for i in ids)  # join the bytes first: tokens may split characters
+    return raw.decode("utf-8", errors="replace")
+''',
+)
+
+stream_decode = Exercise(
+    name="stream_decode",
+    lesson=4,
+    points=2,
+    target="stream_decode",
+    cases=_stream_decode_cases,
+    hint=(
+        'The easy way: utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace"); for each id '
+        "append utf8.decode(vocab[i]); at the end append utf8.decode(b\"\", final=True). The hard "
+        "way: keep a bytes buffer; look back at most 3 bytes from its end for a lead byte (not of "
+        "the form 10xxxxxx); if the character it starts needs more bytes than are there, hold "
+        "those back and decode the rest."
+    ),
+    solution='''\
+import codecs
+
+
+def stream_decode(ids: list[int], vocab: dict[int, bytes]) -> list[str]:
+    # The incremental decoder returns every complete character and keeps an unfinished one back.
+    utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    chunks = [utf8.decode(vocab[i]) for i in ids]
+    chunks.append(utf8.decode(b"", final=True))  # end of stream: leftovers can never complete
+    return chunks
+''',
+)
+
+EXERCISES = [build_vocab, decode, stream_decode]

@@ -1,0 +1,170 @@
+"""Notebook tooling: the shared set-up cell, and regenerating the lessons' stored outputs.
+
+The stored outputs of `notebooks/*.ipynb` are part of the lessons (people read them on GitHub)
+and are what `pytest --nbval` compares against, so they are always made the same way:
+
+    python -m lib.notebooks regenerate [NOTEBOOK ...]   # all notebooks/*.ipynb by default
+    python -m lib.notebooks check [NOTEBOOK ...]        # stored as regenerate leaves them?
+
+`regenerate` puts the current `SETUP_CELL` in each notebook's second cell (replacing a `# SETUP`
+placeholder too), runs the notebook top to bottom in a fresh kernel of this Python environment
+with `PYTHONHASHSEED=0` (the rest of the environment, e.g. `COURSE_DATA_MIRROR`, is passed
+through), then strips what changes on every run without meaning anything: per-cell timestamps
+and widget state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+REPO_URL = "https://github.com/tokenization-course/tokenization-course"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+CELL_TIMEOUT = 120  # seconds; a lesson runs in about a minute, so a hung cell fails fast
+
+SETUP_CELL = f"""\
+# Set-up: run this cell first. It makes `import lib` (the course's code) and its data work
+# on Google Colab and on your own computer. It prints nothing unless it has work to do.
+import importlib.util, os, pathlib, re, subprocess, sys
+
+if "google.colab" in sys.modules:  # on Colab: fetch the course and install what Colab lacks
+    url = os.environ.get("COURSE_REPO_URL",  # tests point this at a local copy
+                         "{REPO_URL}")
+    root = pathlib.Path(os.environ.get("COURSE_DIR", "/content/tokenization-course"))
+    if not (root / "lib").is_dir():
+        print("Downloading the course into", root)
+        subprocess.run(["git", "clone", "--quiet", "--depth=1", url, str(root)], check=True)
+    pins = dict(re.findall(r"^([\\w.-]+)(\\S*)", (root / "requirements.txt").read_text(), re.M))
+    wanted = ["tiktoken", "regex", "plotly", "tqdm", "pooch"]
+    missing = [name + pins.get(name, "") for name in wanted if not importlib.util.find_spec(name)]
+    if missing:
+        print("Installing", *missing)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *missing], check=True)
+else:  # on your computer: the course folder is this folder or one above it
+    root = pathlib.Path.cwd().resolve()
+    while not (root / "lib/__init__.py").exists() or not (root / "datasets/manifest.json").exists():
+        if root == root.parent:
+            raise RuntimeError("Open this notebook from inside the course folder.")
+        root = root.parent
+if str(root) not in sys.path:
+    sys.path.insert(0, str(root))"""
+
+# Cell metadata that records one particular run (timing) or one particular editor's view.
+_VOLATILE_CELL_METADATA = ("execution", "collapsed", "scrolled", "ExecuteTime", "colab", "outputId")
+_KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+
+
+class _ThisPython(KernelSpecManager):
+    """Kernel specs that always start the kernel with this interpreter (like nbval's
+    --nbval-current-env), so a `python3` kernel registered elsewhere cannot change the outputs."""
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        import ipykernel.kernelspec
+
+        return KernelSpec(resource_dir=ipykernel.kernelspec.RESOURCES,
+                          **ipykernel.kernelspec.get_kernel_dict())
+
+
+def notebook_paths(paths: list[str] | None = None) -> list[Path]:
+    """The notebooks to work on: the given paths, or every lesson in `notebooks/` in order."""
+    return [Path(p) for p in paths] if paths else sorted(NOTEBOOKS.glob("*.ipynb"))
+
+
+def install_setup_cell(nb: nbformat.NotebookNode) -> None:
+    """Make the second cell the current SETUP_CELL (it may hold a `# SETUP` placeholder or an
+    older version of the set-up cell)."""
+    cell = nb.cells[1] if len(nb.cells) > 1 else None
+    if not (cell and cell.cell_type == "code" and cell.source.startswith(("# SETUP", "# Set-up"))):
+        raise ValueError("the second cell must be the set-up cell or a `# SETUP` placeholder")
+    cell.source = SETUP_CELL
+
+
+def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = CELL_TIMEOUT) -> float:
+    """Run every cell of `nb` in a fresh kernel started in `cwd`, store the outputs in `nb`, and
+    return the run time in seconds. Raises nbclient's CellExecutionError if a cell fails (unless
+    the cell is tagged `raises-exception`)."""
+    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
+    client = NotebookClient(nb, km=kernel, timeout=timeout, record_timing=False,
+                            store_widget_state=False, coalesce_streams=True)
+    env = {**os.environ, "PYTHONHASHSEED": "0"}  # set iteration order of str must not vary
+    start = time.perf_counter()
+    try:
+        client.execute(cwd=str(cwd), env=env)
+    finally:  # nbclient leaves a kernel it did not create running
+        if kernel.has_kernel:
+            kernel.shutdown_kernel(now=True)
+    return time.perf_counter() - start
+
+
+def normalize(nb: nbformat.NotebookNode) -> None:
+    """Remove what differs between two clean runs of the same notebook, keeping what matters
+    (outputs, tags, `exercise`/`answer` cell metadata, the notebook's `course` metadata)."""
+    for cell in nb.cells:
+        for key in _VOLATILE_CELL_METADATA:
+            cell.metadata.pop(key, None)
+    language = {k: v for k, v in nb.metadata.get("language_info", {}).items() if k != "version"}
+    kept = {key: nb.metadata[key] for key in ("course",) if key in nb.metadata}
+    nb.metadata = nbformat.NotebookNode(kernelspec=_KERNELSPEC, **kept)
+    if language:
+        nb.metadata.language_info = language
+
+
+def problems(nb: nbformat.NotebookNode) -> list[str]:
+    """What keeps `nb` from being stored exactly as `regenerate` leaves it (empty list if none)."""
+    found = []
+    if len(nb.cells) < 2 or nb.cells[1].source != SETUP_CELL:
+        found.append("the second cell is not lib.notebooks.SETUP_CELL")
+    counts = [c.execution_count for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    if counts != list(range(1, len(counts) + 1)):
+        found.append(f"execution counts are {counts}, not 1..{len(counts)} from one clean run")
+    if any(key in c.metadata for c in nb.cells for key in _VOLATILE_CELL_METADATA):
+        found.append("cells carry run or editor metadata (timestamps, scroll state)")
+    if "widgets" in nb.metadata:
+        found.append("the notebook stores widget state")
+    if nb.metadata.get("kernelspec", {}).get("name") != "python3":
+        found.append("the kernel is not python3")
+    return found
+
+
+def regenerate(path: Path) -> float:
+    """Install the set-up cell, run the notebook from `notebooks/` and store it; return seconds."""
+    nb = nbformat.read(path, as_version=4)
+    install_setup_cell(nb)
+    seconds = execute(nb, cwd=path.resolve().parent)
+    normalize(nb)
+    nbformat.write(nb, path)
+    return seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m lib.notebooks", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["regenerate", "check"])
+    parser.add_argument("notebooks", nargs="*", help="default: notebooks/*.ipynb")
+    args = parser.parse_args(argv)
+    failed = 0
+    for path in notebook_paths(args.notebooks):
+        if args.command == "regenerate":
+            try:
+                print(f"{path.name}: ran in {regenerate(path):.1f} s", flush=True)
+            except Exception as error:  # report it, then go on with the other notebooks
+                print(f"{path.name}: FAILED, stored file unchanged\n{error}", flush=True)
+                failed = 1
+            continue
+        for problem in problems(nbformat.read(path, as_version=4)):
+            print(f"{path.name}: {problem}")
+            failed = 1
+    return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,207 @@
+"""The exercise framework (lib/exercises/core.py) and every lesson's exercises in its notebook."""
+
+from __future__ import annotations
+import __future__
+
+import math
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lib.exercises import Case, Exercise, all_exercises, for_lesson
+from lib.exercises.core import STATUSES
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+
+def square_cases() -> list[Case]:
+    return [Case(args=(n,), expected=n * n) for n in (0, 1, 2, 3)]
+
+
+def make_square(**changes) -> Exercise:
+    settings = dict(name="square", lesson=0, points=2, target="square", cases=square_cases,
+                    hint="Multiply n by itself.", solution="def square(n):\n    return n * n\n")
+    return Exercise(**{**settings, **changes})
+
+
+def run(source: str) -> dict:
+    """Exec `source` in a fresh namespace. Annotations are not evaluated (as under
+    `from __future__ import annotations`), so a stub may name types defined earlier in its
+    notebook."""
+    namespace: dict = {}
+    exec(compile(source, "<cell>", "exec", flags=__future__.annotations.compiler_flag), namespace)
+    return namespace
+
+
+STUB = "def square(n):\n    # your code here\n    raise NotImplementedError\n"
+
+
+@pytest.mark.parametrize("source, status, score", [
+    ("", "missing", 0),
+    (STUB, "not attempted", 0),
+    ("def square(n):\n    return n * n", "passed", 2),
+    ("def square(n):\n    return n * 2", "partial", 1),  # right for 0 and 2 only
+    ("def square(n):\n    return -1", "failed", 0),
+    ("def square(n):\n    return 1 / 0", "error", 0),
+    ("def square(n):\n    raise SystemExit", "error", 0),
+    ("def square(n):\n    return n * n if n < 3 else {}[n]", "partial", 1.5),
+])
+def test_grade_gives_partial_credit_per_case(source, status, score):
+    result = make_square().grade(run(source))
+    assert (result.name, result.lesson, result.max_score) == ("square", 0, 2)
+    assert (result.status, result.score) == (status, score)
+    assert result.status in STATUSES
+
+
+def test_check_messages(capsys):
+    exercise = make_square()
+    expected_output = {
+        "": "❌ `square` is not defined — run the cell above\n",
+        STUB: "⏳ not attempted yet — replace `raise NotImplementedError` with your code\n",
+        "def square(n):\n    return n * n": "✅ all 4 cases passed (2/2 points)\n",
+        "def square(n):\n    return n + n": (
+            "❌ 2 of 4 cases failed (1/2 points). The first one:\n"
+            "   input:    square(1)\n   expected: 1\n   got:      2\n"),
+        "def square(n):\n    return n[0]": (
+            "❌ 4 of 4 cases failed (0/2 points). The first one:\n"
+            "   input:    square(0)\n"
+            "   raised:   TypeError: 'int' object is not subscriptable\n"),
+    }
+    for source, message in expected_output.items():
+        exercise.check(run(source))
+        assert capsys.readouterr().out == "Checking square\n" + message
+
+
+def test_check_uses_the_notebook_namespace_by_default(monkeypatch, capsys):
+    import __main__
+
+    monkeypatch.setattr(__main__, "square", lambda n: n * n, raising=False)
+    make_square().check()
+    assert "✅" in capsys.readouterr().out
+
+
+def test_check_never_raises_even_when_the_checker_breaks(capsys):
+    def broken_cases():
+        raise FileNotFoundError("no data")
+
+    exercise = make_square(cases=broken_cases)
+    exercise.check(run(STUB))
+    assert "the checks could not run: FileNotFoundError: no data" in capsys.readouterr().out
+    assert exercise.grade(run(STUB)).status == "error"
+
+
+def test_keyboard_interrupt_is_not_swallowed():
+    def interrupted(n):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        make_square().grade({"square": interrupted})
+
+
+def test_a_hanging_target_is_stopped_by_the_time_limit(capsys):
+    def slow(n):
+        while True:
+            time.sleep(0.01)
+
+    started = time.perf_counter()
+    make_square(time_limit=0.2).check({"square": slow})
+    assert time.perf_counter() - started < 2  # stops after the first case, not 4 × 0.2 s
+    assert "raised:   TimeLimitExceeded: took longer than 0.2 s" in capsys.readouterr().out
+
+
+def test_compare_and_fresh_arguments_per_case():
+    cases = [Case(args=([1.0, 2.0],), expected=1.5), Case(args=([1.0, 2.0],), expected=1.5)]
+
+    def mean_that_empties_its_input(values):
+        total = sum(values)
+        values.clear()
+        return total / 2 + 1e-12
+
+    exercise = make_square(name="mean", target="mean", cases=lambda: cases, compare=math.isclose)
+    assert exercise.grade({"mean": mean_that_empties_its_input}).status == "passed"
+    assert cases[0].args == ([1.0, 2.0],)  # the learner's code got a copy
+
+
+def test_values_as_targets():
+    exercise = make_square(name="answer", target="answer", cases=lambda: [Case(expected=42)])
+    assert exercise.grade(run("answer = ...")).status == "not attempted"
+    assert exercise.grade(run("answer = 41")).status == "failed"
+    assert exercise.grade(run("answer = 42")).status == "passed"
+
+
+def test_failure_messages_have_no_memory_addresses(capsys):
+    make_square().check({"square": lambda n: lambda: n})
+    out = capsys.readouterr().out
+    assert "<locals>.<lambda>>\n" in out and "0x" not in out
+
+
+def test_hint_and_solution_are_printed(capsys):
+    exercise = make_square()
+    exercise.hint()
+    exercise.solution()
+    out = capsys.readouterr().out
+    assert "Multiply n by itself." in out and "def square(n):\n    return n * n" in out
+    assert exercise.grade(run(exercise.solution_code)).status == "passed"
+
+
+# ---- every lesson: its exercises, its notebook's stub and check cells ----
+
+def notebook_of(lesson: int) -> nbformat.NotebookNode | None:
+    for path in NOTEBOOKS:
+        if path.name.startswith(f"{lesson:02d}_"):
+            return nbformat.read(path, as_version=4)
+    return None
+
+
+def stub_cells(nb: nbformat.NotebookNode) -> dict[str, int]:
+    """Exercise name -> index of its stub cell."""
+    return {c.metadata["exercise"]: i for i, c in enumerate(nb.cells) if "exercise" in c.metadata}
+
+
+EXERCISES = all_exercises()
+WITH_NOTEBOOK = [e for e in EXERCISES if notebook_of(e.lesson) is not None]
+
+
+def exercise_id(exercise: Exercise) -> str:
+    return f"lesson{exercise.lesson}-{exercise.name}"
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=exercise_id)
+def test_the_solution_gets_full_marks(exercise):
+    result = exercise.grade(run(exercise.solution_code))
+    assert (result.status, result.score) == ("passed", exercise.points), result.reason
+
+
+@pytest.mark.parametrize("exercise", WITH_NOTEBOOK, ids=exercise_id)
+def test_the_notebook_stub_is_not_attempted(exercise):
+    nb = notebook_of(exercise.lesson)
+    stubs = stub_cells(nb)
+    assert exercise.name in stubs, f"no stub cell with metadata exercise={exercise.name!r}"
+    stub = nb.cells[stubs[exercise.name]]
+    result = exercise.grade(run(stub.source))
+    assert (result.status, result.score) == ("not attempted", 0), result.reason
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_follows_the_exercise_pattern(path):
+    nb = nbformat.read(path, as_version=4)
+    lesson = nb.metadata.get("course", {}).get("lesson")
+    assert lesson == int(path.name[:2]), "metadata.course.lesson must match the file's number"
+    try:
+        exercises = for_lesson(lesson)
+    except ModuleNotFoundError:
+        pytest.skip(f"lib/exercises/lesson{lesson}.py is not written yet")
+    names = [e.name for e in exercises]
+    assert len(names) >= 3 and len(set(names)) == len(names)
+    assert all(e.lesson == lesson for e in exercises)
+    stubs = stub_cells(nb)
+    assert sorted(stubs) == sorted(names), "one stub cell per exercise, and no others"
+    for exercise in exercises:
+        index = stubs[exercise.name]
+        stub, check = nb.cells[index], nb.cells[index + 1]
+        assert stub.cell_type == "code" and "exercise" in stub.metadata.get("tags", [])
+        assert nb.cells[index - 1].cell_type == "markdown", "the task comes right before the stub"
+        assert check.cell_type == "code" and f".{exercise.name}.check()" in check.source

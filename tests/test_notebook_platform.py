@@ -1,0 +1,223 @@
+"""The notebook platform: the set-up cell (locally and on a simulated Colab), `regenerate`, and
+strict nbval on progress bars, plotly figures, token views, timings and memory addresses."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lib.notebooks import REPO_URL, SETUP_CELL, normalize, problems, regenerate
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+# Runs the set-up cell as a notebook would, then reports where `lib` came from and which pip
+# commands the cell ran (pip itself is replaced: the test machine has no internet).
+DRIVER = """\
+import importlib.util, os, subprocess, sys, types
+if os.environ.get("FAKE_COLAB"):
+    sys.modules["google.colab"] = types.ModuleType("google.colab")
+missing, pip_calls, real_run, real_find_spec = os.environ.get("MISSING", "").split(), [], \\
+    subprocess.run, importlib.util.find_spec
+def run(command, *args, **kwargs):
+    if command[0] == "git":
+        return real_run(command, *args, **kwargs)
+    pip_calls.append(command[1:])
+    return subprocess.CompletedProcess(command, 0)
+subprocess.run = run
+importlib.util.find_spec = lambda name, *a: None if name in missing else real_find_spec(name, *a)
+exec(open(os.environ["SETUP_CELL_FILE"], encoding="utf-8").read())
+import lib
+print("lib:", lib.__file__)
+print("pip:", pip_calls)
+"""
+
+
+def run_setup_cell(tmp_path: Path, cwd: Path, **env: str) -> subprocess.CompletedProcess:
+    (tmp_path / "setup_cell.py").write_text(SETUP_CELL, encoding="utf-8")
+    (tmp_path / "driver.py").write_text(DRIVER, encoding="utf-8")
+    environment = {**os.environ, "SETUP_CELL_FILE": str(tmp_path / "setup_cell.py"), **env}
+    environment.pop("PYTHONPATH", None)
+    # -I: the repository must not be importable unless the set-up cell makes it so.
+    return subprocess.run([sys.executable, "-I", str(tmp_path / "driver.py")], cwd=cwd,
+                          env=environment, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("folder", ["notebooks", ".", "lib/exercises"])
+def test_setup_cell_finds_the_course_locally_and_says_nothing(tmp_path, folder):
+    done = run_setup_cell(tmp_path, ROOT / folder)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"lib: {ROOT / 'lib' / '__init__.py'}\npip: []\n"
+
+
+def test_setup_cell_outside_the_course_says_where_to_open_it(tmp_path):
+    done = run_setup_cell(tmp_path, tmp_path)
+    assert done.returncode != 0
+    assert "RuntimeError: Open this notebook from inside the course folder." in done.stderr
+
+
+def snapshot_of_the_working_tree(tmp_path: Path) -> str:
+    """A git repository holding what the course needs on Colab, as a file:// URL to clone."""
+    remote = tmp_path / "remote"
+    shutil.copytree(ROOT / "lib", remote / "lib", ignore=shutil.ignore_patterns("__pycache__"))
+    (remote / "datasets").mkdir()
+    shutil.copy(ROOT / "datasets" / "manifest.json", remote / "datasets")
+    shutil.copy(ROOT / "requirements.txt", remote)
+    git = ["git", "-C", str(remote), "-c", "user.name=test", "-c", "user.email=test@example.com"]
+    for command in (["init", "--quiet"], ["add", "--all"], ["commit", "--quiet", "-m", "snapshot"]):
+        subprocess.run(git + command, check=True, capture_output=True)
+    return remote.as_uri()
+
+
+def test_setup_cell_on_colab_clones_once_and_installs_only_what_is_missing(tmp_path):
+    elsewhere, clone = tmp_path / "content", tmp_path / "content" / "tokenization-course"
+    elsewhere.mkdir()
+    colab = dict(FAKE_COLAB="1", COURSE_REPO_URL=snapshot_of_the_working_tree(tmp_path),
+                 COURSE_DIR=str(clone))
+    pooch = re.search(r"^pooch\S*", (ROOT / "requirements.txt").read_text(), re.M).group()
+
+    first = run_setup_cell(tmp_path, elsewhere, MISSING="pooch", **colab)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout == (f"Downloading the course into {clone}\nInstalling {pooch}\n"
+                            f"lib: {clone / 'lib' / '__init__.py'}\n"
+                            f"pip: [['-m', 'pip', 'install', '--quiet', '{pooch}']]\n")
+
+    again = run_setup_cell(tmp_path, elsewhere, **colab)  # cloned already, nothing missing
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == f"lib: {clone / 'lib' / '__init__.py'}\npip: []\n"
+
+
+def test_setup_cell_clones_the_repository_of_the_readme_badges():
+    readme = ROOT / "README.md"
+    if not readme.exists():
+        pytest.skip("README.md is not written yet")
+    badges = re.findall(r"colab\.research\.google\.com/github/([\w.-]+/[\w.-]+)/blob/",
+                        readme.read_text(encoding="utf-8"))
+    assert badges and {f"https://github.com/{repo}" for repo in badges} == {REPO_URL}
+    assert f'"{REPO_URL}"' in SETUP_CELL
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_is_stored_as_regenerate_leaves_it(path):
+    """Set-up cell current, execution counts 1..N from one clean run, no timestamps or widget
+    state: `python -m lib.notebooks regenerate` fixes any of these."""
+    assert problems(nbformat.read(path, as_version=4)) == []
+
+
+def test_normalize_keeps_lesson_metadata_and_drops_run_metadata():
+    nb = nbformat.v4.new_notebook(metadata={
+        "course": {"lesson": 3}, "widgets": {"state": {}}, "colab": {"provenance": []},
+        "kernelspec": {"name": "python3-venv", "display_name": "venv", "language": "python"},
+        "language_info": {"name": "python", "version": "3.11.7"}})
+    nb.cells = [nbformat.v4.new_code_cell("1", metadata={
+        "tags": ["exercise"], "exercise": "merge", "execution": {"iopub.status.busy": "2024"},
+        "scrolled": True})]
+    normalize(nb)
+    assert nb.metadata == {"course": {"lesson": 3}, "language_info": {"name": "python"},
+                           "kernelspec": {"display_name": "Python 3", "language": "python",
+                                          "name": "python3"}}
+    assert nb.cells[0].metadata == {"tags": ["exercise"], "exercise": "merge"}
+
+
+PROBE_CELLS = [
+    "from lib import data, viz\nfrom lib.progress import progress, someone_is_watching\n"
+    "data.ensure_tiktoken_cache()\nprint('a person is watching:', someone_is_watching())",
+    "sum(progress(range(300_000), desc='counting'))",
+    "from lib import Tokenizer\ntext = data.read_text('the-verdict')[:5000]\n"
+    "Tokenizer.train(text, vocab_size=300, progress=True).merges[:3]",
+    "viz.bar_chart(['a', 'b'], [3, 1], 'Letters', 'letter', 'count (letters)')",
+    "viz.line_chart([1, 2], {'x': [1.5, 2.5]}, 'Lines', 'merges (count)', 'bytes per token')",
+    "viz.show_tokens('नमस्ते, world', data.tiktoken_encoding('cl100k_base'), show_ids=True)",
+    "%time sum(range(1000))",
+    "print(object())",
+    "import warnings\nwarnings.warn('from a cell')\n"
+    "warnings.warn_explicit('from lib', UserWarning, viz.__file__, 1)",
+]
+
+
+def course_folder(folder: Path) -> Path:
+    """A folder laid out like the course (lib/ linked to this repository's), for notebooks."""
+    (folder / "notebooks").mkdir(parents=True)
+    (folder / "datasets").mkdir()
+    (folder / "lib").symlink_to(ROOT / "lib")
+    shutil.copy(ROOT / "datasets" / "manifest.json", folder / "datasets")
+    return folder
+
+
+def test_regenerated_notebook_passes_strict_nbval(tmp_path):
+    """A notebook with everything that could be unstable, regenerated in one course folder, then
+    compared by nbval in another (as CI does) with this repository's pytest settings. A changed
+    output must fail."""
+    here, there = course_folder(tmp_path / "here"), course_folder(tmp_path / "there")
+    nb = nbformat.v4.new_notebook(metadata={"course": {"lesson": 0}, "widgets": {"state": {}}})
+    nb.cells = [nbformat.v4.new_markdown_cell("# Probe"), nbformat.v4.new_code_cell("# SETUP")]
+    nb.cells += [nbformat.v4.new_code_cell(source) for source in PROBE_CELLS]
+    probe = here / "notebooks" / "probe.ipynb"
+    nbformat.write(nb, probe)
+
+    regenerate(probe)
+    stored = nbformat.read(probe, as_version=4)
+    assert problems(stored) == []
+    outputs = [o for cell in stored.cells[2:-1] for o in cell.get("outputs", [])]
+    assert not [o for o in outputs if o.get("name") == "stderr"], "no progress bars stored"
+    assert stored.cells[2].outputs[0].text == "a person is watching: False\n"
+    assert stored.cells[3].outputs[0].data["text/plain"] == str(sum(range(300_000)))
+    assert str(here / "lib" / "viz.py") in stored.cells[-1].outputs[0].text  # the warning
+
+    nbformat.write(stored, there / "notebooks" / "probe.ipynb")
+    stored.cells[3].outputs[0].data["text/plain"] = "42"
+    nbformat.write(stored, there / "notebooks" / "tampered.ipynb")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"),
+                           "--rootdir", str(there), "-p", "no:cacheprovider", "-q",
+                           str(there / "notebooks")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    summary = done.stdout.strip().splitlines()[-1]
+    assert re.match(rf"1 failed, {2 * len(PROBE_CELLS) + 1} passed", summary), done.stdout
+    assert re.search(r"FAILED \S*tampered\.ipynb::Cell 2\b", done.stdout)  # the changed cell
+
+
+def test_progress_outside_a_kernel_is_tqdm_on_stderr(capsys):
+    from lib.progress import progress, someone_is_watching
+
+    assert someone_is_watching()  # plain Python: a terminal, or a log someone reads
+    assert list(progress(range(3), desc="counting")) == [0, 1, 2]
+    assert "counting: 100%" in capsys.readouterr().err
+    assert list(progress(range(3), desc="quiet", enabled=False)) == [0, 1, 2]
+    bar = progress(total=2, enabled=False)
+    bar.update(2)
+    bar.close()
+    assert capsys.readouterr().err == ""
+
+
+def test_progress_bar_shows_when_a_person_runs_the_cell():
+    """Jupyter, Colab and VS Code send cells with allow_stdin=True; batch runners send False."""
+    from jupyter_client.manager import KernelManager
+
+    from lib.notebooks import _ThisPython
+
+    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
+    kernel.start_kernel(cwd=str(ROOT))
+    client = kernel.client()
+    client.start_channels()
+    try:
+        client.wait_for_ready(timeout=60)
+        code = "from lib.progress import progress\nfor _ in progress(range(3), desc='merges'): pass"
+        shown = {}
+        for allow_stdin in (True, False):
+            outputs = []
+            client.execute_interactive(code, allow_stdin=allow_stdin, timeout=60,
+                                       output_hook=outputs.append)
+            shown[allow_stdin] = [o["content"] for o in outputs
+                                  if o["msg_type"] in ("stream", "display_data")]
+    finally:
+        client.stop_channels()
+        kernel.shutdown_kernel(now=True)
+    assert shown[True] and "merges:" in str(shown[True][0])  # tqdm's widget (or its text)
+    assert shown[False] == []

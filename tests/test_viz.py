@@ -1,0 +1,105 @@
+"""lib.viz: coloured tokens for our tokenizers and tiktoken's, and the lessons' chart helpers."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+from lib import data, viz
+from lib.tokenizer import Tokenizer
+
+TEXTS = ["Hello world!\n\tindented", "नमस्ते दुनिया", "안녕하세요 👋🏽", "<b>bold</b> & café", ""]
+
+
+@pytest.fixture(scope="module")
+def cl100k():
+    return data.tiktoken_encoding("cl100k_base")
+
+
+@pytest.fixture(scope="module")
+def ours():
+    return Tokenizer.train("the cat sat on the mat. नमस्ते नमस्ते! " * 20, vocab_size=280)
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_tokens_reassemble_to_the_text(text, cl100k, ours):
+    for tokenizer in (cl100k, ours):
+        view = viz.show_tokens(text, tokenizer)
+        assert view.ids == list(tokenizer.encode(text))
+        assert b"".join(view.pieces) == text.encode("utf-8")
+        page = view._repr_html_()
+        assert page.count('<span title="id ') == len(view.ids)
+        assert f"<b>{len(view.ids)} token" in page
+
+
+def test_readable_shows_whitespace_and_partial_characters():
+    assert viz.readable(b" caf\xc3\xa9") == "·café"
+    assert viz.readable(b"\n\t\r") == "↵→␍"
+    assert viz.readable(b"\xe0\xa4") == "<e0 a4>"  # the first two bytes of a Devanagari letter
+    assert viz.readable(b" \xf0\x9f\x91") == "·<f0 9f 91>"
+    assert viz.readable(b"\x00\x1b") == "<00 1b>"
+
+
+def test_partial_utf8_tokens_are_shown_as_bytes(cl100k):
+    view = viz.show_tokens("नमस्ते", cl100k)  # cl100k_base splits some Devanagari letters
+    partial = [p for p in view.pieces if viz.readable(p).startswith("<")]
+    assert partial, "expected at least one token that is not valid UTF-8 on its own"
+    assert html.escape(viz.readable(partial[0])) in view._repr_html_()
+    assert viz.readable(partial[0]) in repr(view)
+
+
+def test_text_is_escaped_in_html(cl100k):
+    page = viz.show_tokens("<script>alert(1)</script>", cl100k)._repr_html_()
+    assert "<script>" not in page and "&lt;" in page
+
+
+def test_plain_text_fallback_lists_tokens_and_ids(cl100k):
+    view = viz.show_tokens("Hello world", cl100k, show_ids=True)
+    ids = list(cl100k.encode("Hello world"))
+    assert repr(view) == f"2 tokens · 11 characters · 11 bytes · 5.50 bytes per token\n" \
+                         f"│Hello│·world│\nids: {ids}"
+    page = view._repr_html_()
+    assert all(f"<small style=\"color:#555\">{i}</small>" in page for i in ids)
+
+
+def test_special_tokens_are_shown_as_one_token(cl100k):
+    view = viz.show_tokens("hi<|endoftext|>", cl100k)
+    assert view.pieces[-1] == b"<|endoftext|>"
+
+
+def test_a_tokenizer_with_only_encode_and_decode():
+    class Letters:  # like a character-level tokenizer: no special tokens, no bytes
+        def encode(self, text):
+            return [ord(c) for c in text]
+
+        def decode(self, ids):
+            return "".join(map(chr, ids))
+
+    view = viz.show_tokens("añb", Letters())
+    assert view.pieces == [b"a", "ñ".encode(), b"b"]
+
+
+def test_charts_have_titles_and_axis_labels():
+    bar = viz.bar_chart(["a", "b"], [3, 1], "Token counts", "token", "count (tokens)", log_y=True)
+    grouped = viz.grouped_bar_chart(["eng", "hin"], {"GPT-2": [1, 5], "GPT-4": [1, 3]},
+                                    "Premium", "language", "tokens relative to English")
+    line = viz.line_chart([10, 100], {"English": [1.5, 2.5]}, "Compression",
+                          "number of merges", "bytes per token")
+    for figure, title in ((bar, "Token counts"), (grouped, "Premium"), (line, "Compression")):
+        assert figure.layout.title.text == title
+        assert figure.layout.xaxis.title.text and figure.layout.yaxis.title.text
+        assert figure.layout.template.layout.paper_bgcolor == "white"  # one template for all
+    assert bar.layout.yaxis.type == "log"
+    assert grouped.layout.barmode == "group" and [t.name for t in grouped.data] == ["GPT-2",
+                                                                                     "GPT-4"]
+    assert list(line.data[0].y) == [1.5, 2.5]
+
+
+def test_charts_refuse_missing_labels_and_mismatched_lengths():
+    with pytest.raises(ValueError, match="title"):
+        viz.bar_chart(["a"], [1], "", "x", "y")
+    with pytest.raises(ValueError, match="y_label"):
+        viz.line_chart([1], {"s": [1]}, "t", "x", " ")
+    with pytest.raises(ValueError, match="2 values for 1"):
+        viz.grouped_bar_chart(["a"], {"s": [1, 2]}, "t", "x", "y")

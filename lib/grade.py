@@ -1,0 +1,63 @@
+"""Grade a class's notebooks: `python -m lib.grade SUBMISSIONS... --out DIR`.
+
+SUBMISSIONS are notebook files, folders of notebooks (each named after its student), or folders
+of per-student folders (each folder named after its student, any notebooks inside). Each notebook
+runs in a fresh kernel in a throwaway copy of its folder; then the grader runs every exercise's
+checks itself, in that kernel, with this repository's `lib`. The README's "Grading" section has
+the whole workflow. From Python: `from lib.grade import grade_submissions`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from lib.grading.batch import grade_submissions
+from lib.grading.execute import Limits
+from lib.grading.reports import summary
+
+__all__ = ["Limits", "grade_submissions", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; returns the exit status (1 when no notebook was found)."""
+    parser = argparse.ArgumentParser(prog="python -m lib.grade",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("submissions", nargs="+", help="notebooks, or folders of them")
+    parser.add_argument("--out", required=True, type=Path,
+                        help="folder for grades.csv, totals.csv, feedback/ and answers.md "
+                             "(created if missing; grading into it again resumes)")
+    parser.add_argument("--cell-timeout", type=float, default=Limits.cell, metavar="SECONDS",
+                        help="limit for any one cell, and for grading any one exercise "
+                             "(default: %(default)g)")
+    parser.add_argument("--notebook-timeout", type=float, default=Limits.notebook,
+                        metavar="SECONDS", help="limit for running all of one notebook's cells "
+                                                "(default: %(default)g)")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="notebooks graded at the same time (default: CPU cores, at most 4)")
+    parser.add_argument("--force", action="store_true",
+                        help="grade again what an earlier run into --out already graded")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    try:
+        records = grade_submissions(
+            args.submissions, args.out, limits=Limits(args.cell_timeout, args.notebook_timeout),
+            jobs=args.jobs, force=args.force, progress=not args.no_progress)
+    except FileNotFoundError as error:
+        parser.error(str(error))
+    except KeyboardInterrupt:
+        print(f"\nInterrupted. What was graded is kept in {args.out}: run the same command again "
+              "to grade the rest.")
+        return 130
+    if not records:
+        print("No notebooks (.ipynb) found in", *args.submissions)
+        return 1
+    print(summary(records, time.monotonic() - started, args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""One kernel, driven through nbclient, for the grader: run a cell within a time limit and say
+how it went (finished, raised, interrupted), or that the kernel is lost (died, or deaf to
+interrupts). Nothing a cell prints is kept (a notebook may print megabytes): only its error, and
+the grading results it publishes.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import subprocess
+from pathlib import Path
+from queue import Empty
+from time import monotonic
+
+import nbformat
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import ensure_async
+from nbclient import NotebookClient
+from nbclient.exceptions import DeadKernelError
+
+from lib.grading.kernel_side import MIME
+
+TIMEOUT = "CellTimeout"  # the error name nbclient reports for an interrupted, too-long cell
+
+_QUIET = logging.getLogger("lib.grading.nbclient")  # nbclient logs every time-out as an error:
+_QUIET.addHandler(logging.NullHandler())  # the grader reports them itself, in the feedback
+_QUIET.propagate = False
+
+
+class KernelLost(Exception):
+    """The kernel died, or ran past a time limit and ignored the interrupt."""
+
+    def __init__(self, cell_index: int, why: str):
+        super().__init__(why)
+        self.cell_index, self.why = cell_index, why
+
+
+class _ThisPython(KernelSpecManager):
+    """The `python3` kernel of the grader's own environment, whatever else is installed."""
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        import ipykernel.kernelspec
+
+        return KernelSpec(resource_dir=ipykernel.kernelspec.RESOURCES,
+                          **ipykernel.kernelspec.get_kernel_dict())
+
+
+class Kernel(NotebookClient):
+    """nbclient's executor, keeping only the errors and the grading results from the outputs."""
+
+    def __init__(self, notebook: nbformat.NotebookNode, probe_seconds: float):
+        # A copy with one more cell at the end, where probes and grading cells run.
+        scratch = nbformat.v4.new_code_cell()
+        super().__init__(nbformat.from_dict({**notebook, "cells": [*notebook.cells, scratch]}),
+                         allow_errors=True, interrupt_on_timeout=True, iopub_timeout=1, log=_QUIET,
+                         error_on_timeout={"ename": TIMEOUT, "evalue": "", "traceback": []},
+                         shutdown_kernel="immediate", kernel_name="python3")
+        self.scratch = len(notebook.cells)
+        self.last_error: str | None = None
+        self.published: list[dict] = []
+        self.probe_seconds = probe_seconds
+        self.on_cell_error = self._note_error
+
+    def _note_error(self, cell: nbformat.NotebookNode, cell_index: int,
+                    execute_reply: dict) -> None:
+        content = execute_reply["content"]
+        error = f"{content.get('ename')}: {content.get('evalue')}".strip().rstrip(":")[:300]
+        self.last_error = TIMEOUT if content.get("ename") == TIMEOUT else error
+
+    def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> None:
+        data = msg["content"].get("data") or {}
+        if msg["msg_type"] == "display_data" and MIME in data:
+            self.published.append(data[MIME])
+
+    async def run(self, index: int, cell: nbformat.NotebookNode, seconds: float,
+                  grading: bool = False) -> str | None:
+        """Run one cell: None if it finished, else its error (`TIMEOUT` if it was interrupted).
+        Raises `KernelLost` when the kernel died or stopped answering. A grading cell stays out
+        of the kernel's history."""
+        self.timeout, self.last_error = max(1, math.ceil(seconds)), None
+        try:
+            await self.async_execute_cell(cell, index, store_history=not grading)
+            outcome = self.last_error
+            if outcome == TIMEOUT:  # interrupted: is anyone still listening?
+                self.timeout, self.last_error = max(1, math.ceil(self.probe_seconds)), None
+                probe = nbformat.v4.new_code_cell("pass")
+                await self.async_execute_cell(probe, self.scratch, store_history=False)
+                if self.last_error == TIMEOUT:
+                    raise KernelLost(index, "hung")
+        except DeadKernelError:
+            raise KernelLost(index, "died") from None
+        return outcome
+
+    async def drain(self, seconds: float) -> None:
+        """Read the output channel until it has been quiet for half a second (at most `seconds`):
+        a result message can arrive late when a chatty cell's output was still being read."""
+        end = monotonic() + seconds
+        while (left := end - monotonic()) > 0:
+            try:
+                msg = await ensure_async(self.kc.iopub_channel.get_msg(timeout=min(0.5, left)))
+            except Empty:
+                return
+            data = msg["content"].get("data") or {}
+            if msg["msg_type"] == "display_data" and MIME in data:
+                self.published.append(data[MIME])
+
+    async def start(self, cwd: Path, env: dict[str, str]) -> None:
+        self.km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
+        # The kernel's own stdout/stderr (C-level prints, warnings) go nowhere, not to our
+        # terminal.
+        await self.async_start_new_kernel(cwd=str(cwd), env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        await self.async_start_new_kernel_client()
+
+    async def stop(self) -> None:
+        """Kill the kernel's whole process group, including anything the notebook started."""
+        if self.kc is not None:
+            await ensure_async(self.kc.stop_channels())
+        if self.km is not None:
+            try:
+                if self.km.has_kernel:
+                    await ensure_async(self.km.shutdown_kernel(now=True))
+            except RuntimeError:  # "No kernel is running!": it died on its own
+                pass
+            await ensure_async(self.km.cleanup_resources())

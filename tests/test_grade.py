@@ -1,0 +1,266 @@
+"""The batch grader (`python -m lib.grade`): right scores, readable feedback, and a class of hostile
+or broken notebooks that cannot stop the batch or change anyone else's grade.
+
+SLOW-ISH: 35-65 s measured on a shared 2-core machine, nearly all of it kernels. Two batches run
+once per module: a toy class of 21 submissions (tests/grading_fixtures/, 3 s cell limit, so the
+endless loops cost seconds) and every real lesson's notebook solved / as shipped / half solved.
+The real lessons run reduced to their set-up cell, imports and exercise cells;
+GRADER_FULL_NOTEBOOKS=1 runs them whole (about 2 minutes more).
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import hashlib
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from lib.exercises import for_lesson
+from lib.grade import Limits, grade_submissions, main
+from lib.grading import batch, kernel
+from lib.grading.notebook import find_submissions, identify_lesson, load_catalog, read_notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
+sys.path.insert(0, str(FIXTURES))
+from lesson_variants import variant  # noqa: E402 (needs the path above)
+from toy_class import CLASS, toy, write_class  # noqa: E402
+
+TOY = {"registry": "toy_exercises", "import_paths": (str(ROOT), str(FIXTURES)), "jobs": 3,
+       "progress": False}
+
+
+def fingerprint(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def rows(path: Path) -> list[dict]:
+    with path.open(encoding="utf-8", newline="") as file:
+        return list(csv.DictReader(file))
+
+
+@pytest.fixture(scope="module")
+def toy_class(tmp_path_factory):
+    """The toy class, graded once: (class folder, out folder, records by student, files before)."""
+    folder = tmp_path_factory.mktemp("class")
+    write_class(folder)
+    shipped = tmp_path_factory.mktemp("shipped")
+    nbformat.write(toy(), shipped / "toy.ipynb")  # where the answers page finds the question
+    before = fingerprint(folder)
+    out = tmp_path_factory.mktemp("grades")
+    records = grade_submissions([folder], out, limits=Limits(cell=3, notebook=60, probe=2),
+                                questions_from=shipped, **TOY)
+    return folder, out, {r["student"]: r for r in records}, before
+
+
+@pytest.mark.parametrize("student", CLASS)
+def test_each_submission_earns_what_its_code_earns(toy_class, student):
+    record = toy_class[2][student]
+    _, double, shout, event = CLASS[student]
+    assert (record["outcome"], record["lesson"]) == ("graded", 1)
+    assert [e["score"] for e in record["exercises"]] == [double, shout], record
+    if event:
+        assert any(event in e for e in record["events"]), record["events"]
+
+
+def test_hostile_submissions_get_rows_that_say_what_happened(toy_class):
+    records = toy_class[2]
+    status = {s: [e["status"] for e in r["exercises"]] for s, r in records.items()}
+    reason = {s: [e["reason"] for e in r["exercises"]] for s, r in records.items()}
+    assert status["bob"] == status["eve"] == ["not attempted", "not attempted"]
+    assert status["forger"] == ["failed", "not attempted"]  # its double returns -1 (and tampers)
+    assert status["slow_grading"] == ["error", "passed"]
+    assert "took longer than 1 s" in reason["slow_grading"][0]
+    assert status["deaf_grading"] == status["crash_grading"] == ["crashed", "passed"]
+    assert reason["crash_grading"][0] == "grading it killed the kernel"
+    assert status["copier"] == ["not own code", "passed"]
+    assert reason["copier"][0].startswith("`double` is lib.bpe.merge, imported from the course's")
+    assert records["broken"]["outcome"] == "unreadable" and "JSON" in records["broken"]["note"]
+    assert records["anonymous"]["outcome"] == "unknown lesson"
+    assert records["anonymous"]["exercises"] == []
+    assert max(r["seconds"] for r in records.values()) < 60
+
+
+def test_no_submission_changes_the_instructors_files(toy_class):
+    folder, _, _, before = toy_class
+    assert fingerprint(folder) == before  # though dora deleted everything in her (copied) folder
+    assert not (folder.parent / "escaped.txt").exists() and not list(folder.rglob("vandal.txt"))
+
+
+def test_grades_and_totals_csv_field_by_field(toy_class):
+    folder, out, _, _ = toy_class
+    passed = "all 4 cases passed"
+    expected = [("alice", "double", "2", "2", "passed", passed),
+                ("alice", "shout", "1", "1", "passed", passed),
+                ("bob", "double", "0", "2", "not attempted", "raises NotImplementedError"),
+                ("bob", "shout", "0", "1", "not attempted", "raises NotImplementedError"),
+                ("broken", "", "0", "0", "unreadable", None),
+                ("carol", "double", "2", "2", "passed", passed),
+                ("carol", "shout", "0.5", "1", "partial",
+                 "2 of 4 cases failed; input: shout('yes'); expected: 'YES!'; got: 'yes'")]
+    grades = [r for r in rows(out / "grades.csv") if r["student"] in ("alice", "bob", "carol",
+                                                                       "broken")]
+    assert list(grades[0]) == ["student", "lesson", "exercise", "score", "max", "status",
+                               "reason", "submission"]
+    for row, (student, exercise, score, most, status, why) in zip(grades, expected, strict=True):
+        assert (row["student"], row["exercise"], row["score"], row["max"], row["status"]) == \
+               (student, exercise, score, most, status)
+        assert row["lesson"] == ("" if student == "broken" else "1")
+        assert row["reason"] == why if why else row["reason"].startswith("not a valid notebook")
+        assert row["submission"] == str(folder / f"{student}.ipynb")
+    totals = {r["student"]: r for r in rows(out / "totals.csv")}
+    assert len(totals) == len(CLASS) + 2
+    assert {k: totals["carol"][k] for k in ("lesson", "score", "max", "percent", "outcome",
+                                            "notes")} == \
+        {"lesson": "1", "score": "2.5", "max": "3", "percent": "83.33", "outcome": "graded",
+         "notes": ""}
+    assert totals["raiser"]["notes"] == CLASS["raiser"][3]
+    assert (totals["anonymous"]["outcome"], totals["anonymous"]["max"]) == ("unknown lesson", "0")
+
+
+def test_feedback_pages_say_what_passed_and_the_first_failing_case(toy_class):
+    feedback = toy_class[1] / "feedback"
+    assert (feedback / "carol_lesson1.md").read_text(encoding="utf-8") == """\
+# Lesson 1: feedback for carol
+
+Submission: `carol.ipynb`
+
+**Score: 2.5 / 3**
+
+- ✅ `double`, 2 / 2 (passed)
+- 🟡 `shout`, 0.5 / 1 (partial): 2 of 4 cases failed
+
+  ```text
+  input:    shout('yes')
+  expected: 'YES!'
+  got:      'yes'
+  ```
+
+"""
+    assert (feedback / "raiser_lesson1.md").read_text(encoding="utf-8").endswith(
+        "While your notebook ran:\n\n- cell 3 (`1 / 0`) raised ZeroDivisionError: "
+        "division by zero\n")
+    broken = (feedback / "broken_unknown_lesson.md").read_text(encoding="utf-8")
+    assert "could not be graded: not a valid notebook" in broken
+    assert len(list(feedback.iterdir())) == len(CLASS) + 2
+
+
+def test_answers_page_collects_every_written_answer(toy_class):
+    page = (toy_class[1] / "answers.md").read_text(encoding="utf-8")
+    assert ("## Lesson 1, `why`\n\n> Why double?\n\n### alice\n\n> Adding x to itself.\n\n"
+            "### bob\n\n> *(no answer)*") in page
+
+
+def test_a_second_run_resumes_and_force_regrades(toy_class, monkeypatch):
+    folder, out, records, _ = toy_class
+
+    async def must_not_run(submission, settings):
+        raise AssertionError(f"graded again: {submission.student}")
+
+    monkeypatch.setattr(batch, "grade_one", must_not_run)
+    again = grade_submissions([folder], out, **TOY)
+    assert [r["student"] for r in again] == list(records)
+    monkeypatch.undo()
+    lines = len((out / "records.jsonl").read_text().splitlines())
+    grade_submissions([folder / "broken.ipynb"], out, force=True, **TOY)
+    assert len((out / "records.jsonl").read_text().splitlines()) == lines + 1
+
+
+def test_the_command_line(tmp_path, capsys):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "zoe.ipynb").write_bytes(b"\x89PNG not a notebook")
+    assert main([str(tmp_path / "in"), "--out", str(tmp_path / "out"), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "1 submissions: 0 graded, 1 could not be graded" in printed
+    assert "zoe (zoe.ipynb): unreadable, the file is not UTF-8 text" in printed
+    assert rows(tmp_path / "out" / "grades.csv")[0]["status"] == "unreadable"
+
+
+def test_a_kernel_that_will_not_start_costs_one_row_not_the_batch(tmp_path, monkeypatch):
+    async def no_kernel(self, cwd, env):
+        raise RuntimeError("no kernel today")
+
+    monkeypatch.setattr(kernel.Kernel, "start", no_kernel)
+    nbformat.write(toy(), tmp_path / "fay.ipynb")
+    (record,) = grade_submissions([tmp_path / "fay.ipynb"], tmp_path / "out", **TOY)
+    assert record["outcome"] == "error"
+    assert record["note"] == "could not run the notebook (RuntimeError: no kernel today)"
+    assert [(e["score"], e["status"]) for e in record["exercises"]] == [(0, "error"), (0, "error")]
+
+
+def test_students_are_named_by_file_or_by_folder(tmp_path):
+    for path in ["ann.ipynb", "ben/lesson 1 (2).ipynb", "ben/extra/lesson2.ipynb",
+                 ".hidden/x.ipynb", "ben/.ipynb_checkpoints/lesson2-checkpoint.ipynb", "notes.txt"]:
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("{}")
+    found = find_submissions([tmp_path, tmp_path / "ann.ipynb"])
+    assert [(s.student, s.path.relative_to(tmp_path).as_posix()) for s in found] == [
+        ("ann", "ann.ipynb"), ("ben", "ben/extra/lesson2.ipynb"), ("ben", "ben/lesson 1 (2).ipynb")]
+    assert found[1].folder == tmp_path / "ben"
+    with pytest.raises(FileNotFoundError):
+        find_submissions([tmp_path / "missing"])
+
+
+def test_the_lesson_comes_from_metadata_then_from_exercise_cells():
+    catalog = load_catalog("toy_exercises") | {2: load_catalog("toy_exercises")[1][:1]}
+    assert identify_lesson(toy(lesson=2), catalog) == 2  # metadata wins
+    assert identify_lesson(toy(lesson=None), catalog) == 1  # both exercises match lesson 1
+    only_double = new_notebook(cells=[new_code_cell("def double(x):\n    return x")])
+    assert identify_lesson(only_double, catalog) is None  # as good a match for 1 as for 2
+    assert identify_lesson(new_notebook(cells=[new_markdown_cell("hi")]), catalog) is None
+
+
+# --- the real lessons ------------------------------------------------------------------------
+
+CATALOG = load_catalog()
+LESSONS = {lesson: path for path in sorted((ROOT / "notebooks").glob("0*.ipynb"))
+           if (lesson := read_notebook(path).metadata.get("course", {}).get("lesson")) in CATALOG}
+
+
+@pytest.fixture(scope="module")
+def real_lessons(tmp_path_factory):
+    """Each lesson solved, as shipped and half solved, graded in one batch: records by name."""
+    folder = tmp_path_factory.mktemp("lessons")
+    for lesson, path in LESSONS.items():
+        names = [e.name for e in CATALOG[lesson]]
+        for kind, solved in (("solved", names), ("shipped", []),
+                             ("half", names[: (len(names) + 1) // 2])):
+            notebook = variant(read_notebook(path), set(solved))
+            nbformat.write(notebook, folder / f"lesson{lesson}_{kind}.ipynb")
+    records = grade_submissions([folder], tmp_path_factory.mktemp("out"), jobs=3, progress=False)
+    return {r["student"]: r for r in records}
+
+
+@pytest.mark.parametrize("lesson", sorted(LESSONS))
+def test_real_lessons_grade_to_full_zero_and_partial_marks(real_lessons, lesson):
+    points = [float(e.points) for e in CATALOG[lesson]]
+    half = (len(points) + 1) // 2
+    for kind, expected in (("solved", points), ("shipped", [0.0] * len(points)),
+                           ("half", points[:half] + [0.0] * (len(points) - half))):
+        record = real_lessons[f"lesson{lesson}_{kind}"]
+        assert record["lesson"] == lesson
+        assert [e["score"] for e in record["exercises"]] == expected, (kind, record)
+        if kind == "shipped":
+            assert {e["status"] for e in record["exercises"]} == {"not attempted"}
+
+
+@pytest.mark.parametrize("lesson", sorted(CATALOG))
+def test_no_solution_replaces_another_exercises_answer(lesson):
+    """A learner pastes solutions in: one that (re)defines another exercise's target at the top
+    level (`from lib.bpe import get_stats`) would overwrite the learner's own answer with the
+    course's, and the grader then scores that exercise 0 ("not own code")."""
+    exercises = for_lesson(lesson)
+    for exercise in exercises:
+        tree = ast.parse(exercise.solution_code)
+        bound = {alias.asname or alias.name for node in tree.body
+                 if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+        bound |= {node.name for node in tree.body
+                  if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        others = {e.target for e in exercises} - {exercise.target}
+        assert not bound & others, f"{exercise.name}'s solution redefines {bound & others}"

@@ -169,7 +169,8 @@ class Exercise:
         elif result.status == "missing":
             print(f"❌ `{self.target}` is not defined — run the cell above")
         elif result.status == "not attempted":
-            print("⏳ not attempted yet — replace `raise NotImplementedError` with your code")
+            stub = "`raise NotImplementedError`" if callable(namespace[self.target]) else "`...`"
+            print(f"⏳ not attempted yet — replace {stub} with your code")
         else:
             summary, _, detail = result.reason.partition("\n")
             first = ". The first one:" if detail else ""

@@ -49,7 +49,7 @@ def _id_sequences(tok: Tokenizer) -> list[list[int]]:
     return seqs
 
 
-def _build_vocab_cases() -> list[Case]:
+def _vocab_from_merges_cases() -> list[Case]:
     cases = [Case(args=([],), expected=bpe.build_vocab([]))]
     for vocab_size in (260, 300, 400):
         merges = _tokenizer(vocab_size).merges
@@ -78,18 +78,18 @@ def _stream_decode_cases() -> list[Case]:
     return cases
 
 
-build_vocab = Exercise(
-    name="build_vocab",
+vocab_from_merges = Exercise(
+    name="vocab_from_merges",
     lesson=4,
     points=1,
-    target="build_vocab",
-    cases=_build_vocab_cases,
+    target="vocab_from_merges",
+    cases=_vocab_from_merges_cases,
     hint=(
         "Start with {i: bytes([i]) for i in range(256)}. Then loop with enumerate(merges): merge i "
         "is a pair (left, right) of byte strings, and id 256 + i stands for left + right."
     ),
     solution='''\
-def build_vocab(merges: list[tuple[bytes, bytes]]) -> dict[int, bytes]:
+def vocab_from_merges(merges: list[tuple[bytes, bytes]]) -> dict[int, bytes]:
     vocab = {i: bytes([i]) for i in range(256)}  # ids 0..255: the single bytes
     for i, (left, right) in enumerate(merges):
         vocab[256 + i] = left + right  # a merge's token is its two halves joined
@@ -140,4 +140,4 @@ def stream_decode(ids: list[int], vocab: dict[int, bytes]) -> list[str]:
 ''',
 )
 
-EXERCISES = [build_vocab, decode, stream_decode]
+EXERCISES = [vocab_from_merges, decode, stream_decode]

@@ -103,7 +103,7 @@ def _encode_with_specials_cases() -> list[Case]:
     return cases
 
 
-def _count_tokens_cases() -> list[Case]:
+def _count_with_pattern_cases() -> list[Case]:
     merges = list(_tokenizer(420).merges)
     cases = []
     for pattern in (patterns.GPT2_PATTERN, patterns.GPT4_PATTERN, r"\S+|\s+"):
@@ -172,16 +172,16 @@ def encode_with_specials(text: str, tok, allowed: set[str]) -> list[int]:
 ''',
 )
 
-count_tokens = Exercise(
-    name="count_tokens",
+count_with_pattern = Exercise(
+    name="count_with_pattern",
     lesson=5,
     points=1,
-    target="count_tokens",
-    cases=_count_tokens_cases,
+    target="count_with_pattern",
+    cases=_count_with_pattern_cases,
     hint=(
         "import regex; chunks = regex.findall(pattern, text). Build the ranks once: "
-        "{bytes([b]): b for b in range(256)} plus {left + right: 256 + i ...} for the merges. Then "
-        "add up len(bpe.encode_chunk(chunk.encode('utf-8'), ranks)) over the chunks."
+        "ranks = {t: i for i, t in bpe.build_vocab(merges).items()} maps each token's bytes to its "
+        "id. Then add up len(bpe.encode_chunk(chunk.encode('utf-8'), ranks)) over the chunks."
     ),
     solution='''\
 import regex
@@ -189,13 +189,12 @@ import regex
 from lib import bpe
 
 
-def count_tokens(text: str, merges: list[tuple[bytes, bytes]], pattern: str) -> int:
-    ranks = {bytes([b]): b for b in range(256)}
-    ranks.update({left + right: 256 + i for i, (left, right) in enumerate(merges)})
+def count_with_pattern(text: str, merges: list[tuple[bytes, bytes]], pattern: str) -> int:
+    ranks = {token: i for i, token in bpe.build_vocab(merges).items()}  # token bytes -> id
     # BPE never merges across chunks, so each chunk is encoded on its own.
     chunks = regex.findall(pattern, text)
     return sum(len(bpe.encode_chunk(chunk.encode("utf-8"), ranks)) for chunk in chunks)
 ''',
 )
 
-EXERCISES = [encode, encode_with_specials, count_tokens]
+EXERCISES = [encode, encode_with_specials, count_with_pattern]

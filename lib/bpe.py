@@ -12,6 +12,7 @@ only the places each merge changes.
 from __future__ import annotations
 
 import heapq
+import operator
 import warnings
 from collections import Counter
 from collections.abc import Iterable
@@ -174,24 +175,14 @@ def build_vocab(merges: Merges, special_tokens: Iterable[str] = ()) -> Vocab:
 def encode_chunk_naive(data: bytes, merges: Merges) -> list[int]:
     """Encode one chunk by replaying every merge in the order it was learned (slow, obvious)."""
     ids = list(data)
-    for i, (left, right) in enumerate(merges):
-        ids = _merge_by_bytes(ids, left, right, 256 + i, merges)
+    token_id = {bytes([i]): i for i in range(256)}
+    for new_id, (left, right) in enumerate(merges, start=256):
+        ids = merge(ids, (token_id[left], token_id[right]), new_id)
+        token_id[left + right] = new_id
     return ids
 
 
-def _merge_by_bytes(ids: list[int], left: bytes, right: bytes, new_id: int, merges: Merges) -> list[int]:
-    def token(i: int) -> bytes:
-        return bytes([i]) if i < 256 else merges[i - 256][0] + merges[i - 256][1]
-
-    out, i = [], 0
-    while i < len(ids):
-        if i + 1 < len(ids) and token(ids[i]) == left and token(ids[i + 1]) == right:
-            out.append(new_id)
-            i += 2
-        else:
-            out.append(ids[i])
-            i += 1
-    return out
+_BYTES = [bytes([b]) for b in range(256)]  # byte value -> the one-byte token
 
 
 def encode_chunk(data: bytes, ranks: dict[bytes, int]) -> list[int]:
@@ -199,34 +190,36 @@ def encode_chunk(data: bytes, ranks: dict[bytes, int]) -> list[int]:
 
     Start from single bytes; repeatedly join the adjacent pair whose joined bytes have the lowest
     rank (the earliest-learned merge), leftmost first among equals, until no joined pair is a token.
-    A min-heap of candidate pairs keeps this fast on long chunks; entries that went stale because a
-    neighbour was merged are skipped when they surface.
+    A min-heap of candidate pairs keeps this fast on long chunks. An entry goes stale when one of
+    its two parts was merged with another neighbour first: that part grew, so the two lengths no
+    longer add up to the size the entry recorded, and the entry is skipped when it surfaces.
     """
-    if data in ranks:
-        return [ranks[data]]
-    parts = [data[i : i + 1] for i in range(len(data))]
-    nxt = list(range(1, len(parts))) + [-1]
-    prv = list(range(-1, len(parts) - 1))
-    heap = []
-    for i in range(len(parts) - 1):
-        rank = ranks.get(parts[i] + parts[i + 1])
-        if rank is not None:
-            heap.append((rank, i))
+    get = ranks.get
+    whole = get(data)
+    if whole is not None:  # a chunk that is one token is taken as it is, as tiktoken does
+        return [whole]
+    parts: list[bytes | None] = list(map(_BYTES.__getitem__, data))
+    nxt = [*range(1, len(parts)), -1]  # a doubly linked list over the parts still alive
+    prv = [*range(-1, len(parts) - 1)]
+    pair_ranks = map(get, map(operator.add, parts, parts[1:]))
+    heap = [(rank, i, 2) for i, rank in enumerate(pair_ranks) if rank is not None]
     heapq.heapify(heap)
     while heap:
-        rank, i = heapq.heappop(heap)
-        j = nxt[i]
-        # An entry goes stale when a neighbour was merged first; it then no longer names this rank.
-        if parts[i] is None or j < 0 or ranks.get(parts[i] + parts[j]) != rank:
+        rank, i, size = heapq.heappop(heap)
+        left, j = parts[i], nxt[i]
+        if left is None or j < 0 or len(left) + len(parts[j]) != size:
             continue
-        parts[i] += parts[j]
+        joined = parts[i] = left + parts[j]
         parts[j] = None
-        nxt[i] = nxt[j]
-        if nxt[i] >= 0:
-            prv[nxt[i]] = i
-        for left in (prv[i], i):  # the two pairs that now contain the merged part
-            if left >= 0 and nxt[left] >= 0:
-                joined = ranks.get(parts[left] + parts[nxt[left]])
-                if joined is not None:
-                    heapq.heappush(heap, (joined, left))
-    return [ranks[p] for p in parts if p is not None]
+        k = nxt[i] = nxt[j]
+        if k >= 0:  # the new pair on the right: (joined, parts[k])
+            prv[k] = i
+            rank = get(joined + parts[k])
+            if rank is not None:
+                heapq.heappush(heap, (rank, i, size + len(parts[k])))
+        h = prv[i]
+        if h >= 0:  # and on the left: (parts[h], joined)
+            rank = get(parts[h] + joined)
+            if rank is not None:
+                heapq.heappush(heap, (rank, h, size + len(parts[h])))
+    return list(map(ranks.__getitem__, filter(None, parts)))

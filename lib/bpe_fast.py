@@ -1,113 +1,146 @@
 """The fast BPE trainer: the same merges as the naive loop, without recounting the text.
 
 The naive loop recounts every pair after every merge, although one merge changes only the pairs
-right next to where it happens. Here the chunks live in flat arrays as doubly linked lists, so a
-merge can rewrite one occurrence in place and fix the counts of its two neighbouring pairs:
+right next to where it happens:
 
     ... x [a b] y ...   becomes   ... x [ab] y ...
     count(x, a) -= w, count(b, y) -= w, count(x, ab) += w, count(ab, y) += w
 
-`where` remembers, for every pair, the positions where it started (some of them stale by now),
-and a lazy max-heap finds the next winner: an entry whose count has changed since it was pushed is
-corrected when it reaches the top. Every chunk is stored once with its number of occurrences `w`.
+So this trainer keeps the counts up to date instead, and remembers for every pair the chunks it
+occurs in, to visit only those. Every different chunk is stored once, with its number of
+occurrences `w` (its weight), and a queue of pairs by count (`_PairQueue`) finds each winner.
+
+The speed comes from letting Python's string methods, written in C, do the work per token:
+- a chunk of token ids is a `str` with one character per id (`chr(id)`), and a pair is the
+  two-character string `chr(a) + chr(b)`. Then `chunk.split(pair)` finds every occurrence, left to
+  right and without overlap (exactly BPE's rule: a a a -> [aa] a), and `chr(new).join(pieces)`
+  writes the merged chunk;
+- the pieces between occurrences end with the left neighbours x and start with the right
+  neighbours y, so the count changes are gathered by neighbour and applied once per neighbour;
+- every chunk is framed by an `edge` character that is no token, so no piece is ever empty at
+  the ends of a chunk, and an empty piece always means two occurrences side by side (a b a b).
 """
 
 from __future__ import annotations
 
-import heapq
+from bisect import insort
 from collections import Counter, defaultdict
+from collections.abc import Callable
+from operator import add
 
 from lib.bpe import Merges, _steps
-
-_REMOVED = -1
-
-
-def _tie_key(token: bytes) -> tuple[int, ...]:
-    """A key that sorts *greater* byte strings first, for a min-heap.
-
-    Bytes are complemented (255 - x) and a terminator 256 is appended, so that b"ab" (a prefix of
-    b"abc", hence smaller as bytes) gets the larger key.
-    """
-    return tuple(255 - x for x in token) + (256,)
 
 
 def train_fast(words: Counter, n_merges: int, progress: bool = False) -> Merges:
     """Learn up to `n_merges` merges from {chunk bytes: count}; see `lib.bpe.train`."""
-    tok: list[int] = []  # token id at each position, _REMOVED once merged into its left neighbour
-    nxt: list[int] = []  # next position in the same chunk, or -1
-    prv: list[int] = []  # previous position in the same chunk, or -1
-    weight: list[int] = []  # how many times the chunk holding this position occurs
-    counts: dict[tuple[int, int], int] = defaultdict(int)
-    where: dict[tuple[int, int], list[int]] = defaultdict(list)
-    for chunk, w in words.items():
-        start = len(tok)
-        n = len(chunk)
-        tok.extend(chunk)
-        nxt.extend(range(start + 1, start + n))
-        nxt.append(-1)
-        prv.append(-1)
-        prv.extend(range(start, start + n - 1))
-        weight.extend([w] * n)
-        for pos, pair in enumerate(zip(chunk, chunk[1:]), start):
-            counts[pair] += w
-            where[pair].append(pos)
-
+    edge = chr(256 + n_merges)  # one more than the largest id: never a token
+    kept = [chunk for chunk in words if len(chunk) > 1]  # a single byte holds no pair
+    weights = [words[chunk] for chunk in kept]
+    chunks = [edge + chunk.decode("latin-1") + edge for chunk in kept]  # byte b -> chr(b)
+    counts, where = _count_pairs(chunks, weights)
     token_bytes = [bytes([i]) for i in range(256)]
-    tie_key = [_tie_key(t) for t in token_bytes]
-    heap = [(-c, tie_key[a] + tie_key[b], a, b) for (a, b), c in counts.items()]
-    heapq.heapify(heap)
+    # Ties go to the greatest (left bytes, right bytes): that is the order the queue sorts by.
+    queue = _PairQueue(counts, key=lambda k: (token_bytes[ord(k[0])], token_bytes[ord(k[1])]))
     merges: Merges = []
 
     for new_id in _steps(range(256, 256 + n_merges), progress):
-        pair = _pop_best(heap, counts)
+        pair = queue.pop(counts)
         if pair is None:
             break
         a, b = pair
-        merges.append((token_bytes[a], token_bytes[b]))
-        token_bytes.append(token_bytes[a] + token_bytes[b])
-        tie_key.append(_tie_key(token_bytes[-1]))
-        changed: set[tuple[int, int]] = set()
-        positions = where.pop(pair)
-        if a == b:
-            positions.sort()  # overlapping runs (a a a) must merge left to right
-        for p in positions:
-            q = nxt[p]
-            if tok[p] != a or q < 0 or tok[q] != b:
-                continue  # stale: this occurrence was already rewritten by an earlier merge
-            w = weight[p]
-            before, after = prv[p], nxt[q]
-            if before >= 0:
-                counts[tok[before], a] -= w
-            if after >= 0:
-                counts[b, tok[after]] -= w
-            tok[p] = new_id
-            tok[q] = _REMOVED
-            nxt[p] = after
-            if after >= 0:
-                prv[after] = p
-                counts[new_id, tok[after]] += w
-                where[new_id, tok[after]].append(p)
-                changed.add((new_id, tok[after]))
-            if before >= 0:
-                counts[tok[before], new_id] += w
-                where[tok[before], new_id].append(before)
-                changed.add((tok[before], new_id))
-        del counts[pair]
-        for x, y in changed:
-            if counts[x, y] > 0:
-                heapq.heappush(heap, (-counts[x, y], tie_key[x] + tie_key[y], x, y))
+        merges.append((token_bytes[ord(a)], token_bytes[ord(b)]))
+        token_bytes.append(token_bytes[ord(a)] + token_bytes[ord(b)])
+        new = chr(new_id)
+        # For each neighbour x left of an occurrence, the chunk of every such occurrence; same for
+        # the neighbours y on the right. "" means the neighbour is another occurrence (a b a b).
+        lefts: defaultdict[str, list[int]] = defaultdict(list)
+        rights: defaultdict[str, list[int]] = defaultdict(list)
+        for i in where.pop(pair):
+            pieces = chunks[i].split(pair)
+            if len(pieces) == 1:
+                continue  # stale: an earlier merge already took this chunk's (a, b) apart
+            chunks[i] = new.join(pieces)
+            if len(pieces) == 2:  # one occurrence, the common case
+                lefts[pieces[0][-1]].append(i)
+                rights[pieces[1][0]].append(i)
+                continue
+            for piece in pieces[:-1]:
+                lefts[piece[-1:]].append(i)
+            for piece in pieces[1:]:
+                rights[piece[:1]].append(i)
+        # Each neighbour turns one lost pair into one gained pair. Gained pairs hold `new`, so they
+        # are new keys: adding them never meets the subtractions.
+        changes = [((x or b) + a, (x or new) + new, occ) for x, occ in lefts.items() if x != edge]
+        changes += [(b + y, new + y, occ) for y, occ in rights.items() if y and y != edge]
+        for lost, gained, occurrences in changes:  # "" on the left: lost (b, a), gained (new, new)
+            if len(occurrences) == 1:
+                w = weights[occurrences[0]]
+            else:  # the weight of each occurrence's chunk, and each chunk listed once
+                w = sum(map(weights.__getitem__, occurrences))
+                occurrences = list(dict.fromkeys(occurrences))
+            counts[lost] -= w
+            counts[gained] = w
+            where[gained] = occurrences
+            queue.push(gained, w)
+        counts[pair] = 0  # after the loop above, which subtracts from it when a == b
     return merges
 
 
-def _pop_best(heap: list, counts: dict[tuple[int, int], int]) -> tuple[int, int] | None:
-    """The pair with the highest count (ties: greatest bytes), correcting stale heap entries."""
-    while heap:
-        neg_count, key, a, b = heap[0]
-        current = counts.get((a, b), 0)
-        if current == -neg_count:
-            return a, b
-        heapq.heappop(heap)
-        if 0 < current < -neg_count:
-            # Counts fall without a push; put the pair back with its true count.
-            heapq.heappush(heap, (-current, key, a, b))
-    return None
+def _count_pairs(
+    chunks: list[str], weights: list[int]
+) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """Weighted pair counts, and for each pair the chunks that hold it (each chunk once)."""
+    counts: defaultdict[str, int] = defaultdict(int)
+    where: defaultdict[str, list[int]] = defaultdict(list)
+    for i, (chunk, w) in enumerate(zip(chunks, weights)):
+        for pair, n in Counter(map(add, chunk[1:-2], chunk[2:-1])).items():  # without the edges
+            counts[pair] += n * w
+            where[pair].append(i)
+    return dict(counts), dict(where)
+
+
+class _PairQueue:
+    """Pairs by count, popping the most frequent one; of equal counts, the greatest bytes.
+
+    A new pair never outnumbers the pair just merged (each of its occurrences holds the new
+    token) and old pairs only lose occurrences, so the top count never rises. So one list of pairs
+    per count is enough, walked from the top down, sorted by bytes when it is reached. A pair sits
+    in the list of the count it had when it was filed; if that count has fallen by the time the
+    pair is popped, it is filed again under its true count.
+    """
+
+    def __init__(self, counts: dict[str, int], key: Callable[[str], tuple[bytes, bytes]]):
+        self.buckets: defaultdict[int, list[str]] = defaultdict(list)
+        for k, c in counts.items():
+            self.buckets[c].append(k)
+        self.top = max(self.buckets, default=0)
+        self.key = key
+        self.top_sorted = False
+
+    def push(self, pair: str, count: int) -> None:
+        """File a new pair; the list being popped from is kept sorted."""
+        if count == self.top and self.top_sorted:
+            insort(self.buckets[count], pair, key=self.key)
+        else:
+            self.buckets[count].append(pair)
+
+    def pop(self, counts: dict[str, int]) -> str | None:
+        """Take out the best pair whose filed count is still true (None when none is left)."""
+        buckets = self.buckets
+        while buckets:
+            while self.top not in buckets:
+                self.top -= 1
+                self.top_sorted = False
+            bucket = buckets[self.top]
+            if not self.top_sorted:
+                bucket.sort(key=self.key)
+                self.top_sorted = True
+            pair = bucket.pop()
+            if not bucket:
+                del buckets[self.top]
+            count = counts[pair]
+            if count == self.top:
+                return pair
+            if count > 0:
+                buckets[count].append(pair)  # a lower count, not reached (so not sorted) yet
+        return None

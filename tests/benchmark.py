@@ -1,0 +1,261 @@
+"""Our pure-Python BPE against the reference implementations, timed side by side.
+
+Run it from the repository root (about four minutes on two cores; pytest does not collect it):
+
+    python tests/benchmark.py                  # every job: the table in the README
+    python tests/benchmark.py --rounds 3 --only encode
+
+Each job runs in a fresh Python process that alternates our code and the reference, round after
+round (after one untimed warm-up round), so that a busy machine slows both alike; the table gives
+the median of the rounds. Peak memory is measured apart, one process per side: how much the work
+raised the process's resident memory above what it held before, in MB. Hugging Face `tokenizers`
+runs once with one thread (RAYON_NUM_THREADS=1) and once with its default threads. Every row
+checks that what was timed is right (the same merges as the naive trainer, the same ids as
+tiktoken); a failed check exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from lib import Tokenizer, bpe, data, patterns  # noqa: E402
+
+# A job is "kind:corpus:vocab size or encoding". Training: (title, job, reference, target).
+TRAIN = [
+    ("train 512, no pattern, taylorswift", "train:taylorswift:512", "naive", ("faster", 50)),
+    ("train 4096, gpt4 pattern, shakespeare", "train:shakespeare:4096", "hf1", ("ratio", 1.5)),
+    ("  same, HF with default threads", "train:shakespeare:4096", "hf", ("ratio", 1.5)),
+    ("train 16384, gpt4 pattern, FLORES x32", "train:flores:16384", "hf1", ("ratio", 1.5)),
+    ("  same, HF with default threads", "train:flores:16384", "hf", ("ratio", 1.5)),
+    ("CS336: corpus.en, 500, gpt2, eot", "cs336:corpus:500", "naive", ("seconds", 0.5)),
+]
+# Encoding against tiktoken: (title, job, caches to report, target).
+ENCODE = [
+    ("encode shakespeare, cl100k", "encode:shakespeare:cl100k_base", ["cold", "warm"],
+     ("ratio", 3)),
+    ("encode FLORES x32, cl100k", "encode:flores:cl100k_base", ["cold", "warm"], ("ratio", 3)),
+    ("encode shakespeare, o200k", "encode:shakespeare:o200k_base", ["cold"], None),
+    ("encode FLORES x32, o200k", "encode:flores:o200k_base", ["cold"], None),
+    ("our 4096 tokenizer on shakespeare", "ours:shakespeare:4096", ["cold"], None),
+    ("our 4096 tokenizer on FLORES x32", "ours:flores:4096", ["cold"], None),
+]
+ROWS = [(title, job, "", ref, target) for title, job, ref, target in TRAIN] + [
+    (f"{title}, {cache} cache", job, cache, "tiktoken", target)
+    for title, job, caches, target in ENCODE for cache in caches]
+REFERENCES = {"naive": "naive", "hf1": "HF 1 thr", "hf": "HF", "tiktoken": "tiktoken"}
+
+
+def corpus(name: str, lines: int | None = None) -> str:
+    """Tiny Shakespeare, a data file, or the 32 FLORES devtest files concatenated (or only their
+    first `lines` lines each)."""
+    if name == "shakespeare":
+        return data.read_text("tinyshakespeare")
+    if name != "flores":
+        return data.read_text(name)
+    codes = data.flores_languages()
+    if lines is None:
+        return "".join(data.read_text(f"flores200/devtest/{code}.devtest") for code in codes)
+    return "".join("\n".join(data.flores(code)[:lines]) + "\n" for code in codes)
+
+
+def verified(ok: bool, note: str, value: object = None) -> dict:
+    """A side's check: whether it passed, what it says, and a digest of its output to compare."""
+    return {"ok": ok, "note": note, "digest": hashlib.sha256(repr(value).encode()).hexdigest()[:12]}
+
+
+def same(value: object) -> dict:
+    """No check of its own: the output's digest must equal the other side's."""
+    return verified(True, "same output", value)
+
+
+def same_as_naive(text: str, vocab_size: int, pattern: str | None) -> dict:
+    """The fast trainer against the lesson's naive loop, on a slice small enough for the latter."""
+    fast = bpe.train(text, vocab_size, pattern)[1]
+    ok = fast == bpe.train(text, vocab_size, pattern, method="naive")[1]
+    kb = len(text.encode()) // 1000
+    return verified(ok, f"fast == naive on a {kb} KB slice, vocab {vocab_size}")
+
+
+def hf_train(text: str, vocab_size: int) -> int:
+    """Hugging Face's byte-level BPE trainer, GPT-4 split pattern; returns the vocab size."""
+    from tokenizers import Regex, models, pre_tokenizers, trainers
+    from tokenizers import Tokenizer as HFTokenizer
+
+    tok = HFTokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(patterns.GPT4_PATTERN), behavior="isolated"),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+    ])
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=0, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    lines = text.splitlines(keepends=True)  # batches of whole lines: work its threads can share
+    tok.train_from_iterator(["".join(lines[i:i + 200]) for i in range(0, len(lines), 200)], trainer)
+    return tok.get_vocab_size()
+
+
+def side(job: str, who: str):
+    """(prepare, labels, run, check) for one side of a job: each round runs `prepare()` untimed,
+    then times `run(prepared)` once per label; `check(result)` judges the last result."""
+    kind, name, arg = job.split(":")
+    text = data.read_text("cs336/corpus.en") if kind == "cs336" else corpus(name)
+    if kind in ("train", "cs336"):
+        size = int(arg)
+        if who in ("hf", "hf1"):
+            check = lambda n: verified(n == size, f"HF vocab {n}")  # noqa: E731
+            return None, [""], lambda _: hf_train(text, size), check
+        pattern, specials = ("gpt4", []) if kind == "train" else ("gpt2", ["<|endoftext|>"])
+        pattern = None if name == "taylorswift" else pattern
+        method = "naive" if who == "naive" else "fast"
+
+        def train(_):
+            return bpe.train(text, size, pattern, specials, method=method)[1]
+
+        if kind == "cs336" or name == "taylorswift":
+            return None, [""], train, same  # the naive trainer is the other side
+        probe = corpus(name, lines=10) if name == "flores" else text[:100_000]
+        return None, [""], train, lambda _: same_as_naive(probe, 600, pattern)
+    if kind == "encode":
+        tok = Tokenizer.from_tiktoken(arg)
+        enc = data.tiktoken_encoding(arg)
+    else:  # "ours": a tokenizer we trained, its pure-Python encode against its tiktoken export
+        tok = Tokenizer.train(corpus("shakespeare"), int(arg), "gpt4")
+        enc = tok.to_tiktoken()
+    if who == "tiktoken":
+        return lambda: enc, [""], lambda enc: enc.encode_ordinary(text), same
+
+    def cold() -> Tokenizer:
+        tok._cache.clear()  # each round starts with no chunk remembered
+        return tok
+
+    return cold, ["cold", "warm"], lambda tok: tok.encode_ordinary(text), same
+
+
+def resident_mb(peak: bool = False, reset_peak: bool = False) -> float:
+    """This process's resident memory now (or its peak), in MB. On Linux the peak can be reset,
+    so that it measures the work alone, not the loading before it."""
+    status = Path("/proc/self/status")
+    if not status.exists():  # elsewhere: the peak since the start (ru_maxrss is bytes on macOS)
+        peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return peak_kb / (1e6 if sys.platform == "darwin" else 1e3)
+    if reset_peak:
+        try:
+            Path("/proc/self/clear_refs").write_text("5")
+        except OSError:  # not allowed here: the peak then includes the loading
+            pass
+    field = "VmHWM:" if peak else "VmRSS:"
+    line = next(line for line in status.read_text().splitlines() if line.startswith(field))
+    return int(line.split()[1]) / 1e3  # kB
+
+
+def worker(job: str, sides: list[str], rounds: int) -> dict:
+    """Time the sides of `job` in turn, `rounds` times after one untimed warm-up round (imports,
+    compiled patterns, the allocator's first growth); or, with one side, its peak memory in a
+    single run."""
+    setups = {who: side(job, who) for who in sides}
+    base = resident_mb(reset_peak=True)
+    times = {who: {label: [] for label in setups[who][1]} for who in sides}
+    results = {}
+    warm_up = len(sides) > 1
+    for round_ in range(rounds + warm_up):
+        for who, (prepare, labels, run, _) in setups.items():
+            prepared = prepare() if prepare else None
+            for label in labels:
+                start = time.perf_counter()
+                results[who] = run(prepared)
+                if round_ >= warm_up:
+                    times[who][label].append(time.perf_counter() - start)
+    if len(sides) == 1:
+        return {"peak_mb": resident_mb(peak=True) - base}
+    checks = {who: setups[who][3](results[who]) for who in sides}
+    return {"times": times, "checks": checks}
+
+
+def spawn(job: str, sides: list[str], rounds: int) -> dict:
+    threads = {"RAYON_NUM_THREADS": "1"} if "hf1" in sides else {}
+    cmd = [sys.executable, __file__, "--worker", job, ",".join(sides), str(rounds)]
+    out = subprocess.run(cmd, env=dict(os.environ, **threads), capture_output=True, text=True)
+    if out.returncode:
+        sys.exit(f"the worker for {job} {sides} failed:\n{out.stderr}")
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def verdict(target: tuple | None, ours: float, ref: float) -> str:
+    if target is None:
+        return "-"
+    kind, value = target
+    if kind == "faster":
+        met = ref / ours >= value
+        return f"{ref / ours:.0f}x faster, >= {value}x: " + ("met" if met else "MISSED")
+    if kind == "seconds":
+        return f"< {value} s: " + ("met" if ours < value else "MISSED")
+    return f"<= {value}: " + ("met" if ours / ref <= value else "MISSED")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="timed rounds per job (3 if slow)")
+    parser.add_argument("--only", default="", help="only the rows whose job contains this text")
+    parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        job, sides, rounds = args.worker
+        print(json.dumps(worker(job, sides.split(","), int(rounds))))
+        return
+    data.ensure_tiktoken_cache(["cl100k_base", "o200k_base"])
+    import tiktoken
+    import tokenizers
+
+    print(f"{platform.platform()}, Python {platform.python_version()}, {os.cpu_count()} cores, "
+          f"load {os.getloadavg()[0]:.1f}; tiktoken {tiktoken.__version__}, tokenizers "
+          f"{tokenizers.__version__}; median of {args.rounds} rounds ({min(3, args.rounds)} "
+          f"when the reference is slow)\n")
+    head = (f"{'job':46} {'ours s':>7} {'ref':>8} {'ref s':>7} {'ours/ref':>8} {'MB ours/ref':>11}"
+            "  target")
+    print(head + "\n" + "-" * len(head))
+    timed: dict[tuple[str, str], dict] = {}
+    memory: dict[tuple[str, str], float] = {}
+    failed = []
+    for title, job, label, ref, target in ROWS:
+        if args.only not in job:
+            continue
+        ours = "ours" if label else "fast"
+        if (job, ref) not in timed:
+            slow = ref in ("naive", "hf", "hf1") or "flores" in job
+            timed[job, ref] = spawn(job, [ours, ref], min(3, args.rounds) if slow else args.rounds)
+        for who in (ours, ref):
+            if (job, who) not in memory:
+                memory[job, who] = spawn(job, [who], 1)["peak_mb"]
+        run = timed[job, ref]
+        t_ours = statistics.median(run["times"][ours][label])
+        t_ref = statistics.median(run["times"][ref][""])
+        checks = [run["checks"][ours], run["checks"][ref]]
+        ok = all(c["ok"] for c in checks)
+        if all(c["note"] == "same output" for c in checks):
+            ok = ok and checks[0]["digest"] == checks[1]["digest"]
+        if not ok:
+            failed.append(title)
+        notes = "; ".join(dict.fromkeys(c["note"] for c in checks))
+        mb = f"{memory[job, ours]:.0f}/{memory[job, ref]:.0f}"
+        print(f"{title:46} {t_ours:7.3f} {REFERENCES[ref]:>8} {t_ref:7.3f} {t_ours / t_ref:8.2f} "
+              f"{mb:>11}  {verdict(target, t_ours, t_ref)}  [{'ok' if ok else 'FAILED'}: {notes}]",
+              flush=True)
+    print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
+    if failed:
+        sys.exit(f"correctness check failed for: {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -23,14 +23,16 @@ Vocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
 
 
-def get_stats(ids: list[int], counts: dict | None = None, weight: int = 1) -> dict[tuple[int, int], int]:
+def get_stats(
+    ids: list[int], counts: dict | None = None, weight: int = 1
+) -> dict[tuple[int, int], int]:
     """Count adjacent pairs of ids, overlapping ones included: [97, 97, 97] has two (97, 97).
 
     Pass `counts` to add to an existing tally, and `weight` when `ids` stands for several copies of
     the same chunk of text.
     """
     counts = {} if counts is None else counts
-    for pair in zip(ids, ids[1:]):
+    for pair in zip(ids, ids[1:], strict=False):  # ids[1:] is one shorter
         counts[pair] = counts.get(pair, 0) + weight
     return counts
 
@@ -66,7 +68,9 @@ def replace_lone_surrogates(text: str) -> str:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
-def chunk_counts(text: str, pattern: str | None = None, special_tokens: Iterable[str] = ()) -> Counter:
+def chunk_counts(
+    text: str, pattern: str | None = None, special_tokens: Iterable[str] = ()
+) -> Counter:
     """The training data as {chunk bytes: how often it occurs}.
 
     Special tokens are cut out first, so no merge can ever cross one; then each piece is split by
@@ -103,7 +107,8 @@ def train(
     minimum = 256 + len(specials)
     if not isinstance(vocab_size, int) or vocab_size < minimum:
         raise ValueError(
-            f"vocab_size must be an integer of at least {minimum} (256 bytes + {len(specials)} special"
+            f"vocab_size must be an integer of at least {minimum} (256 bytes + {len(specials)}"
+            " special"
             f" tokens), got {vocab_size!r}"
         )
     if method not in ("fast", "naive"):

@@ -92,7 +92,7 @@ def _count_pairs(
     """Weighted pair counts, and for each pair the chunks that hold it (each chunk once)."""
     counts: defaultdict[str, int] = defaultdict(int)
     where: defaultdict[str, list[int]] = defaultdict(list)
-    for i, (chunk, w) in enumerate(zip(chunks, weights)):
+    for i, (chunk, w) in enumerate(zip(chunks, weights, strict=True)):
         for pair, n in Counter(map(add, chunk[1:-2], chunk[2:-1])).items():  # without the edges
             counts[pair] += n * w
             where[pair].append(i)

@@ -89,7 +89,8 @@ def _fetch(label: str, url: str, sha256: str, target: Path, mirror_path: str) ->
         if _sha256(source) != sha256:
             raise ChecksumMismatchError(
                 f"{label}: the mirror's copy {source} does not match the manifest "
-                f"(expected sha256 {sha256}); refusing to use it. Replace it with the file from {url}."
+                f"(expected sha256 {sha256}); refusing to use it. Replace it with the file "
+                f"from {url}."
             )
         target.parent.mkdir(parents=True, exist_ok=True)
         # Copy beside the target, then rename: a half-copied file never looks like a cached one.
@@ -100,8 +101,13 @@ def _fetch(label: str, url: str, sha256: str, target: Path, mirror_path: str) ->
     try:
         import pooch  # imported here: only a download needs it
 
-        pooch.retrieve(url, known_hash=f"sha256:{sha256}", fname=target.name,
-                       path=target.parent, progressbar=True)
+        pooch.retrieve(
+            url,
+            known_hash=f"sha256:{sha256}",
+            fname=target.name,
+            path=target.parent,
+            progressbar=True,
+        )
     except Exception as error:
         where = f"not in the mirror ({source})" if source else f"{MIRROR_VAR} is not set"
         raise DataUnavailableError(
@@ -144,8 +150,9 @@ def read_text(name: str) -> str:
 def flores_languages() -> dict[str, str]:
     """FLORES-200 code -> English name, for the 32 languages the course has, sorted by code."""
     codes = sorted(Path(p).stem for p in _datasets() if p.startswith("flores200/devtest/"))
-    rows = csv.reader(io.StringIO(read_text("flores200/flores_language_map.csv")),
-                      skipinitialspace=True)
+    rows = csv.reader(
+        io.StringIO(read_text("flores200/flores_language_map.csv")), skipinitialspace=True
+    )
     next(rows)  # header: "Language, FLORES-200 code"
     names = {code: language for language, code in rows}
     return {code: names[code] for code in codes}
@@ -160,7 +167,9 @@ def flores(lang: str, split: str = "devtest") -> list[str]:
         raise ValueError(f"split must be one of {FLORES_SPLITS}, not {split!r}")
     rel = f"flores200/{split}/{lang}.{split}"
     if rel not in _datasets():
-        raise ValueError(f"No FLORES-200 text for {lang!r}; data.flores_languages() lists the codes.")
+        raise ValueError(
+            f"No FLORES-200 text for {lang!r}; data.flores_languages() lists the codes."
+        )
     # Split on "\n" only: str.splitlines() would also cut at separators such as U+2028 or U+0085,
     # which can sit inside a sentence.
     return read_text(rel).removesuffix("\n").split("\n")
@@ -178,7 +187,9 @@ def ensure_tiktoken_cache(names: str | Iterable[str] | None = None) -> Path:
     known = {enc for f in files for enc in f["encodings"]}
     wanted = known if names is None else {names} if isinstance(names, str) else set(names)
     if wanted - known:
-        raise ValueError(f"No tiktoken files listed for {sorted(wanted - known)}; known: {sorted(known)}")
+        raise ValueError(
+            f"No tiktoken files listed for {sorted(wanted - known)}; known: {sorted(known)}"
+        )
     if not os.environ.get("TIKTOKEN_CACHE_DIR"):
         os.environ["TIKTOKEN_CACHE_DIR"] = str(cache_dir() / "tiktoken")
     folder = Path(os.environ["TIKTOKEN_CACHE_DIR"])

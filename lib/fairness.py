@@ -127,7 +127,10 @@ def format_table(rows: Iterable[Iterable[object]], header: Iterable[str]) -> str
     cells = [list(header)] + [[_cell(value) for value in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     lines = [
-        "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths)))
+        "  ".join(
+            c.rjust(w) if i else c.ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        )
         for row in cells
     ]
     lines.insert(1, "-" * len(lines[0]))

@@ -45,11 +45,12 @@ PATTERNS: dict[str, str] = {"gpt2": GPT2_PATTERN, "gpt4": GPT4_PATTERN, "gpt4o":
 
 
 def resolve(pattern: str | None) -> str | None:
-    """Turn a pattern name ("gpt2", "gpt4", "gpt4o") into its regex; pass regexes and None through."""
+    """Turn a pattern name ("gpt2", "gpt4", "gpt4o") into its regex; pass regexes and None on."""
     if pattern is None:
         return None
     if not isinstance(pattern, str):
-        raise TypeError(f"pattern must be None, a name or a regex string, not {type(pattern).__name__}")
+        kind = type(pattern).__name__
+        raise TypeError(f"pattern must be None, a name or a regex string, not {kind}")
     pattern = PATTERNS.get(pattern, pattern)
     compiled(pattern)  # fail early, with the regex error, if the string is not a valid pattern
     return pattern

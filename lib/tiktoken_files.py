@@ -36,13 +36,15 @@ def load(name: str) -> tuple[dict[bytes, int], str, dict[str, int]]:
 
 
 def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
-    """The merges behind `ranks`, in rank order: each multi-byte token split into its two parents."""
+    """The merges behind `ranks`, in rank order: each multi-byte token split in its two parents."""
     merges = []
     for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
         if len(token) > 1:
             parts = _bpe_below(token, ranks, rank)
             if len(parts) != 2:
-                raise ValueError(f"token {token!r} (rank {rank}) is not the merge of two earlier tokens")
+                raise ValueError(
+                    f"token {token!r} (rank {rank}) is not the merge of two earlier tokens"
+                )
             merges.append((parts[0], parts[1]))
     return merges
 
@@ -67,7 +69,9 @@ def to_encoding(tok: Tokenizer) -> tiktoken.Encoding:
     import tiktoken
 
     if len(tok.ranks) + len(tok.special_tokens) != len(tok.vocab):
-        raise ValueError("two token ids share the same bytes; tiktoken needs every token to be unique")
+        raise ValueError(
+            "two token ids share the same bytes; tiktoken needs every token to be unique"
+        )
     return tiktoken.Encoding(
         name=f"{tok.name}-tiktoken",
         # tiktoken always splits with a pattern; "the whole text is one chunk" is what None means.

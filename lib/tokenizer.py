@@ -49,7 +49,9 @@ class Tokenizer:
         progress: bool = False,
     ) -> Tokenizer:
         """Train on `text` (see `lib.bpe.train` for the rules) and return the tokenizer."""
-        special_tokens = list(special_tokens) if not isinstance(special_tokens, str) else special_tokens
+        special_tokens = (
+            list(special_tokens) if not isinstance(special_tokens, str) else special_tokens
+        )
         vocab, merges = bpe.train(text, vocab_size, pattern, special_tokens, method, progress)
         specials = {s: 256 + len(merges) + k for k, s in enumerate(dict.fromkeys(special_tokens))}
         return cls(vocab, merges, pattern, specials)
@@ -57,7 +59,10 @@ class Tokenizer:
     @classmethod
     def from_tiktoken(cls, name: str) -> Tokenizer:
         """Load one of OpenAI's encodings ("gpt2", "r50k_base", "p50k_base", "cl100k_base",
-        "o200k_base") from tiktoken's files into this pure-Python tokenizer; ids equal tiktoken's."""
+        "o200k_base") from tiktoken's files into this pure-Python tokenizer.
+
+        The ids are tiktoken's own, so `encode` gives exactly what tiktoken gives.
+        """
         from lib import tiktoken_files
 
         ranks, pattern, specials = tiktoken_files.load(name)
@@ -100,7 +105,8 @@ class Tokenizer:
         """Encode `text`, with tiktoken's rules for special tokens.
 
         Special tokens named in `allowed_special` become their ids. One that is *disallowed* (by
-        default: every special token not allowed) raises ValueError if it appears in the text, because
+        default: every special token not allowed) raises ValueError if it appears in the text,
+        because
         text from a user that can smuggle in "<|endoftext|>" can end a conversation early.
         """
         _check_text(text)
@@ -112,8 +118,9 @@ class Tokenizer:
         if found:
             special = min(found, key=text.find)
             raise ValueError(
-                f"the text contains the special token {special!r}, which is disallowed. To encode it "
-                f"as its special id, pass allowed_special={{{special!r}}} (or \"all\"); to encode it "
+                f"the text contains the special token {special!r}, which is disallowed. "
+                f"To encode it "
+                f'as its special id, pass allowed_special={{{special!r}}} (or "all"); to encode it '
                 f"as plain text, pass disallowed_special=() or use encode_ordinary()."
             )
         text = bpe.replace_lone_surrogates(text)
@@ -132,7 +139,9 @@ class Tokenizer:
             chunk_ids = cache.get(chunk)
             if chunk_ids is None:
                 chunk_ids = bpe.encode_chunk(chunk.encode("utf-8"), ranks)
-                if len(chunk) < 64 and len(cache) < 200_000:  # whole words repeat; long runs rarely do
+                if (
+                    len(chunk) < 64 and len(cache) < 200_000
+                ):  # whole words repeat; long runs rarely do
                     cache[chunk] = chunk_ids
             ids.extend(chunk_ids)
         return ids
@@ -141,18 +150,21 @@ class Tokenizer:
         if value == "all":
             return set(self.special_tokens)
         if isinstance(value, str):
-            raise TypeError(f'{argument} must be "all" or a collection of strings, e.g. {{{value!r}}}')
+            raise TypeError(
+                f'{argument} must be "all" or a collection of strings, e.g. {{{value!r}}}'
+            )
         unknown = set(value) - set(self.special_tokens)
         if unknown:
             raise ValueError(
-                f"{argument} names {sorted(unknown)}, which are not special tokens of this tokenizer "
+                f"{argument} names {sorted(unknown)}, which are not special tokens of this "
+                f"tokenizer "
                 f"(it has {sorted(self.special_tokens) or 'none'})"
             )
         return set(value)
 
     # -- decoding -----------------------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
-        """The bytes that `ids` stand for, joined. Raises ValueError for an id not in the vocabulary."""
+        """The bytes that `ids` stand for, joined; ValueError for an id not in the vocabulary."""
         vocab, ids = self.vocab, list(ids)
         try:
             return b"".join([vocab[i] for i in ids])
@@ -185,7 +197,7 @@ class Tokenizer:
         return tokenizer_file.load(cls, Path(path))
 
     def to_tiktoken(self):
-        """This tokenizer as a `tiktoken.Encoding`: the same ids, encoded by tiktoken's Rust core."""
+        """This tokenizer as a `tiktoken.Encoding`: the same ids, from tiktoken's Rust core."""
         from lib import tiktoken_files
 
         return tiktoken_files.to_encoding(self)

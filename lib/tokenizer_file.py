@@ -11,8 +11,9 @@
     257 \\x20 a
 
 Tokens are written as text where the bytes are valid UTF-8, with a backslash escape for anything
-else: `\\x20` a byte (space, broken UTF-8), `\\u00a0` or `\\U0001f600` an invisible character, `\\\\` a
-backslash. So "Ġt"-style byte maps are not needed and every line splits on single spaces.
+else: `\\x20` a byte (space, broken UTF-8), `\\u00a0` or `\\U0001f600` an invisible
+character, `\\\\` a backslash. So "Ġt"-style byte maps are not needed, and every line splits
+on single spaces.
 """
 
 from __future__ import annotations
@@ -55,8 +56,12 @@ def unescape(text: str) -> bytes:
         kind = text[i + 1 : i + 2]
         width = {"\\": 0, "x": 2, "u": 4, "U": 8}.get(kind)
         digits = text[i + 2 : i + 2 + (width or 0)]
-        if width is None or len(digits) != width or not all(c in "0123456789abcdef" for c in digits):
-            raise ValueError(f"bad escape {text[i:i + 2 + (width or 0)]!r} in {text!r}")
+        if (
+            width is None
+            or len(digits) != width
+            or not all(c in "0123456789abcdef" for c in digits)
+        ):
+            raise ValueError(f"bad escape {text[i : i + 2 + (width or 0)]!r} in {text!r}")
         if kind == "\\":
             out += b"\\"
         elif kind == "x":
@@ -74,7 +79,9 @@ def save(tok, path: Path) -> None:
         f"{HEADER} v{VERSION}",
         f"name {escape(tok.name.encode('utf-8'))}",
         f"pattern {json.dumps(tok.pattern)}",
-        "bytes identity" if byte_ids == list(range(256)) else "bytes " + " ".join(map(str, byte_ids)),
+        "bytes identity"
+        if byte_ids == list(range(256))
+        else "bytes " + " ".join(map(str, byte_ids)),
         f"specials {len(tok.special_tokens)}",
         *(f"{i} {escape(s.encode('utf-8'))}" for s, i in tok.special_tokens.items()),
         f"merges {len(tok.merges)}",
@@ -100,17 +107,23 @@ def load(cls, path: Path):
     name = unescape(reader.field("name")).decode("utf-8")
     pattern = reader.parse(lambda: json.loads(reader.field("pattern")), "a JSON string or null")
     byte_field = reader.field("bytes")
-    byte_ids = list(range(256)) if byte_field == "identity" else reader.parse(
-        lambda: _ints(byte_field, 256), "'identity' or 256 ids")
+    byte_ids = (
+        list(range(256))
+        if byte_field == "identity"
+        else reader.parse(lambda: _ints(byte_field, 256), "'identity' or 256 ids")
+    )
     vocab = {i: bytes([b]) for b, i in enumerate(byte_ids)}
     specials = {}
     for _ in range(reader.parse(lambda: int(reader.field("specials")), "a count")):
-        i, token = reader.parse(lambda: _id_and_tokens(reader.next("a special token"), 1), "an id and a token")
+        i, token = reader.parse(
+            lambda: _id_and_tokens(reader.next("a special token"), 1), "an id and a token"
+        )
         specials[token[0].decode("utf-8")] = i
     merges, known = [], set(vocab.values())
     for _ in range(reader.parse(lambda: int(reader.field("merges")), "a count")):
         i, (left, right) = reader.parse(
-            lambda: _id_and_tokens(reader.next("a merge"), 2), "an id and two tokens")
+            lambda: _id_and_tokens(reader.next("a merge"), 2), "an id and two tokens"
+        )
         if i in vocab or left not in known or right not in known:
             reader.fail(f"merge {i} joins tokens that do not exist yet, or reuses id {i}")
         vocab[i] = left + right

@@ -14,7 +14,11 @@ from lib import bpe, data, patterns
 
 def gpt2_printable_bytes() -> dict[str, int]:
     """GPT-2 writes each byte as a printable character (space -> 'Ġ'); CS336's fixtures use it."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    keep = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
     chars = {b: chr(b) for b in keep}
     shifted = 0
     for b in range(256):
@@ -121,11 +125,17 @@ def both_methods(text, vocab_size, **kw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(text=texts, extra=st.integers(0, 40), pattern=st.sampled_from([None, "gpt2", "gpt4", "gpt4o"]),
-       special=st.booleans())
+@given(
+    text=texts,
+    extra=st.integers(0, 40),
+    pattern=st.sampled_from([None, "gpt2", "gpt4", "gpt4o"]),
+    special=st.booleans(),
+)
 def test_fast_equals_naive_on_generated_text(text, extra, pattern, special):
     specials = ["<|endoftext|>"] if special else []
-    naive, fast = both_methods(text, 256 + len(specials) + extra, pattern=pattern, special_tokens=specials)
+    naive, fast = both_methods(
+        text, 256 + len(specials) + extra, pattern=pattern, special_tokens=specials
+    )
     assert fast == naive
 
 
@@ -154,6 +164,7 @@ def test_fast_equals_naive_on_real_text():
 
 # -- encoding one chunk ----------------------------------------------------------------------
 
+
 @settings(max_examples=200, deadline=None)
 @given(train_text=texts, text=texts)
 def test_rank_driven_encoding_equals_replaying_merges(train_text, text):
@@ -175,4 +186,7 @@ def test_patterns_resolve_names_and_split_specials():
     # Longest special first when one is a prefix of another.
     pieces = patterns.split_on_special("x<|end|><|endoftext|>y", ["<|end|>", "<|endoftext|>"])
     assert pieces == ["x", "<|end|>", "<|endoftext|>", "y"]
-    assert patterns.split_on_special("a<|endoftext|>", ["<|end", "<|endoftext|>"]) == ["a", "<|endoftext|>"]
+    assert patterns.split_on_special("a<|endoftext|>", ["<|end", "<|endoftext|>"]) == [
+        "a",
+        "<|endoftext|>",
+    ]

@@ -11,7 +11,6 @@ import subprocess
 import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pooch
 import pytest
@@ -21,12 +20,20 @@ from lib import data
 CONTENT = b"one\r\ntwo\n"  # a Windows line ending that must survive reading
 URL = "https://example.invalid/fake/crlf.txt"
 FAKE_MANIFEST = {
-    "datasets": [{"path": "fake/crlf.txt", "url": URL, "bytes": len(CONTENT),
-                  "sha256": hashlib.sha256(CONTENT).hexdigest(), "license": "test"}],
+    "datasets": [
+        {
+            "path": "fake/crlf.txt",
+            "url": URL,
+            "bytes": len(CONTENT),
+            "sha256": hashlib.sha256(CONTENT).hexdigest(),
+            "license": "test",
+        }
+    ],
     "tiktoken": [],
 }
-needs_mirror = pytest.mark.skipif(not os.environ.get(data.MIRROR_VAR),
-                                  reason=f"{data.MIRROR_VAR} is not set")
+needs_mirror = pytest.mark.skipif(
+    not os.environ.get(data.MIRROR_VAR), reason=f"{data.MIRROR_VAR} is not set"
+)
 
 
 def no_network(*args, **kwargs):
@@ -156,8 +163,15 @@ def test_tiktoken_files_go_to_the_users_folder_per_encoding(tmp_path, monkeypatc
 def test_all_tiktoken_encodings_load_offline(tmp_path):
     """A fresh interpreter (tiktoken keeps loaded encodings in memory) with the network cut."""
     env = {k: v for k, v in os.environ.items() if k != "TIKTOKEN_CACHE_DIR"}
-    env.update({data.CACHE_VAR: str(tmp_path), "HTTPS_PROXY": "http://127.0.0.1:9",
-                "HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "", "no_proxy": ""})
+    env.update(
+        {
+            data.CACHE_VAR: str(tmp_path),
+            "HTTPS_PROXY": "http://127.0.0.1:9",
+            "HTTP_PROXY": "http://127.0.0.1:9",
+            "NO_PROXY": "",
+            "no_proxy": "",
+        }
+    )
     script = (
         "import os, tiktoken; from lib import data\n"
         "for n in ('gpt2', 'r50k_base', 'p50k_base', 'cl100k_base', 'o200k_base'):\n"
@@ -165,8 +179,14 @@ def test_all_tiktoken_encodings_load_offline(tmp_path):
         "    assert tiktoken.get_encoding(n).decode(ids) == 'hello world' and len(ids) == 2, n\n"
         "print(os.environ['TIKTOKEN_CACHE_DIR'])\n"
     )
-    run = subprocess.run([sys.executable, "-c", script], cwd=data.REPO_ROOT, env=env,
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=data.REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == str(tmp_path / "tiktoken")
     assert len(list((tmp_path / "tiktoken").iterdir())) == 6

@@ -22,7 +22,8 @@ def raw_tok():
 
 
 any_text = st.text(st.characters(codec="utf-8"), max_size=200) | st.text(
-    st.sampled_from(list(" \n\r\t aé'sDOG123नमस्ते👋🏽‍")), max_size=60)
+    st.sampled_from(list(" \n\r\t aé'sDOG123नमस्ते👋🏽‍")), max_size=60
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -38,7 +39,9 @@ def test_decode_encode_round_trip(tok, raw_tok, text):
 def test_to_tiktoken_encodes_like_encode(tok, raw_tok, text):
     for t, enc in ((tok, tok_tiktoken(tok)), (raw_tok, tok_tiktoken(raw_tok))):
         assert enc.encode(text) == t.encode(text)
-        assert enc.encode(text + EOT, allowed_special="all") == t.encode(text + EOT, allowed_special="all")
+        assert enc.encode(text + EOT, allowed_special="all") == t.encode(
+            text + EOT, allowed_special="all"
+        )
 
 
 _exported = {}
@@ -101,11 +104,16 @@ def test_non_str_text_is_a_type_error(tok, bad):
 
 def test_lone_surrogates_become_replacement_characters(tok):
     assert tok.decode(tok.encode("a\ud800b")) == "a\ufffdb"
-    assert tok.decode(tok.encode("\ud83d\ude00")) == "😀"  # a valid pair is joined, as tiktoken does
+    assert (
+        tok.decode(tok.encode("\ud83d\ude00")) == "😀"
+    )  # a valid pair is joined, as tiktoken does
 
 
 @settings(max_examples=300, deadline=None)
-@given(token=st.binary(max_size=12) | st.text(max_size=8).map(lambda s: s.encode("utf-8", "surrogatepass")))
+@given(
+    token=st.binary(max_size=12)
+    | st.text(max_size=8).map(lambda s: s.encode("utf-8", "surrogatepass"))
+)
 def test_escape_round_trips_and_has_no_spaces(token):
     assert unescape(escape(token)) == token
     assert " " not in escape(token) and "\n" not in escape(token)
@@ -113,9 +121,15 @@ def test_escape_round_trips_and_has_no_spaces(token):
 
 # -- files -----------------------------------------------------------------------------------
 
+
 def assert_same(a: Tokenizer, b: Tokenizer):
     assert (a.vocab, a.merges, a.pattern, a.special_tokens, a.name) == (
-        b.vocab, b.merges, b.pattern, b.special_tokens, b.name)
+        b.vocab,
+        b.merges,
+        b.pattern,
+        b.special_tokens,
+        b.name,
+    )
 
 
 def test_save_load_round_trip(tok, raw_tok, tmp_path):
@@ -134,7 +148,8 @@ def test_save_load_a_tiktoken_encoding(tmp_path):
     assert_same(loaded, gpt2)
     sample = "Hello, world! Ünïcödé and <|endoftext|>"
     assert loaded.encode(sample, allowed_special="all") == data.tiktoken_encoding("gpt2").encode(
-        sample, allowed_special="all")
+        sample, allowed_special="all"
+    )
 
 
 @pytest.mark.parametrize(
@@ -144,10 +159,16 @@ def test_save_load_a_tiktoken_encoding(tmp_path):
         (lambda lines: ["hello", *lines[1:]], r"line 1: not a tokenizer file"),
         (lambda lines: [], r"line 1: not a tokenizer file"),
         (lambda lines: lines[:-3], r"line \d+: the file ends where a merge should be"),
-        (lambda lines: lines[:2] + ["pattern {nope"] + lines[3:], r"line 3: expected a JSON string"),
+        (
+            lambda lines: lines[:2] + ["pattern {nope"] + lines[3:],
+            r"line 3: expected a JSON string",
+        ),
         (lambda lines: lines[:-1] + ["999 a"], r"line \d+: expected an id and two tokens"),
         (lambda lines: lines[:-1] + ["999 \\q b"], r"line \d+: expected an id and two tokens"),
-        (lambda lines: lines[:-1] + ["999 zzzzzz b"], r"line \d+: merge 999 joins tokens that do not"),
+        (
+            lambda lines: lines[:-1] + ["999 zzzzzz b"],
+            r"line \d+: merge 999 joins tokens that do not",
+        ),
         (lambda lines: lines + ["extra"], r"line \d+: unexpected text after the last merge"),
     ],
 )

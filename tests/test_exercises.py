@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from lib.exercises import Case, Exercise, all_exercises, for_lesson
-from lib.exercises.core import STATUSES
+from lib.exercises.core import STATUSES, Raises
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -54,6 +54,21 @@ def test_grade_gives_partial_credit_per_case(source, status, score):
     assert (result.name, result.lesson, result.max_score) == ("square", 0, 2)
     assert (result.status, result.score) == (status, score)
     assert result.status in STATUSES
+
+
+def test_a_case_can_expect_an_exception():
+    def root_cases() -> list[Case]:
+        return [Case(args=(4,), expected=2.0), Case(args=(-1,), expected=Raises(ValueError))]
+
+    exercise = make_square(name="root", target="root", cases=root_cases)
+    right = "def root(x):\n    if x < 0:\n        raise ValueError(x)\n    return x ** 0.5"
+    assert exercise.grade(run(right)).status == "passed"
+    wrong_error = right.replace("ValueError", "TypeError")
+    result = exercise.grade(run(wrong_error))
+    assert (result.status, result.score) == ("partial", 1)
+    assert "TypeError" in result.reason
+    never_raises = "def root(x):\n    return abs(x) ** 0.5"
+    assert "expected: raises ValueError" in exercise.grade(run(never_raises)).reason
 
 
 def test_check_messages(capsys):

@@ -37,6 +37,16 @@ class Case:
 
 
 @dataclass(frozen=True)
+class Raises:
+    """The expected answer of a case whose call must raise `error`: `Case(expected=Raises(...))`."""
+
+    error: type[BaseException]
+
+    def __repr__(self) -> str:
+        return f"raises {self.error.__name__}"
+
+
+@dataclass(frozen=True)
 class Result:
     """How one exercise went. `status` is one of STATUSES; `reason` says why, in words."""
 
@@ -185,7 +195,12 @@ class Exercise:
             args, kwargs = copy.deepcopy((case.args, case.kwargs))
         except Exception:
             args, kwargs = case.args, case.kwargs
-        return target(*args, **kwargs)
+        try:
+            return target(*args, **kwargs)
+        except Exception as error:
+            if isinstance(case.expected, Raises) and isinstance(error, case.expected.error):
+                return case.expected  # raising the right exception is the right answer
+            raise
 
     def _describe(self, target: Any, case: Case, outcome: str) -> str:
         if not callable(target):

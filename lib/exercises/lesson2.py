@@ -8,12 +8,10 @@ scripts, with characters of every UTF-8 length.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from lib.char_tokenizer import CharTokenizer
-from lib.exercises.core import Case, Exercise, Result
+from lib.exercises.core import Case, Exercise, Raises
 
 _TEXTS = [
     "banana",
@@ -26,35 +24,6 @@ _TEXTS = [
     "aAbB 12\n\t?",
     "",
 ]
-
-
-@dataclass(frozen=True)
-class Raises:
-    """The expected outcome "raises this exception" (and what the learner's call gave instead)."""
-
-    error: type[BaseException]
-
-    def __repr__(self) -> str:
-        return f"raises {self.error.__name__}"
-
-
-def _catching_value_error(function: Callable[..., Any]) -> Callable[..., Any]:
-    def call(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return function(*args, **kwargs)
-        except ValueError:
-            return Raises(ValueError)
-
-    return call
-
-
-class _MayRaiseValueError(Exercise):
-    """An exercise some of whose cases expect a ValueError (`expected=Raises(ValueError)`)."""
-
-    def grade(self, namespace: dict[str, Any], time_limit: float | None = None) -> Result:
-        if callable(namespace.get(self.target)):
-            namespace = {**namespace, self.target: _catching_value_error(namespace[self.target])}
-        return super().grade(namespace, time_limit)
 
 
 def _build_vocab_cases() -> list[Case]:
@@ -114,7 +83,7 @@ def build_vocab(text: str) -> dict[str, int]:
 ''',
 )
 
-encode_chars = _MayRaiseValueError(
+encode_chars = Exercise(
     name="encode_chars",
     lesson=2,
     points=2,

@@ -113,25 +113,3 @@ def sentences_that_fit(sentence_tokens: Iterable[int], context_length: int) -> i
         used += n
         fitted += 1
     return fitted
-
-
-def _cell(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.2f}"
-    return f"{value:,}" if isinstance(value, int) else str(value)
-
-
-def format_table(rows: Iterable[Iterable[object]], header: Iterable[str]) -> str:
-    """A plain-text table to print: the first column left-aligned, the others right-aligned,
-    integers with thousands separators and floats with 2 decimals."""
-    cells = [list(header)] + [[_cell(value) for value in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
-    lines = [
-        "  ".join(
-            c.rjust(w) if i else c.ljust(w)
-            for i, (c, w) in enumerate(zip(row, widths, strict=True))
-        )
-        for row in cells
-    ]
-    lines.insert(1, "-" * len(lines[0]))
-    return "\n".join(lines)

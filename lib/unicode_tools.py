@@ -97,19 +97,6 @@ def encoding_table(chars: str | list[str]) -> list[dict[str, str | int]]:
     ]
 
 
-def text_table(rows: list[dict[str, object]]) -> str:
-    """Format rows (dicts with the same keys) as an aligned plain-text table.
-
-    Put any column holding emoji or CJK text last: those glyphs are wider than one monospace cell,
-    so they would push the columns after them out of line.
-    """
-    headers = list(rows[0])
-    widths = {h: max(len(h), *(len(str(row[h])) for row in rows)) for h in headers}
-    lines = ["  ".join(h.ljust(widths[h]) for h in headers).rstrip()]
-    lines += ["  ".join(str(row[h]).ljust(widths[h]) for h in headers).rstrip() for row in rows]
-    return "\n".join(lines)
-
-
 def code_space_summary(db: ModuleType = unicodedata) -> dict[str, int]:
     """Count what the code space 0..0x10FFFF holds, according to a Unicode database.
 

@@ -112,6 +112,39 @@ def show_tokens(text: str, tokenizer: Any, show_ids: bool = False) -> TokenView:
     return TokenView(text, ids, [token_bytes(tokenizer, i) for i in ids], show_ids)
 
 
+def text_table(rows: Sequence[Any], header: Sequence[str] | None = None) -> str:
+    """An aligned plain-text table to print. `rows` are dicts (their keys are the header) or
+    sequences with a `header`. Integers get thousands separators, floats two decimals; numbers
+    are right-aligned, everything else left-aligned.
+
+    Put any column holding emoji or CJK text last: those glyphs are wider than one monospace cell,
+    so they would push the columns after them out of line.
+    """
+    if header is None:
+        header = list(rows[0])
+        rows = [[row[h] for h in header] for row in rows]
+    cells = [[_cell_text(value) for value in row] for row in rows]
+    numeric = [all(_is_number(row[i]) for row in rows) for i in range(len(header))]
+    widths = [max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(header)]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+
+    lines = [line(list(header)), "-" * len(line(list(header)))]
+    return "\n".join(lines + [line(row) for row in cells])
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return f"{value:,}" if _is_number(value) else str(value)
+
+
 def _figure(traces: list[Any], title: str, x_label: str, y_label: str, log_x: bool = False,
             log_y: bool = False, legend_title: str = "") -> go.Figure:
     for what, value in (("title", title), ("x_label", x_label), ("y_label", y_label)):

@@ -72,14 +72,3 @@ def test_premiums_are_sorted_cheapest_first():
 ])
 def test_sentences_that_fit_stops_at_the_first_that_does_not(tokens, context, fitted):
     assert fairness.sentences_that_fit(tokens, context) == fitted
-
-
-def test_format_table_aligns_columns():
-    table = fairness.format_table([["English", 52835, 1.0], ["Burmese", 618268, 11.7019]],
-                                  ["language", "tokens", "premium"])
-    assert table.splitlines() == [
-        "language   tokens  premium",
-        "--------------------------",
-        "English    52,835     1.00",
-        "Burmese   618,268    11.70",
-    ]

@@ -50,11 +50,6 @@ def test_encoding_table_counts_bytes_without_byte_order_mark():
     assert rows[0]["character"] == "h  LATIN SMALL LETTER H"
 
 
-def test_text_table_aligns_columns():
-    text = ut.text_table([{"a": 1, "long name": "x"}, {"a": 100, "long name": "yy"}])
-    assert text.splitlines() == ["a    long name", "1    x", "100  yy"]
-
-
 def test_code_space_summary_adds_up():
     summary = ut.code_space_summary()
     assert summary["code points"] == 0x110000

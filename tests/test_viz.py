@@ -103,3 +103,17 @@ def test_charts_refuse_missing_labels_and_mismatched_lengths():
         viz.line_chart([1], {"s": [1]}, "t", "x", " ")
     with pytest.raises(ValueError, match="2 values for 1"):
         viz.grouped_bar_chart(["a"], {"s": [1, 2]}, "t", "x", "y")
+
+
+def test_text_table_from_lists_or_dicts():
+    table = viz.text_table([["English", 52835, 1.0], ["Burmese", 618268, 11.7019]],
+                           ["language", "tokens", "premium"])
+    assert table.splitlines() == [
+        "language   tokens  premium",
+        "--------------------------",
+        "English    52,835     1.00",
+        "Burmese   618,268    11.70",
+    ]
+    rows = [{"a": 1, "long name": "x"}, {"a": 100, "long name": "yy"}]
+    expected = ["  a  long name", "-" * 14, "  1  x", "100  yy"]
+    assert viz.text_table(rows).splitlines() == expected

@@ -23,34 +23,61 @@ __all__ = ["Limits", "grade_submissions", "main"]
 
 def main(argv: list[str] | None = None) -> int:
     """The command line; returns the exit status (1 when no notebook was found)."""
-    parser = argparse.ArgumentParser(prog="python -m lib.grade",
-                                     description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m lib.grade", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("submissions", nargs="+", help="notebooks, or folders of them")
-    parser.add_argument("--out", required=True, type=Path,
-                        help="folder for grades.csv, totals.csv, feedback/ and answers.md "
-                             "(created if missing; grading into it again resumes)")
-    parser.add_argument("--cell-timeout", type=float, default=Limits.cell, metavar="SECONDS",
-                        help="limit for any one cell, and for grading any one exercise "
-                             "(default: %(default)g)")
-    parser.add_argument("--notebook-timeout", type=float, default=Limits.notebook,
-                        metavar="SECONDS", help="limit for running all of one notebook's cells "
-                                                "(default: %(default)g)")
-    parser.add_argument("--jobs", type=int, default=None,
-                        help="notebooks graded at the same time (default: CPU cores, at most 4)")
-    parser.add_argument("--force", action="store_true",
-                        help="grade again what an earlier run into --out already graded")
+    parser.add_argument(
+        "--out",
+        required=True,
+        type=Path,
+        help="folder for grades.csv, totals.csv, feedback/ and answers.md "
+        "(created if missing; grading into it again resumes)",
+    )
+    parser.add_argument(
+        "--cell-timeout",
+        type=float,
+        default=Limits.cell,
+        metavar="SECONDS",
+        help="limit for any one cell, and for grading any one exercise (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--notebook-timeout",
+        type=float,
+        default=Limits.notebook,
+        metavar="SECONDS",
+        help="limit for running all of one notebook's cells (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="notebooks graded at the same time (default: CPU cores, at most 4)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="grade again what an earlier run into --out already graded",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     started = time.monotonic()
     try:
         records = grade_submissions(
-            args.submissions, args.out, limits=Limits(args.cell_timeout, args.notebook_timeout),
-            jobs=args.jobs, force=args.force, progress=not args.no_progress)
+            args.submissions,
+            args.out,
+            limits=Limits(args.cell_timeout, args.notebook_timeout),
+            jobs=args.jobs,
+            force=args.force,
+            progress=not args.no_progress,
+        )
     except FileNotFoundError as error:
         parser.error(str(error))
     except KeyboardInterrupt:
-        print(f"\nInterrupted. What was graded is kept in {args.out}: run the same command again "
-              "to grade the rest.")
+        print(
+            f"\nInterrupted. What was graded is kept in {args.out}: run the same command again "
+            "to grade the rest."
+        )
         return 130
     if not records:
         print("No notebooks (.ipynb) found in", *args.submissions)

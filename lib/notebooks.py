@@ -37,8 +37,10 @@ SETUP_CELL = f"""\
 import importlib.util, os, pathlib, re, subprocess, sys
 
 if "google.colab" in sys.modules:  # on Colab: fetch the course and install what Colab lacks
-    url = os.environ.get("COURSE_REPO_URL",  # tests point this at a local copy
-                         "{REPO_URL}")
+    url = os.environ.get(
+        "COURSE_REPO_URL",  # tests point this at a local copy
+        "{REPO_URL}",
+    )
     root = pathlib.Path(os.environ.get("COURSE_DIR", "/content/tokenization-course"))
     if not (root / "lib").is_dir():
         print("Downloading the course into", root)
@@ -70,8 +72,9 @@ class _ThisPython(KernelSpecManager):
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
         import ipykernel.kernelspec
 
-        return KernelSpec(resource_dir=ipykernel.kernelspec.RESOURCES,
-                          **ipykernel.kernelspec.get_kernel_dict())
+        return KernelSpec(
+            resource_dir=ipykernel.kernelspec.RESOURCES, **ipykernel.kernelspec.get_kernel_dict()
+        )
 
 
 def notebook_paths(paths: list[str] | None = None) -> list[Path]:
@@ -93,8 +96,14 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = CELL_TIMEOUT) -
     return the run time in seconds. Raises nbclient's CellExecutionError if a cell fails (unless
     the cell is tagged `raises-exception`)."""
     kernel = KernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
-    client = NotebookClient(nb, km=kernel, timeout=timeout, record_timing=False,
-                            store_widget_state=False, coalesce_streams=True)
+    client = NotebookClient(
+        nb,
+        km=kernel,
+        timeout=timeout,
+        record_timing=False,
+        store_widget_state=False,
+        coalesce_streams=True,
+    )
     env = {**os.environ, "PYTHONHASHSEED": "0"}  # set iteration order of str must not vary
     start = time.perf_counter()
     try:
@@ -146,8 +155,11 @@ def regenerate(path: Path) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m lib.notebooks", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m lib.notebooks",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("command", choices=["regenerate", "check"])
     parser.add_argument("notebooks", nargs="*", help="default: notebooks/*.ipynb")
     args = parser.parse_args(argv)

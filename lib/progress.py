@@ -32,8 +32,12 @@ def someone_is_watching() -> bool:
     return bool(getattr(kernel, "_allow_stdin", True))
 
 
-def progress(iterable: Iterable[T] | None = None, total: int | None = None, desc: str = "",
-             enabled: bool = True) -> tqdm:
+def progress(
+    iterable: Iterable[T] | None = None,
+    total: int | None = None,
+    desc: str = "",
+    enabled: bool = True,
+) -> tqdm:
     """Wrap `iterable` in a tqdm progress bar: `for merge in progress(range(n), desc="merges")`.
 
     Without an iterable, update it by hand: `bar = progress(total=n)`, `bar.update(1)`,

@@ -59,8 +59,9 @@ class TokenView:
     def summary(self) -> str:
         n, n_bytes = len(self.ids), len(self.text.encode("utf-8"))
         per_token = f" · {n_bytes / n:.2f} bytes per token" if n else ""
-        return (f"{n} token{'s' * (n != 1)} · {len(self.text)} characters · "
-                f"{n_bytes} bytes{per_token}")
+        return (
+            f"{n} token{'s' * (n != 1)} · {len(self.text)} characters · {n_bytes} bytes{per_token}"
+        )
 
     def __repr__(self) -> str:
         # One "│" between tokens; a new line after each token that ends a line of the text.
@@ -73,21 +74,26 @@ class TokenView:
         for i, (token_id, piece) in enumerate(zip(self.ids, self.pieces, strict=True)):
             label = html.escape(readable(piece))
             if self.show_ids:  # the id in small print under the token
-                label = (f'<span style="display:inline-block;text-align:center">{label}<br>'
-                         f'<small style="color:#555">{token_id}</small></span>')
+                label = (
+                    f'<span style="display:inline-block;text-align:center">{label}<br>'
+                    f'<small style="color:#555">{token_id}</small></span>'
+                )
             tip = html.escape(f"id {token_id} · {piece!r}")
             colour = PALETTE[i % len(PALETTE)]
-            spans.append(f'<span title="{tip}" style="background:{colour};border-radius:3px;'
-                         f'padding:1px 0;margin-right:1px">{label}</span>'
-                         + "\n" * piece.endswith(b"\n"))
+            spans.append(
+                f'<span title="{tip}" style="background:{colour};border-radius:3px;'
+                f'padding:1px 0;margin-right:1px">{label}</span>' + "\n" * piece.endswith(b"\n")
+            )
         ids = ", ".join(map(str, self.ids))
-        return ('<div style="font-family:ui-monospace,Menlo,Consolas,monospace;line-height:1.9">'
-                f'<div style="font-family:sans-serif;font-size:90%"><b>{self.summary()}</b> '
-                '(hover over a token to see its id)</div>'
-                '<div style="white-space:pre-wrap;word-break:break-all;color:#111">'
-                f'{"".join(spans)}</div>'
-                f'<details><summary style="font-family:sans-serif;font-size:90%">token ids'
-                f'</summary><code>[{ids}]</code></details></div>')
+        return (
+            '<div style="font-family:ui-monospace,Menlo,Consolas,monospace;line-height:1.9">'
+            f'<div style="font-family:sans-serif;font-size:90%"><b>{self.summary()}</b> '
+            "(hover over a token to see its id)</div>"
+            '<div style="white-space:pre-wrap;word-break:break-all;color:#111">'
+            f"{''.join(spans)}</div>"
+            f'<details><summary style="font-family:sans-serif;font-size:90%">token ids'
+            f"</summary><code>[{ids}]</code></details></div>"
+        )
 
 
 def token_bytes(tokenizer: Any, token_id: int) -> bytes:
@@ -128,8 +134,10 @@ def text_table(rows: Sequence[Any], header: Sequence[str] | None = None) -> str:
     widths = [max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(header)]
 
     def line(values: Sequence[str]) -> str:
-        return "  ".join(v.rjust(w) if num else v.ljust(w)
-                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+        return "  ".join(
+            v.rjust(w) if num else v.ljust(w)
+            for v, w, num in zip(values, widths, numeric, strict=True)
+        ).rstrip()
 
     lines = [line(list(header)), "-" * len(line(list(header)))]
     return "\n".join(lines + [line(row) for row in cells])
@@ -145,14 +153,27 @@ def _cell_text(value: Any) -> str:
     return f"{value:,}" if _is_number(value) else str(value)
 
 
-def _figure(traces: list[Any], title: str, x_label: str, y_label: str, log_x: bool = False,
-            log_y: bool = False, legend_title: str = "") -> go.Figure:
+def _figure(
+    traces: list[Any],
+    title: str,
+    x_label: str,
+    y_label: str,
+    log_x: bool = False,
+    log_y: bool = False,
+    legend_title: str = "",
+) -> go.Figure:
     for what, value in (("title", title), ("x_label", x_label), ("y_label", y_label)):
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"a chart needs a {what} (axis labels should name the unit)")
     figure = go.Figure(traces)
-    figure.update_layout(template="plotly_white", title=title, height=440, font_size=13,
-                         margin=dict(l=70, r=30, t=70, b=70), legend_title_text=legend_title)
+    figure.update_layout(
+        template="plotly_white",
+        title=title,
+        height=440,
+        font_size=13,
+        margin=dict(l=70, r=30, t=70, b=70),
+        legend_title_text=legend_title,
+    )
     figure.update_xaxes(title_text=x_label, type="log" if log_x else None)
     figure.update_yaxes(title_text=y_label, type="log" if log_y else None)
     return figure
@@ -164,31 +185,56 @@ def _check_lengths(xs: Sequence[Any], series: dict[str, Sequence[float]]) -> Non
             raise ValueError(f"series {name!r} has {len(values)} values for {len(xs)} x positions")
 
 
-def bar_chart(labels: Sequence[Any], values: Sequence[float], title: str, x_label: str,
-              y_label: str, *, log_y: bool = False) -> go.Figure:
+def bar_chart(
+    labels: Sequence[Any],
+    values: Sequence[float],
+    title: str,
+    x_label: str,
+    y_label: str,
+    *,
+    log_y: bool = False,
+) -> go.Figure:
     """One bar per label, e.g. the frequency of the 30 most common tokens."""
     _check_lengths(labels, {"values": values})
     return _figure([go.Bar(x=list(labels), y=list(values))], title, x_label, y_label, log_y=log_y)
 
 
-def grouped_bar_chart(categories: Sequence[Any], series: dict[str, Sequence[float]], title: str,
-                      x_label: str, y_label: str, *, log_y: bool = False,
-                      legend_title: str = "") -> go.Figure:
+def grouped_bar_chart(
+    categories: Sequence[Any],
+    series: dict[str, Sequence[float]],
+    title: str,
+    x_label: str,
+    y_label: str,
+    *,
+    log_y: bool = False,
+    legend_title: str = "",
+) -> go.Figure:
     """Bars side by side per category, one colour per series, e.g. tokens per language for
     several tokenizers: `grouped_bar_chart(languages, {"GPT-2": [...], "GPT-4": [...]}, ...)`."""
     _check_lengths(categories, series)
-    bars = [go.Bar(name=name, x=list(categories), y=list(values))
-            for name, values in series.items()]
+    bars = [
+        go.Bar(name=name, x=list(categories), y=list(values)) for name, values in series.items()
+    ]
     figure = _figure(bars, title, x_label, y_label, log_y=log_y, legend_title=legend_title)
     return figure.update_layout(barmode="group")
 
 
-def line_chart(xs: Sequence[float], series: dict[str, Sequence[float]], title: str, x_label: str,
-               y_label: str, *, log_x: bool = False, log_y: bool = False,
-               legend_title: str = "") -> go.Figure:
+def line_chart(
+    xs: Sequence[float],
+    series: dict[str, Sequence[float]],
+    title: str,
+    x_label: str,
+    y_label: str,
+    *,
+    log_x: bool = False,
+    log_y: bool = False,
+    legend_title: str = "",
+) -> go.Figure:
     """One line per series over the same x values, e.g. compression against number of merges
     for English and for Hindi."""
     _check_lengths(xs, series)
-    lines = [go.Scatter(name=name, x=list(xs), y=list(values), mode="lines+markers")
-             for name, values in series.items()]
+    lines = [
+        go.Scatter(name=name, x=list(xs), y=list(values), mode="lines+markers")
+        for name, values in series.items()
+    ]
     return _figure(lines, title, x_label, y_label, log_x, log_y, legend_title)

@@ -44,8 +44,12 @@ TRAIN = [
 ]
 # Encoding against tiktoken: (title, job, caches to report, target).
 ENCODE = [
-    ("encode shakespeare, cl100k", "encode:shakespeare:cl100k_base", ["cold", "warm"],
-     ("ratio", 3)),
+    (
+        "encode shakespeare, cl100k",
+        "encode:shakespeare:cl100k_base",
+        ["cold", "warm"],
+        ("ratio", 3),
+    ),
     ("encode FLORES x32, cl100k", "encode:flores:cl100k_base", ["cold", "warm"], ("ratio", 3)),
     ("encode shakespeare, o200k", "encode:shakespeare:o200k_base", ["cold"], None),
     ("encode FLORES x32, o200k", "encode:flores:o200k_base", ["cold"], None),
@@ -54,7 +58,9 @@ ENCODE = [
 ]
 ROWS = [(title, job, "", ref, target) for title, job, ref, target in TRAIN] + [
     (f"{title}, {cache} cache", job, cache, "tiktoken", target)
-    for title, job, caches, target in ENCODE for cache in caches]
+    for title, job, caches, target in ENCODE
+    for cache in caches
+]
 REFERENCES = {"naive": "naive", "hf1": "HF 1 thr", "hf": "HF", "tiktoken": "tiktoken"}
 
 
@@ -95,14 +101,22 @@ def hf_train(text: str, vocab_size: int) -> int:
     from tokenizers import Tokenizer as HFTokenizer
 
     tok = HFTokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(patterns.GPT4_PATTERN), behavior="isolated"),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-    ])
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=0, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Split(Regex(patterns.GPT4_PATTERN), behavior="isolated"),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        min_frequency=0,
+        show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+    )
     lines = text.splitlines(keepends=True)  # batches of whole lines: work its threads can share
-    tok.train_from_iterator(["".join(lines[i:i + 200]) for i in range(0, len(lines), 200)], trainer)
+    tok.train_from_iterator(
+        ["".join(lines[i : i + 200]) for i in range(0, len(lines), 200)], trainer
+    )
     return tok.get_vocab_size()
 
 
@@ -218,12 +232,16 @@ def main() -> None:
     import tiktoken
     import tokenizers
 
-    print(f"{platform.platform()}, Python {platform.python_version()}, {os.cpu_count()} cores, "
-          f"load {os.getloadavg()[0]:.1f}; tiktoken {tiktoken.__version__}, tokenizers "
-          f"{tokenizers.__version__}; median of {args.rounds} rounds ({min(3, args.rounds)} "
-          f"when the reference is slow)\n")
-    head = (f"{'job':46} {'ours s':>7} {'ref':>8} {'ref s':>7} {'ours/ref':>8} {'MB ours/ref':>11}"
-            "  target")
+    print(
+        f"{platform.platform()}, Python {platform.python_version()}, {os.cpu_count()} cores, "
+        f"load {os.getloadavg()[0]:.1f}; tiktoken {tiktoken.__version__}, tokenizers "
+        f"{tokenizers.__version__}; median of {args.rounds} rounds ({min(3, args.rounds)} "
+        f"when the reference is slow)\n"
+    )
+    head = (
+        f"{'job':46} {'ours s':>7} {'ref':>8} {'ref s':>7} {'ours/ref':>8} {'MB ours/ref':>11}"
+        "  target"
+    )
     print(head + "\n" + "-" * len(head))
     timed: dict[tuple[str, str], dict] = {}
     memory: dict[tuple[str, str], float] = {}
@@ -249,9 +267,11 @@ def main() -> None:
             failed.append(title)
         notes = "; ".join(dict.fromkeys(c["note"] for c in checks))
         mb = f"{memory[job, ours]:.0f}/{memory[job, ref]:.0f}"
-        print(f"{title:46} {t_ours:7.3f} {REFERENCES[ref]:>8} {t_ref:7.3f} {t_ours / t_ref:8.2f} "
-              f"{mb:>11}  {verdict(target, t_ours, t_ref)}  [{'ok' if ok else 'FAILED'}: {notes}]",
-              flush=True)
+        print(
+            f"{title:46} {t_ours:7.3f} {REFERENCES[ref]:>8} {t_ref:7.3f} {t_ours / t_ref:8.2f} "
+            f"{mb:>11}  {verdict(target, t_ours, t_ref)}  [{'ok' if ok else 'FAILED'}: {notes}]",
+            flush=True,
+        )
     print(f"\nload average at the end: {os.getloadavg()[0]:.1f}")
     if failed:
         sys.exit(f"correctness check failed for: {', '.join(failed)}")

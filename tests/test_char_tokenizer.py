@@ -1,4 +1,5 @@
 """Unit tests of lib.char_tokenizer.CharTokenizer (lesson 2)."""
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st

@@ -22,8 +22,15 @@ def square_cases() -> list[Case]:
 
 
 def make_square(**changes) -> Exercise:
-    settings = dict(name="square", lesson=0, points=2, target="square", cases=square_cases,
-                    hint="Multiply n by itself.", solution="def square(n):\n    return n * n\n")
+    settings = dict(
+        name="square",
+        lesson=0,
+        points=2,
+        target="square",
+        cases=square_cases,
+        hint="Multiply n by itself.",
+        solution="def square(n):\n    return n * n\n",
+    )
     return Exercise(**{**settings, **changes})
 
 
@@ -39,16 +46,19 @@ def run(source: str) -> dict:
 STUB = "def square(n):\n    # your code here\n    raise NotImplementedError\n"
 
 
-@pytest.mark.parametrize("source, status, score", [
-    ("", "missing", 0),
-    (STUB, "not attempted", 0),
-    ("def square(n):\n    return n * n", "passed", 2),
-    ("def square(n):\n    return n * 2", "partial", 1),  # right for 0 and 2 only
-    ("def square(n):\n    return -1", "failed", 0),
-    ("def square(n):\n    return 1 / 0", "error", 0),
-    ("def square(n):\n    raise SystemExit", "error", 0),
-    ("def square(n):\n    return n * n if n < 3 else {}[n]", "partial", 1.5),
-])
+@pytest.mark.parametrize(
+    "source, status, score",
+    [
+        ("", "missing", 0),
+        (STUB, "not attempted", 0),
+        ("def square(n):\n    return n * n", "passed", 2),
+        ("def square(n):\n    return n * 2", "partial", 1),  # right for 0 and 2 only
+        ("def square(n):\n    return -1", "failed", 0),
+        ("def square(n):\n    return 1 / 0", "error", 0),
+        ("def square(n):\n    raise SystemExit", "error", 0),
+        ("def square(n):\n    return n * n if n < 3 else {}[n]", "partial", 1.5),
+    ],
+)
 def test_grade_gives_partial_credit_per_case(source, status, score):
     result = make_square().grade(run(source))
     assert (result.name, result.lesson, result.max_score) == ("square", 0, 2)
@@ -79,11 +89,13 @@ def test_check_messages(capsys):
         "def square(n):\n    return n * n": "✅ all 4 cases passed (2/2 points)\n",
         "def square(n):\n    return n + n": (
             "❌ 2 of 4 cases failed (1/2 points). The first one:\n"
-            "   input:    square(1)\n   expected: 1\n   got:      2\n"),
+            "   input:    square(1)\n   expected: 1\n   got:      2\n"
+        ),
         "def square(n):\n    return n[0]": (
             "❌ 4 of 4 cases failed (0/2 points). The first one:\n"
             "   input:    square(0)\n"
-            "   raised:   TypeError: 'int' object is not subscriptable\n"),
+            "   raised:   TypeError: 'int' object is not subscriptable\n"
+        ),
     }
     for source, message in expected_output.items():
         exercise.check(run(source))
@@ -163,6 +175,7 @@ def test_hint_and_solution_are_printed(capsys):
 
 
 # ---- every lesson: its exercises, its notebook's stub and check cells ----
+
 
 def notebook_of(lesson: int) -> nbformat.NotebookNode | None:
     for path in NOTEBOOKS:

@@ -46,8 +46,10 @@ def test_our_encoder_reproduces_the_published_counts(name, texts):
 def test_token_counts_counts_anything_with_a_length():
     texts = {"eng_Latn": "hi", "hin_Deva": "नमस्ते"}
     counts = fairness.token_counts({"bytes": str.encode, "characters": list}, texts)
-    assert counts == {"bytes": {"eng_Latn": 2, "hin_Deva": 18},
-                      "characters": {"eng_Latn": 2, "hin_Deva": 6}}
+    assert counts == {
+        "bytes": {"eng_Latn": 2, "hin_Deva": 18},
+        "characters": {"eng_Latn": 2, "hin_Deva": 6},
+    }
 
 
 def test_premium_divides_by_the_reference():
@@ -66,9 +68,16 @@ def test_premiums_are_sorted_cheapest_first():
     assert math.isclose(result["deu_Latn"], 1.25)
 
 
-@pytest.mark.parametrize("tokens, context, fitted", [
-    ([10, 20, 30], 100, 3), ([10, 20, 30], 60, 3), ([10, 20, 30], 59, 2),
-    ([50], 40, 0), ([], 10, 0), ([30, 100, 5], 40, 1),
-])
+@pytest.mark.parametrize(
+    "tokens, context, fitted",
+    [
+        ([10, 20, 30], 100, 3),
+        ([10, 20, 30], 60, 3),
+        ([10, 20, 30], 59, 2),
+        ([50], 40, 0),
+        ([], 10, 0),
+        ([30, 100, 5], 40, 1),
+    ],
+)
 def test_sentences_that_fit_stops_at_the_first_that_does_not(tokens, context, fitted):
     assert fairness.sentences_that_fit(tokens, context) == fitted

@@ -31,13 +31,20 @@ sys.path.insert(0, str(FIXTURES))
 from lesson_variants import variant  # noqa: E402 (needs the path above)
 from toy_class import CLASS, toy, write_class  # noqa: E402
 
-TOY = {"registry": "toy_exercises", "import_paths": (str(ROOT), str(FIXTURES)), "jobs": 3,
-       "progress": False}
+TOY = {
+    "registry": "toy_exercises",
+    "import_paths": (str(ROOT), str(FIXTURES)),
+    "jobs": 3,
+    "progress": False,
+}
 
 
 def fingerprint(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def rows(path: Path) -> list[dict]:
@@ -54,8 +61,9 @@ def toy_class(tmp_path_factory):
     nbformat.write(toy(), shipped / "toy.ipynb")  # where the answers page finds the question
     before = fingerprint(folder)
     out = tmp_path_factory.mktemp("grades")
-    records = grade_submissions([folder], out, limits=Limits(cell=3, notebook=60, probe=2),
-                                questions_from=shipped, **TOY)
+    records = grade_submissions(
+        [folder], out, limits=Limits(cell=3, notebook=60, probe=2), questions_from=shipped, **TOY
+    )
     return folder, out, {r["student"]: r for r in records}, before
 
 
@@ -96,37 +104,67 @@ def test_no_submission_changes_the_instructors_files(toy_class):
 def test_grades_and_totals_csv_field_by_field(toy_class):
     folder, out, _, _ = toy_class
     passed = "all 4 cases passed"
-    expected = [("alice", "double", "2", "2", "passed", passed),
-                ("alice", "shout", "1", "1", "passed", passed),
-                ("bob", "double", "0", "2", "not attempted", "raises NotImplementedError"),
-                ("bob", "shout", "0", "1", "not attempted", "raises NotImplementedError"),
-                ("broken", "", "0", "0", "unreadable", None),
-                ("carol", "double", "2", "2", "passed", passed),
-                ("carol", "shout", "0.5", "1", "partial",
-                 "2 of 4 cases failed; input: shout('yes'); expected: 'YES!'; got: 'yes'")]
-    grades = [r for r in rows(out / "grades.csv") if r["student"] in ("alice", "bob", "carol",
-                                                                       "broken")]
-    assert list(grades[0]) == ["student", "lesson", "exercise", "score", "max", "status",
-                               "reason", "submission"]
+    expected = [
+        ("alice", "double", "2", "2", "passed", passed),
+        ("alice", "shout", "1", "1", "passed", passed),
+        ("bob", "double", "0", "2", "not attempted", "raises NotImplementedError"),
+        ("bob", "shout", "0", "1", "not attempted", "raises NotImplementedError"),
+        ("broken", "", "0", "0", "unreadable", None),
+        ("carol", "double", "2", "2", "passed", passed),
+        (
+            "carol",
+            "shout",
+            "0.5",
+            "1",
+            "partial",
+            "2 of 4 cases failed; input: shout('yes'); expected: 'YES!'; got: 'yes'",
+        ),
+    ]
+    grades = [
+        r for r in rows(out / "grades.csv") if r["student"] in ("alice", "bob", "carol", "broken")
+    ]
+    assert list(grades[0]) == [
+        "student",
+        "lesson",
+        "exercise",
+        "score",
+        "max",
+        "status",
+        "reason",
+        "submission",
+    ]
     for row, (student, exercise, score, most, status, why) in zip(grades, expected, strict=True):
-        assert (row["student"], row["exercise"], row["score"], row["max"], row["status"]) == \
-               (student, exercise, score, most, status)
+        assert (row["student"], row["exercise"], row["score"], row["max"], row["status"]) == (
+            student,
+            exercise,
+            score,
+            most,
+            status,
+        )
         assert row["lesson"] == ("" if student == "broken" else "1")
         assert row["reason"] == why if why else row["reason"].startswith("not a valid notebook")
         assert row["submission"] == str(folder / f"{student}.ipynb")
     totals = {r["student"]: r for r in rows(out / "totals.csv")}
     assert len(totals) == len(CLASS) + 2
-    assert {k: totals["carol"][k] for k in ("lesson", "score", "max", "percent", "outcome",
-                                            "notes")} == \
-        {"lesson": "1", "score": "2.5", "max": "3", "percent": "83.33", "outcome": "graded",
-         "notes": ""}
+    assert {
+        k: totals["carol"][k] for k in ("lesson", "score", "max", "percent", "outcome", "notes")
+    } == {
+        "lesson": "1",
+        "score": "2.5",
+        "max": "3",
+        "percent": "83.33",
+        "outcome": "graded",
+        "notes": "",
+    }
     assert totals["raiser"]["notes"] == CLASS["raiser"][3]
     assert (totals["anonymous"]["outcome"], totals["anonymous"]["max"]) == ("unknown lesson", "0")
 
 
 def test_feedback_pages_say_what_passed_and_the_first_failing_case(toy_class):
     feedback = toy_class[1] / "feedback"
-    assert (feedback / "carol_lesson1.md").read_text(encoding="utf-8") == """\
+    assert (
+        (feedback / "carol_lesson1.md").read_text(encoding="utf-8")
+        == """\
 # Lesson 1: feedback for carol
 
 Submission: `carol.ipynb`
@@ -143,9 +181,15 @@ Submission: `carol.ipynb`
   ```
 
 """
-    assert (feedback / "raiser_lesson1.md").read_text(encoding="utf-8").endswith(
-        "While your notebook ran:\n\n- cell 3 (`1 / 0`) raised ZeroDivisionError: "
-        "division by zero\n")
+    )
+    assert (
+        (feedback / "raiser_lesson1.md")
+        .read_text(encoding="utf-8")
+        .endswith(
+            "While your notebook ran:\n\n- cell 3 (`1 / 0`) raised ZeroDivisionError: "
+            "division by zero\n"
+        )
+    )
     broken = (feedback / "broken_unknown_lesson.md").read_text(encoding="utf-8")
     assert "could not be graded: not a valid notebook" in broken
     assert len(list(feedback.iterdir())) == len(CLASS) + 2
@@ -153,8 +197,10 @@ Submission: `carol.ipynb`
 
 def test_answers_page_collects_every_written_answer(toy_class):
     page = (toy_class[1] / "answers.md").read_text(encoding="utf-8")
-    assert ("## Lesson 1, `why`\n\n> Why double?\n\n### alice\n\n> Adding x to itself.\n\n"
-            "### bob\n\n> *(no answer)*") in page
+    assert (
+        "## Lesson 1, `why`\n\n> Why double?\n\n### alice\n\n> Adding x to itself.\n\n"
+        "### bob\n\n> *(no answer)*"
+    ) in page
 
 
 def test_a_second_run_resumes_and_force_regrades(toy_class, monkeypatch):
@@ -195,13 +241,22 @@ def test_a_kernel_that_will_not_start_costs_one_row_not_the_batch(tmp_path, monk
 
 
 def test_students_are_named_by_file_or_by_folder(tmp_path):
-    for path in ["ann.ipynb", "ben/lesson 1 (2).ipynb", "ben/extra/lesson2.ipynb",
-                 ".hidden/x.ipynb", "ben/.ipynb_checkpoints/lesson2-checkpoint.ipynb", "notes.txt"]:
+    for path in [
+        "ann.ipynb",
+        "ben/lesson 1 (2).ipynb",
+        "ben/extra/lesson2.ipynb",
+        ".hidden/x.ipynb",
+        "ben/.ipynb_checkpoints/lesson2-checkpoint.ipynb",
+        "notes.txt",
+    ]:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text("{}")
     found = find_submissions([tmp_path, tmp_path / "ann.ipynb"])
     assert [(s.student, s.path.relative_to(tmp_path).as_posix()) for s in found] == [
-        ("ann", "ann.ipynb"), ("ben", "ben/extra/lesson2.ipynb"), ("ben", "ben/lesson 1 (2).ipynb")]
+        ("ann", "ann.ipynb"),
+        ("ben", "ben/extra/lesson2.ipynb"),
+        ("ben", "ben/lesson 1 (2).ipynb"),
+    ]
     assert found[1].folder == tmp_path / "ben"
     with pytest.raises(FileNotFoundError):
         find_submissions([tmp_path / "missing"])
@@ -219,8 +274,11 @@ def test_the_lesson_comes_from_metadata_then_from_exercise_cells():
 # --- the real lessons ------------------------------------------------------------------------
 
 CATALOG = load_catalog()
-LESSONS = {lesson: path for path in sorted((ROOT / "notebooks").glob("0*.ipynb"))
-           if (lesson := read_notebook(path).metadata.get("course", {}).get("lesson")) in CATALOG}
+LESSONS = {
+    lesson: path
+    for path in sorted((ROOT / "notebooks").glob("0*.ipynb"))
+    if (lesson := read_notebook(path).metadata.get("course", {}).get("lesson")) in CATALOG
+}
 
 
 @pytest.fixture(scope="module")
@@ -229,8 +287,11 @@ def real_lessons(tmp_path_factory):
     folder = tmp_path_factory.mktemp("lessons")
     for lesson, path in LESSONS.items():
         names = [e.name for e in CATALOG[lesson]]
-        for kind, solved in (("solved", names), ("shipped", []),
-                             ("half", names[: (len(names) + 1) // 2])):
+        for kind, solved in (
+            ("solved", names),
+            ("shipped", []),
+            ("half", names[: (len(names) + 1) // 2]),
+        ):
             notebook = variant(read_notebook(path), set(solved))
             nbformat.write(notebook, folder / f"lesson{lesson}_{kind}.ipynb")
     records = grade_submissions([folder], tmp_path_factory.mktemp("out"), jobs=3, progress=False)
@@ -241,8 +302,11 @@ def real_lessons(tmp_path_factory):
 def test_real_lessons_grade_to_full_zero_and_partial_marks(real_lessons, lesson):
     points = [float(e.points) for e in CATALOG[lesson]]
     half = (len(points) + 1) // 2
-    for kind, expected in (("solved", points), ("shipped", [0.0] * len(points)),
-                           ("half", points[:half] + [0.0] * (len(points) - half))):
+    for kind, expected in (
+        ("solved", points),
+        ("shipped", [0.0] * len(points)),
+        ("half", points[:half] + [0.0] * (len(points) - half)),
+    ):
         record = real_lessons[f"lesson{lesson}_{kind}"]
         assert record["lesson"] == lesson
         assert [e["score"] for e in record["exercises"]] == expected, (kind, record)
@@ -258,9 +322,14 @@ def test_no_solution_replaces_another_exercises_answer(lesson):
     exercises = for_lesson(lesson)
     for exercise in exercises:
         tree = ast.parse(exercise.solution_code)
-        bound = {alias.asname or alias.name for node in tree.body
-                 if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
-        bound |= {node.name for node in tree.body
-                  if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+        bound = {
+            alias.asname or alias.name
+            for node in tree.body
+            if isinstance(node, (ast.Import, ast.ImportFrom))
+            for alias in node.names
+        }
+        bound |= {
+            node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+        }
         others = {e.target for e in exercises} - {exercise.target}
         assert not bound & others, f"{exercise.name}'s solution redefines {bound & others}"

@@ -46,8 +46,14 @@ def run_setup_cell(tmp_path: Path, cwd: Path, **env: str) -> subprocess.Complete
     environment = {**os.environ, "SETUP_CELL_FILE": str(tmp_path / "setup_cell.py"), **env}
     environment.pop("PYTHONPATH", None)
     # -I: the repository must not be importable unless the set-up cell makes it so.
-    return subprocess.run([sys.executable, "-I", str(tmp_path / "driver.py")], cwd=cwd,
-                          env=environment, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-I", str(tmp_path / "driver.py")],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.parametrize("folder", ["notebooks", ".", "lib/exercises"])
@@ -79,15 +85,20 @@ def snapshot_of_the_working_tree(tmp_path: Path) -> str:
 def test_setup_cell_on_colab_clones_once_and_installs_only_what_is_missing(tmp_path):
     elsewhere, clone = tmp_path / "content", tmp_path / "content" / "tokenization-course"
     elsewhere.mkdir()
-    colab = dict(FAKE_COLAB="1", COURSE_REPO_URL=snapshot_of_the_working_tree(tmp_path),
-                 COURSE_DIR=str(clone))
+    colab = dict(
+        FAKE_COLAB="1",
+        COURSE_REPO_URL=snapshot_of_the_working_tree(tmp_path),
+        COURSE_DIR=str(clone),
+    )
     pooch = re.search(r"^pooch\S*", (ROOT / "requirements.txt").read_text(), re.M).group()
 
     first = run_setup_cell(tmp_path, elsewhere, MISSING="pooch", **colab)
     assert first.returncode == 0, first.stderr
-    assert first.stdout == (f"Downloading the course into {clone}\nInstalling {pooch}\n"
-                            f"lib: {clone / 'lib' / '__init__.py'}\n"
-                            f"pip: [['-m', 'pip', 'install', '--quiet', '{pooch}']]\n")
+    assert first.stdout == (
+        f"Downloading the course into {clone}\nInstalling {pooch}\n"
+        f"lib: {clone / 'lib' / '__init__.py'}\n"
+        f"pip: [['-m', 'pip', 'install', '--quiet', '{pooch}']]\n"
+    )
 
     again = run_setup_cell(tmp_path, elsewhere, **colab)  # cloned already, nothing missing
     assert again.returncode == 0, again.stderr
@@ -98,8 +109,10 @@ def test_setup_cell_clones_the_repository_of_the_readme_badges():
     readme = ROOT / "README.md"
     if not readme.exists():
         pytest.skip("README.md is not written yet")
-    badges = re.findall(r"colab\.research\.google\.com/github/([\w.-]+/[\w.-]+)/blob/",
-                        readme.read_text(encoding="utf-8"))
+    badges = re.findall(
+        r"colab\.research\.google\.com/github/([\w.-]+/[\w.-]+)/blob/",
+        readme.read_text(encoding="utf-8"),
+    )
     assert badges and {f"https://github.com/{repo}" for repo in badges} == {REPO_URL}
     assert f'"{REPO_URL}"' in SETUP_CELL
 
@@ -112,17 +125,32 @@ def test_notebook_is_stored_as_regenerate_leaves_it(path):
 
 
 def test_normalize_keeps_lesson_metadata_and_drops_run_metadata():
-    nb = nbformat.v4.new_notebook(metadata={
-        "course": {"lesson": 3}, "widgets": {"state": {}}, "colab": {"provenance": []},
-        "kernelspec": {"name": "python3-venv", "display_name": "venv", "language": "python"},
-        "language_info": {"name": "python", "version": "3.11.7"}})
-    nb.cells = [nbformat.v4.new_code_cell("1", metadata={
-        "tags": ["exercise"], "exercise": "merge", "execution": {"iopub.status.busy": "2024"},
-        "scrolled": True})]
+    nb = nbformat.v4.new_notebook(
+        metadata={
+            "course": {"lesson": 3},
+            "widgets": {"state": {}},
+            "colab": {"provenance": []},
+            "kernelspec": {"name": "python3-venv", "display_name": "venv", "language": "python"},
+            "language_info": {"name": "python", "version": "3.11.7"},
+        }
+    )
+    nb.cells = [
+        nbformat.v4.new_code_cell(
+            "1",
+            metadata={
+                "tags": ["exercise"],
+                "exercise": "merge",
+                "execution": {"iopub.status.busy": "2024"},
+                "scrolled": True,
+            },
+        )
+    ]
     normalize(nb)
-    assert nb.metadata == {"course": {"lesson": 3}, "language_info": {"name": "python"},
-                           "kernelspec": {"display_name": "Python 3", "language": "python",
-                                          "name": "python3"}}
+    assert nb.metadata == {
+        "course": {"lesson": 3},
+        "language_info": {"name": "python"},
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+    }
     assert nb.cells[0].metadata == {"tags": ["exercise"], "exercise": "merge"}
 
 
@@ -174,10 +202,25 @@ def test_regenerated_notebook_passes_strict_nbval(tmp_path):
     nbformat.write(stored, there / "notebooks" / "probe.ipynb")
     stored.cells[3].outputs[0].data["text/plain"] = "42"
     nbformat.write(stored, there / "notebooks" / "tampered.ipynb")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"),
-                           "--rootdir", str(there), "-p", "no:cacheprovider", "-q",
-                           str(there / "notebooks")], cwd=ROOT, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-c",
+            str(ROOT / "pyproject.toml"),
+            "--rootdir",
+            str(there),
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            str(there / "notebooks"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     summary = done.stdout.strip().splitlines()[-1]
     assert re.match(rf"1 failed, {2 * len(PROBE_CELLS) + 1} passed", summary), done.stdout
     assert re.search(r"FAILED \S*tampered\.ipynb::Cell 2\b", done.stdout)  # the changed cell
@@ -212,10 +255,12 @@ def test_progress_bar_shows_when_a_person_runs_the_cell():
         shown = {}
         for allow_stdin in (True, False):
             outputs = []
-            client.execute_interactive(code, allow_stdin=allow_stdin, timeout=60,
-                                       output_hook=outputs.append)
-            shown[allow_stdin] = [o["content"] for o in outputs
-                                  if o["msg_type"] in ("stream", "display_data")]
+            client.execute_interactive(
+                code, allow_stdin=allow_stdin, timeout=60, output_hook=outputs.append
+            )
+            shown[allow_stdin] = [
+                o["content"] for o in outputs if o["msg_type"] in ("stream", "display_data")
+            ]
     finally:
         client.stop_channels()
         kernel.shutdown_kernel(now=True)

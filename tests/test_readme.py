@@ -5,8 +5,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-BADGE = ("https://colab.research.google.com/github/tokenization-course/tokenization-course/"
-         "blob/main/notebooks/{}")
+BADGE = (
+    "https://colab.research.google.com/github/tokenization-course/tokenization-course/"
+    "blob/main/notebooks/{}"
+)
 
 
 def command_under(heading: str) -> str:

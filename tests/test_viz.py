@@ -57,10 +57,12 @@ def test_text_is_escaped_in_html(cl100k):
 def test_plain_text_fallback_lists_tokens_and_ids(cl100k):
     view = viz.show_tokens("Hello world", cl100k, show_ids=True)
     ids = list(cl100k.encode("Hello world"))
-    assert repr(view) == f"2 tokens · 11 characters · 11 bytes · 5.50 bytes per token\n" \
-                         f"│Hello│·world│\nids: {ids}"
+    assert (
+        repr(view) == f"2 tokens · 11 characters · 11 bytes · 5.50 bytes per token\n"
+        f"│Hello│·world│\nids: {ids}"
+    )
     page = view._repr_html_()
-    assert all(f"<small style=\"color:#555\">{i}</small>" in page for i in ids)
+    assert all(f'<small style="color:#555">{i}</small>' in page for i in ids)
 
 
 def test_special_tokens_are_shown_as_one_token(cl100k):
@@ -82,17 +84,25 @@ def test_a_tokenizer_with_only_encode_and_decode():
 
 def test_charts_have_titles_and_axis_labels():
     bar = viz.bar_chart(["a", "b"], [3, 1], "Token counts", "token", "count (tokens)", log_y=True)
-    grouped = viz.grouped_bar_chart(["eng", "hin"], {"GPT-2": [1, 5], "GPT-4": [1, 3]},
-                                    "Premium", "language", "tokens relative to English")
-    line = viz.line_chart([10, 100], {"English": [1.5, 2.5]}, "Compression",
-                          "number of merges", "bytes per token")
+    grouped = viz.grouped_bar_chart(
+        ["eng", "hin"],
+        {"GPT-2": [1, 5], "GPT-4": [1, 3]},
+        "Premium",
+        "language",
+        "tokens relative to English",
+    )
+    line = viz.line_chart(
+        [10, 100], {"English": [1.5, 2.5]}, "Compression", "number of merges", "bytes per token"
+    )
     for figure, title in ((bar, "Token counts"), (grouped, "Premium"), (line, "Compression")):
         assert figure.layout.title.text == title
         assert figure.layout.xaxis.title.text and figure.layout.yaxis.title.text
         assert figure.layout.template.layout.paper_bgcolor == "white"  # one template for all
     assert bar.layout.yaxis.type == "log"
-    assert grouped.layout.barmode == "group" and [t.name for t in grouped.data] == ["GPT-2",
-                                                                                     "GPT-4"]
+    assert grouped.layout.barmode == "group" and [t.name for t in grouped.data] == [
+        "GPT-2",
+        "GPT-4",
+    ]
     assert list(line.data[0].y) == [1.5, 2.5]
 
 
@@ -106,8 +116,9 @@ def test_charts_refuse_missing_labels_and_mismatched_lengths():
 
 
 def test_text_table_from_lists_or_dicts():
-    table = viz.text_table([["English", 52835, 1.0], ["Burmese", 618268, 11.7019]],
-                           ["language", "tokens", "premium"])
+    table = viz.text_table(
+        [["English", 52835, 1.0], ["Burmese", 618268, 11.7019]], ["language", "tokens", "premium"]
+    )
     assert table.splitlines() == [
         "language   tokens  premium",
         "--------------------------",

@@ -67,9 +67,12 @@ class TimeLimitExceeded(BaseException):
 def _time_limit(seconds: float | None) -> Iterator[None]:
     """Interrupt the block after `seconds`, where the platform allows it (Unix, main thread, no
     other timer running); otherwise run it without a limit."""
-    if not (seconds and hasattr(signal, "setitimer")
-            and threading.current_thread() is threading.main_thread()
-            and signal.getitimer(signal.ITIMER_REAL)[0] == 0):
+    if not (
+        seconds
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    ):
         yield
         return
 
@@ -88,7 +91,7 @@ def _time_limit(seconds: float | None) -> Iterator[None]:
 def _show(value: Any, limit: int = 120) -> str:
     """A short, repeatable repr: memory addresses dropped, long values cut in the middle."""
     text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
-    return text if len(text) <= limit else f"{text[:limit - 25]} … {text[-20:]}"
+    return text if len(text) <= limit else f"{text[: limit - 25]} … {text[-20:]}"
 
 
 class Exercise:
@@ -104,9 +107,19 @@ class Exercise:
     `expected` as it is; the value `...` counts as not attempted.
     """
 
-    def __init__(self, *, name: str, lesson: int, target: str, cases: Callable[[], list[Case]],
-                 hint: str, solution: str, points: int = 1,
-                 compare: Callable[[Any, Any], bool] | None = None, time_limit: float = 10.0):
+    def __init__(
+        self,
+        *,
+        name: str,
+        lesson: int,
+        target: str,
+        cases: Callable[[], list[Case]],
+        hint: str,
+        solution: str,
+        points: int = 1,
+        compare: Callable[[Any, Any], bool] | None = None,
+        time_limit: float = 10.0,
+    ):
         self.name, self.lesson, self.target, self.points = name, lesson, target, points
         self.cases, self.compare, self.time_limit = cases, compare, time_limit
         self.hint_text, self.solution_code = hint, solution
@@ -122,6 +135,7 @@ class Exercise:
 
     def grade(self, namespace: dict[str, Any], time_limit: float | None = None) -> Result:
         """Run every case against `namespace[self.target]`; never prints, never raises."""
+
         def result(status: str, score: float, reason: str) -> Result:
             return Result(self.name, self.lesson, score, self.points, status, reason)
 
@@ -148,14 +162,16 @@ class Exercise:
             except BaseException as error:  # anything the learner's code does, even exit()
                 raised.append(error)
                 first_failure = first_failure or self._describe(
-                    target, case, f"raised:   {type(error).__name__}: {error}")
+                    target, case, f"raised:   {type(error).__name__}: {error}"
+                )
                 if isinstance(error, TimeLimitExceeded):
                     break  # the other cases would most likely hang as well: count them as failed
                 continue
             answered, passed = answered + 1, passed + ok
             if not ok and not first_failure:
-                first_failure = self._describe(target, case, f"expected: {_show(case.expected)}\n"
-                                                             f"got:      {_show(got)}")
+                first_failure = self._describe(
+                    target, case, f"expected: {_show(case.expected)}\ngot:      {_show(got)}"
+                )
         if not total:
             return result("error", 0, "the exercise has no test cases")
         if len(raised) == total and all(isinstance(e, NotImplementedError) for e in raised):

@@ -15,15 +15,37 @@ from lib.exercises.core import Case, Exercise
 # Code points on both sides of every UTF-8 length boundary, plus a few everyday characters:
 # 'A', 'é', 'ह', '€', '안', '👋' and the last code point of Unicode.
 _BOUNDARY_CODE_POINTS = [
-    0x00, 0x41, 0x7F,  # 1 byte
-    0x80, 0xE9, 0x7FF,  # 2 bytes
-    0x800, 0x939, 0x20AC, 0xC548, 0xD7FF, 0xE000, 0xFFFF,  # 3 bytes (skipping the surrogates)
-    0x10000, 0x1F44B, 0x10FFFF,  # 4 bytes
+    0x00,
+    0x41,
+    0x7F,  # 1 byte
+    0x80,
+    0xE9,
+    0x7FF,  # 2 bytes
+    0x800,
+    0x939,
+    0x20AC,
+    0xC548,
+    0xD7FF,
+    0xE000,
+    0xFFFF,  # 3 bytes (skipping the surrogates)
+    0x10000,
+    0x1F44B,
+    0x10FFFF,  # 4 bytes
 ]
 
 # Short texts in several scripts, written for these checks.
-_TEXTS = ["hello", "héllo", "नमस्ते", "안녕하세요", "Привет", "€5", "👋 hi", "日本", "ሰላም",
-          "\x7f\x80"]
+_TEXTS = [
+    "hello",
+    "héllo",
+    "नमस्ते",
+    "안녕하세요",
+    "Привет",
+    "€5",
+    "👋 hi",
+    "日本",
+    "ሰላም",
+    "\x7f\x80",
+]
 
 
 def _utf8_encode_cases() -> list[Case]:
@@ -87,7 +109,7 @@ utf8_encode = Exercise(
         "(0b11000000, 0b11100000 or 0b11110000) OR the bits that are left. bytes([...]) builds the "
         "result."
     ),
-    solution='''\
+    solution="""\
 def utf8_encode(cp: int) -> bytes:
     if cp < 0x80:  # 0xxxxxxx: ASCII stays as it is
         return bytes([cp])
@@ -105,7 +127,7 @@ def utf8_encode(cp: int) -> bytes:
         0b10000000 | ((cp >> 6) & 0b111111),
         0b10000000 | (cp & 0b111111),
     ])
-''',
+""",
 )
 
 utf8_decode_first = Exercise(
@@ -120,7 +142,7 @@ utf8_decode_first = Exercise(
         "lead >> 3 == 0b11110 means 4. Keep the lead byte's payload bits (lead & 0b11111, 0b1111 "
         "or 0b111), then for each continuation byte: cp = (cp << 6) | (byte & 0b111111)."
     ),
-    solution='''\
+    solution="""\
 def utf8_decode_first(data: bytes) -> tuple[int, int]:
     lead = data[0]
     if lead < 0x80:  # 0xxxxxxx: one byte, the code point itself
@@ -134,7 +156,7 @@ def utf8_decode_first(data: bytes) -> tuple[int, int]:
     for byte in data[1:n_bytes]:  # each continuation byte adds 6 more bits at the right
         cp = (cp << 6) | (byte & 0b111111)
     return cp, n_bytes
-''',
+""",
 )
 
 bytes_per_char = Exercise(
@@ -148,12 +170,12 @@ bytes_per_char = Exercise(
         "len(text) counts code points; len(text.encode('utf-8')) counts bytes. Divide the second "
         "by the first, and return 0.0 for the empty string instead of dividing by zero."
     ),
-    solution='''\
+    solution="""\
 def bytes_per_char(text: str) -> float:
     if not text:
         return 0.0
     return len(text.encode("utf-8")) / len(text)
-''',
+""",
 )
 
 is_valid_utf8 = Exercise(
@@ -170,7 +192,7 @@ is_valid_utf8 = Exercise(
         "0x80, 0x800 or 0x10000 for 2, 3 or 4 bytes), a surrogate (0xD800..0xDFFF) or above "
         "0x10FFFF."
     ),
-    solution='''\
+    solution="""\
 def is_valid_utf8(data: bytes) -> bool:
     i = 0
     while i < len(data):
@@ -194,7 +216,7 @@ def is_valid_utf8(data: bytes) -> bool:
             return False  # overlong, a surrogate, or beyond Unicode
         i += n_bytes
     return True
-''',
+""",
 )
 
 EXERCISES = [utf8_encode, utf8_decode_first, bytes_per_char, is_valid_utf8]

@@ -77,10 +77,10 @@ build_vocab = Exercise(
         "set(text) gives the distinct characters and sorted(...) puts them in code point order. "
         "enumerate(...) then pairs each character with its position: 0, 1, 2, ..."
     ),
-    solution='''\
+    solution="""\
 def build_vocab(text: str) -> dict[str, int]:
     return {ch: i for i, ch in enumerate(sorted(set(text)))}
-''',
+""",
 )
 
 encode_chars = Exercise(
@@ -95,7 +95,7 @@ encode_chars = Exercise(
         'ch.encode("utf-8") (ids.extend does that in one line); anything else raises '
         "ValueError(...) with a message naming the character."
     ),
-    solution='''\
+    solution="""\
 def encode_chars(text: str, vocab: dict[str, int], unknown: str = "error") -> list[int]:
     ids = []
     for position, ch in enumerate(text):
@@ -108,7 +108,7 @@ def encode_chars(text: str, vocab: dict[str, int], unknown: str = "error") -> li
         else:
             raise ValueError(f"character {ch!r} at position {position} is not in the vocabulary")
     return ids
-''',
+""",
 )
 
 compression_ratio = Exercise(
@@ -119,10 +119,10 @@ compression_ratio = Exercise(
     cases=_compression_ratio_cases,
     compare=math.isclose,
     hint='len(text.encode("utf-8")) is the number of bytes; len(ids) is the number of tokens.',
-    solution='''\
+    solution="""\
 def compression_ratio(text: str, ids: list[int]) -> float:
     return len(text.encode("utf-8")) / len(ids)
-''',
+""",
 )
 
 EXERCISES = [build_vocab, encode_chars, compression_ratio]

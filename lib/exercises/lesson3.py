@@ -59,8 +59,10 @@ def _train_bpe_cases() -> list[Case]:
     sizes += [("aaabdaaabac", 256), ("the cat sat on the mat. " * 4 + "नमस्ते " * 3, 256 + 40)]
     with warnings.catch_warnings():  # some texts run out of pairs early, on purpose: no warning
         warnings.simplefilter("ignore")
-        return [Case(args=(text, size), expected=bpe.train(text, size, method="naive")[1])
-                for text, size in sizes]
+        return [
+            Case(args=(text, size), expected=bpe.train(text, size, method="naive")[1])
+            for text, size in sizes
+        ]
 
 
 @dataclass(frozen=True)
@@ -99,13 +101,13 @@ get_stats = Exercise(
         "zip(ids, ids[1:]) walks over the adjacent pairs: (ids[0], ids[1]), (ids[1], ids[2]), ... "
         "For each pair add 1 to counts[pair], starting from 0 (counts.get(pair, 0) + 1)."
     ),
-    solution='''\
+    solution="""\
 def get_stats(ids: list[int]) -> dict[tuple[int, int], int]:
     counts = {}
     for pair in zip(ids, ids[1:]):  # every adjacent pair, overlapping ones included
         counts[pair] = counts.get(pair, 0) + 1
     return counts
-''',
+""",
 )
 
 merge = Exercise(
@@ -119,7 +121,7 @@ merge = Exercise(
         "that i + 1 < len(ids) first), append new_id and jump by 2; otherwise append ids[i] and "
         "move by 1. A for loop cannot skip ahead, so use while i < len(ids)."
     ),
-    solution='''\
+    solution="""\
 def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     out = []
     i = 0
@@ -131,7 +133,7 @@ def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
             out.append(ids[i])
             i += 1
     return out
-''',
+""",
 )
 
 train_bpe = Exercise(
@@ -149,7 +151,7 @@ train_bpe = Exercise(
         "Use your own get_stats and merge, or bpe.get_stats and bpe.merge (keep the bpe. prefix: "
         "`from lib.bpe import merge` would replace your own merge in the notebook)."
     ),
-    solution='''\
+    solution="""\
 from lib import bpe
 
 
@@ -167,7 +169,7 @@ def train_bpe(text: str, vocab_size: int) -> list[tuple[bytes, bytes]]:
         vocab[new_id] = vocab[a] + vocab[b]
         merges.append((vocab[a], vocab[b]))
     return merges
-''',
+""",
 )
 
 first_merges = Exercise(
@@ -183,11 +185,11 @@ first_merges = Exercise(
         "bytes, so b'e' beats b'a'. Then redo the tally on the merged text, where a merged pair is "
         "one symbol."
     ),
-    solution=f'''\
+    solution=f"""\
 first_merges = [(b"e", b" "), (b"a", b"t"), (b"t", b"h")]
 # {PREDICT_CORPUS!r}: "e " and "at" both occur 3 times; (b"e", b" ") > (b"a", b"t").
 # After those two merges, "th" and "h"+"e " both occur twice; (b"t", b"h") > (b"h", b"e ").
-''',
+""",
 )
 
 EXERCISES = [get_stats, merge, train_bpe, first_merges]

@@ -88,13 +88,13 @@ vocab_from_merges = Exercise(
         "Start with {i: bytes([i]) for i in range(256)}. Then loop with enumerate(merges): merge i "
         "is a pair (left, right) of byte strings, and id 256 + i stands for left + right."
     ),
-    solution='''\
+    solution="""\
 def vocab_from_merges(merges: list[tuple[bytes, bytes]]) -> dict[int, bytes]:
     vocab = {i: bytes([i]) for i in range(256)}  # ids 0..255: the single bytes
     for i, (left, right) in enumerate(merges):
         vocab[256 + i] = left + right  # a merge's token is its two halves joined
     return vocab
-''',
+""",
 )
 
 decode = Exercise(
@@ -107,11 +107,11 @@ decode = Exercise(
         'Join first, decode once: b"".join(vocab[i] for i in ids) gives all the bytes. Then '
         '.decode("utf-8", errors="replace") turns invalid bytes into "\\ufffd" instead of raising.'
     ),
-    solution='''\
+    solution="""\
 def decode(ids: list[int], vocab: dict[int, bytes]) -> str:
     raw = b"".join(vocab[i] for i in ids)  # join the bytes first: tokens may split characters
     return raw.decode("utf-8", errors="replace")
-''',
+""",
 )
 
 stream_decode = Exercise(
@@ -122,12 +122,12 @@ stream_decode = Exercise(
     cases=_stream_decode_cases,
     hint=(
         'The easy way: utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace"); for each id '
-        "append utf8.decode(vocab[i]); at the end append utf8.decode(b\"\", final=True). The hard "
+        'append utf8.decode(vocab[i]); at the end append utf8.decode(b"", final=True). The hard '
         "way: keep a bytes buffer; look back at most 3 bytes from its end for a lead byte (not of "
         "the form 10xxxxxx); if the character it starts needs more bytes than are there, hold "
         "those back and decode the rest."
     ),
-    solution='''\
+    solution="""\
 import codecs
 
 
@@ -137,7 +137,7 @@ def stream_decode(ids: list[int], vocab: dict[int, bytes]) -> list[str]:
     chunks = [utf8.decode(vocab[i]) for i in ids]
     chunks.append(utf8.decode(b"", final=True))  # end of stream: leftovers can never complete
     return chunks
-''',
+""",
 )
 
 EXERCISES = [vocab_from_merges, decode, stream_decode]

@@ -51,8 +51,9 @@ def _encode_cases() -> list[Case]:
     for vocab_size in (258, 300, 420):
         merges = list(_tokenizer(vocab_size).merges)
         reference = _plain(merges)
-        cases += [Case(args=(text, merges), expected=reference.encode_ordinary(text))
-                  for text in _TEXTS]
+        cases += [
+            Case(args=(text, merges), expected=reference.encode_ordinary(text)) for text in _TEXTS
+        ]
     return cases
 
 
@@ -84,8 +85,10 @@ def _count_with_pattern_cases() -> list[Case]:
     cases = []
     for pattern in (patterns.GPT2_PATTERN, patterns.GPT4_PATTERN, r"\S+|\s+"):
         reference = _plain(merges, pattern)
-        cases += [Case(args=(text, merges, pattern), expected=len(reference.encode_ordinary(text)))
-                  for text in _TEXTS]
+        cases += [
+            Case(args=(text, merges, pattern), expected=len(reference.encode_ordinary(text)))
+            for text in _TEXTS
+        ]
     return cases
 
 
@@ -102,7 +105,7 @@ encode = Exercise(
         "pair, pick the one whose parts[i] + parts[i + 1] has the lowest rank, join it (leftmost "
         "first), and stop when no pair is in rank. Finally map each part to its id."
     ),
-    solution='''\
+    solution="""\
 def encode(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
     rank = {left + right: 256 + i for i, (left, right) in enumerate(merges)}
     parts = [bytes([b]) for b in text.encode("utf-8")]
@@ -115,7 +118,7 @@ def encode(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
         _, i = min(candidates)
         parts[i : i + 2] = [parts[i] + parts[i + 1]]
     return [rank[p] if len(p) > 1 else p[0] for p in parts]
-''',
+""",
 )
 
 encode_with_specials = Exercise(
@@ -130,7 +133,7 @@ encode_with_specials = Exercise(
         "patterns.split_on_special(text, allowed); a piece that is in allowed becomes "
         "[tok.special_tokens[piece]], any other piece tok.encode_ordinary(piece)."
     ),
-    solution='''\
+    solution="""\
 from lib import patterns
 
 
@@ -145,7 +148,7 @@ def encode_with_specials(text: str, tok, allowed: set[str]) -> list[int]:
         else:
             ids.extend(tok.encode_ordinary(piece))
     return ids
-''',
+""",
 )
 
 count_with_pattern = Exercise(
@@ -159,7 +162,7 @@ count_with_pattern = Exercise(
         "ranks = {t: i for i, t in bpe.build_vocab(merges).items()} maps each token's bytes to its "
         "id. Then add up len(bpe.encode_chunk(chunk.encode('utf-8'), ranks)) over the chunks."
     ),
-    solution='''\
+    solution="""\
 import regex
 
 from lib import bpe
@@ -170,7 +173,7 @@ def count_with_pattern(text: str, merges: list[tuple[bytes, bytes]], pattern: st
     # BPE never merges across chunks, so each chunk is encoded on its own.
     chunks = regex.findall(pattern, text)
     return sum(len(bpe.encode_chunk(chunk.encode("utf-8"), ranks)) for chunk in chunks)
-''',
+""",
 )
 
 EXERCISES = [encode, encode_with_specials, count_with_pattern]

@@ -38,8 +38,9 @@ def _count_tokens_cases() -> list[Case]:
     # Real tokens, then UTF-8 bytes and characters: the same function must count all three.
     encoders = {"cl100k_base": cl100k_base_encode, "bytes": str.encode, "characters": list}
     counts = fairness.token_counts(encoders, _SENTENCES)
-    cases = [Case(args=(_SENTENCES, encode), expected=counts[name])
-             for name, encode in encoders.items()]
+    cases = [
+        Case(args=(_SENTENCES, encode), expected=counts[name]) for name, encode in encoders.items()
+    ]
     cases.append(Case(args=({}, str.encode), expected={}))
     return cases
 
@@ -51,8 +52,13 @@ def _premium_cases() -> list[Case]:
     small = {"eng_Latn": 40, "deu_Latn": 50, "mya_Mymr": 480}
     cases = [Case(args=(small, lang), expected=fairness.premium(small, lang)) for lang in small]
     cases += [Case(args=(counts, lang), expected=fairness.premium(counts, lang)) for lang in counts]
-    cases.append(Case(args=(counts, "eng_Latn"), kwargs={"reference": "hin_Deva"},
-                      expected=fairness.premium(counts, "eng_Latn", "hin_Deva")))
+    cases.append(
+        Case(
+            args=(counts, "eng_Latn"),
+            kwargs={"reference": "hin_Deva"},
+            expected=fairness.premium(counts, "eng_Latn", "hin_Deva"),
+        )
+    )
     return cases
 
 
@@ -65,8 +71,10 @@ def _sentences_that_fit_cases() -> list[Case]:
         ([], 8192),  # nothing to fit
         ([30, 100, 5], 40),  # sentences stay in order: the 5 after the 100 does not count
     ]
-    return [Case(args=(tokens, context), expected=fairness.sentences_that_fit(tokens, context))
-            for tokens, context in token_lists]
+    return [
+        Case(args=(tokens, context), expected=fairness.sentences_that_fit(tokens, context))
+        for tokens, context in token_lists
+    ]
 
 
 count_tokens = Exercise(
@@ -80,10 +88,10 @@ count_tokens = Exercise(
         "returns. Build a new dict {lang: that length}. Do not assume encode returns token ids: "
         "str.encode returns bytes and list returns characters, and len() works on all of them."
     ),
-    solution='''\
+    solution="""\
 def count_tokens(texts: dict[str, str], encode) -> dict[str, int]:
     return {lang: len(encode(text)) for lang, text in texts.items()}
-''',
+""",
 )
 
 premium = Exercise(
@@ -98,10 +106,10 @@ premium = Exercise(
         "count of reference, and divide the first by the second. Use true division (/), not //, "
         "so that a premium of 1.5 stays 1.5."
     ),
-    solution='''\
+    solution="""\
 def premium(counts: dict[str, int], lang: str, reference: str = "eng_Latn") -> float:
     return counts[lang] / counts[reference]
-''',
+""",
 )
 
 sentences_that_fit = Exercise(
@@ -116,7 +124,7 @@ sentences_that_fit = Exercise(
         "to the total and 1 to the count. A sentence that does not fit ends the loop, even if a "
         "shorter one comes later: a document is read in order."
     ),
-    solution='''\
+    solution="""\
 def sentences_that_fit(sentence_tokens: list[int], context_length: int) -> int:
     used = fitted = 0
     for n in sentence_tokens:
@@ -125,7 +133,7 @@ def sentences_that_fit(sentence_tokens: list[int], context_length: int) -> int:
         used += n
         fitted += 1
     return fitted
-''',
+""",
 )
 
 EXERCISES = [count_tokens, premium, sentences_that_fit]  # in the order the notebook asks them

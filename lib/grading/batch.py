@@ -81,8 +81,11 @@ def _working_copy(submission: Submission, tmp: Path) -> Path:
         return work
 
     def skipped(folder: str, names: list[str]) -> list[str]:
-        return [name for name in names if name == ".ipynb_checkpoints"
-                or os.path.islink(os.path.join(folder, name))]
+        return [
+            name
+            for name in names
+            if name == ".ipynb_checkpoints" or os.path.islink(os.path.join(folder, name))
+        ]
 
     shutil.copytree(submission.folder, work, ignore=skipped)
     return work / submission.path.relative_to(submission.folder).parent
@@ -91,8 +94,9 @@ def _working_copy(submission: Submission, tmp: Path) -> Path:
 def _kernel_env(tmp: Path, import_paths: tuple[str, ...]) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([*import_paths, *filter(None, [env.get("PYTHONPATH")])])
-    env.update(IPYTHONDIR=str(tmp / "ipython"), PYTHONHASHSEED="0", PYTHONNOUSERSITE="1",
-               MPLBACKEND="Agg")
+    env.update(
+        IPYTHONDIR=str(tmp / "ipython"), PYTHONHASHSEED="0", PYTHONNOUSERSITE="1", MPLBACKEND="Agg"
+    )
     return env
 
 
@@ -100,15 +104,29 @@ def _checked(result: dict, info: ExerciseInfo) -> dict:
     """A result from the kernel, its score clamped to what the exercise is worth."""
     score = result.get("score")
     score = float(score) if isinstance(score, (int, float)) else 0.0
-    return {"name": info.name, "score": min(max(score, 0.0), float(info.points)),
-            "max_score": float(info.points), "status": str(result.get("status", ""))[:40],
-            "reason": str(result.get("reason", ""))[:500]}
+    return {
+        "name": info.name,
+        "score": min(max(score, 0.0), float(info.points)),
+        "max_score": float(info.points),
+        "status": str(result.get("status", ""))[:40],
+        "reason": str(result.get("reason", ""))[:500],
+    }
 
 
 def _record(submission: Submission, **fields) -> dict:
-    return {"student": submission.student, "submission": str(submission.path),
-            "sha256": submission.sha256, "lesson": None, "outcome": "graded", "note": "",
-            "exercises": [], "events": [], "answers": {}, "seconds": 0.0, **fields}
+    return {
+        "student": submission.student,
+        "submission": str(submission.path),
+        "sha256": submission.sha256,
+        "lesson": None,
+        "outcome": "graded",
+        "note": "",
+        "exercises": [],
+        "events": [],
+        "answers": {},
+        "seconds": 0.0,
+        **fields,
+    }
 
 
 async def grade_one(submission: Submission, settings: Settings) -> dict:
@@ -121,21 +139,38 @@ async def grade_one(submission: Submission, settings: Settings) -> dict:
     answers = written_answers(notebook)
     lesson = identify_lesson(notebook, settings.catalog)
     if lesson is None:
-        return _record(submission, outcome="unknown lesson", answers=answers,
-                       note="no lesson in its metadata and no cells matching a lesson's exercises")
+        return _record(
+            submission,
+            outcome="unknown lesson",
+            answers=answers,
+            note="no lesson in its metadata and no cells matching a lesson's exercises",
+        )
     exercises, events, outcome, note = settings.catalog[lesson], [], "graded", ""
     with tempfile.TemporaryDirectory(prefix="course-grade-", ignore_cleanup_errors=True) as tmp:
         try:
             results, events = await run_and_grade(
-                _prepared(notebook), _working_copy(submission, Path(tmp)),
-                _kernel_env(Path(tmp), settings.import_paths), lesson, exercises,
-                settings.limits, settings.registry, list(settings.import_paths))
+                _prepared(notebook),
+                _working_copy(submission, Path(tmp)),
+                _kernel_env(Path(tmp), settings.import_paths),
+                lesson,
+                exercises,
+                settings.limits,
+                settings.registry,
+                list(settings.import_paths),
+            )
         except Exception as error:  # the kernel would not start, the disk is full...
             outcome, note = "error", f"could not run the notebook ({type(error).__name__}: {error})"
             results = {e.name: result_row(e, lesson, "error", "not graded") for e in exercises}
-    return _record(submission, lesson=lesson, outcome=outcome, note=note, events=events,
-                   answers=answers, exercises=[_checked(results[e.name], e) for e in exercises],
-                   seconds=round(time.monotonic() - started, 1))
+    return _record(
+        submission,
+        lesson=lesson,
+        outcome=outcome,
+        note=note,
+        events=events,
+        answers=answers,
+        exercises=[_checked(results[e.name], e) for e in exercises],
+        seconds=round(time.monotonic() - started, 1),
+    )
 
 
 async def _grade_all(todo: list[Submission], settings: Settings, jobs: int, done) -> None:
@@ -146,8 +181,11 @@ async def _grade_all(todo: list[Submission], settings: Settings, jobs: int, done
             try:
                 return await grade_one(submission, settings)
             except Exception as error:  # a bug of ours must not cost the rest of the class
-                return _record(submission, outcome="error",
-                               note=f"grader error ({type(error).__name__}: {error})")
+                return _record(
+                    submission,
+                    outcome="error",
+                    note=f"grader error ({type(error).__name__}: {error})",
+                )
 
     for finished in asyncio.as_completed([one(s) for s in todo]):
         done(await finished)
@@ -163,11 +201,18 @@ def _run(coroutine) -> None:
         return thread.submit(asyncio.run, coroutine).result()
 
 
-def grade_submissions(paths: list[str | Path], out_dir: str | Path, *,
-                      limits: Limits | None = None, jobs: int | None = None, force: bool = False,
-                      progress: bool = True, registry: str = "lib.exercises",
-                      import_paths: tuple[str, ...] = (str(ROOT),),
-                      questions_from: Path = ROOT / "notebooks") -> list[dict]:
+def grade_submissions(
+    paths: list[str | Path],
+    out_dir: str | Path,
+    *,
+    limits: Limits | None = None,
+    jobs: int | None = None,
+    force: bool = False,
+    progress: bool = True,
+    registry: str = "lib.exercises",
+    import_paths: tuple[str, ...] = (str(ROOT),),
+    questions_from: Path = ROOT / "notebooks",
+) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4). Submissions an
     earlier run already graded into `out_dir` are kept unless `force`. `questions_from` holds the
@@ -184,8 +229,13 @@ def grade_submissions(paths: list[str | Path], out_dir: str | Path, *,
         graded = [store.get(s) for s in submissions]
         reports.write_all(out_dir, [r for r in graded if r], questions)
 
-    bar = tqdm(total=len(submissions), initial=len(submissions) - len(todo), unit="notebook",
-               desc="Grading", disable=not progress)
+    bar = tqdm(
+        total=len(submissions),
+        initial=len(submissions) - len(todo),
+        unit="notebook",
+        desc="Grading",
+        disable=not progress,
+    )
 
     def done(record: dict) -> None:
         store.add(record)

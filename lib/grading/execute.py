@@ -46,16 +46,28 @@ def _where(notebook: nbformat.NotebookNode, index: int) -> str:
 
 def result_row(info: ExerciseInfo, lesson: int, status: str, reason: str) -> dict:
     """A zero-score result made up by the grader when the kernel could not give one."""
-    return {"name": info.name, "lesson": lesson, "score": 0.0, "max_score": float(info.points),
-            "status": status, "reason": reason}
+    return {
+        "name": info.name,
+        "lesson": lesson,
+        "score": 0.0,
+        "max_score": float(info.points),
+        "status": status,
+        "reason": reason,
+    }
 
 
 class _Run:
     """One submission's run: the cells left out after a crash, the results so far and what
     happened (each event once, though a re-run repeats them), across kernel starts."""
 
-    def __init__(self, notebook: nbformat.NotebookNode, lesson: int, limits: Limits,
-                 registry: str, import_paths: list[str]):
+    def __init__(
+        self,
+        notebook: nbformat.NotebookNode,
+        lesson: int,
+        limits: Limits,
+        registry: str,
+        import_paths: list[str],
+    ):
         self.notebook, self.lesson, self.limits = notebook, lesson, limits
         self.registry, self.import_paths = registry, import_paths
         self.skip: set[int] = set()  # cells that killed or hung a kernel
@@ -79,13 +91,17 @@ class _Run:
             if cell.cell_type != "code" or index in self.skip or not cell.source.strip():
                 continue
             if monotonic() >= deadline:
-                self.note(f"stopped before {_where(self.notebook, index)}: running the notebook "
-                          f"took longer than {self.limits.notebook:g} s")
+                self.note(
+                    f"stopped before {_where(self.notebook, index)}: running the notebook "
+                    f"took longer than {self.limits.notebook:g} s"
+                )
                 return
             error = await client.run(index, cell, min(self.limits.cell, deadline - monotonic()))
             if error == TIMEOUT:
-                self.note(f"{_where(self.notebook, index)} ran longer than "
-                          f"{self.limits.cell:g} s and was interrupted")
+                self.note(
+                    f"{_where(self.notebook, index)} ran longer than "
+                    f"{self.limits.cell:g} s and was interrupted"
+                )
             elif error:
                 self.note(f"{_where(self.notebook, index)} raised {error}")
 
@@ -94,30 +110,53 @@ class _Run:
         client.published.clear()
         packages = sorted({"lib", self.registry.partition(".")[0]})
         source = CELL_TEMPLATE.format(
-            tag=self.marker[:8], paths=self.import_paths, packages=packages,
-            registry=self.registry, lesson=self.lesson, name=info.name, marker=self.marker)
-        error = await client.run(client.scratch, nbformat.v4.new_code_cell(source),
-                                 self.limits.cell, grading=True)
+            tag=self.marker[:8],
+            paths=self.import_paths,
+            packages=packages,
+            registry=self.registry,
+            lesson=self.lesson,
+            name=info.name,
+            marker=self.marker,
+        )
+        error = await client.run(
+            client.scratch, nbformat.v4.new_code_cell(source), self.limits.cell, grading=True
+        )
 
         def sent() -> list[dict]:
-            return [p["result"] for p in client.published
-                    if isinstance(p, dict) and p.get("marker") == self.marker
-                    and isinstance(p.get("result"), dict) and p["result"].get("name") == info.name]
+            return [
+                p["result"]
+                for p in client.published
+                if isinstance(p, dict)
+                and p.get("marker") == self.marker
+                and isinstance(p.get("result"), dict)
+                and p["result"].get("name") == info.name
+            ]
 
         if not error and not sent():  # late: a chatty cell's output may still be in the way
             await client.drain(self.limits.probe)
         if sent():
             return sent()[0]
         if error == TIMEOUT:
-            return result_row(info, self.lesson, "timeout",
-                              f"grading took longer than {self.limits.cell:g} s (an endless loop?)")
-        return result_row(info, self.lesson, "error",
-                          f"could not be graded: {error or 'no result came back'}")
+            return result_row(
+                info,
+                self.lesson,
+                "timeout",
+                f"grading took longer than {self.limits.cell:g} s (an endless loop?)",
+            )
+        return result_row(
+            info, self.lesson, "error", f"could not be graded: {error or 'no result came back'}"
+        )
 
 
 async def run_and_grade(
-    notebook: nbformat.NotebookNode, cwd: Path, env: dict[str, str], lesson: int,
-    exercises: list[ExerciseInfo], limits: Limits, registry: str, import_paths: list[str],
+    notebook: nbformat.NotebookNode,
+    cwd: Path,
+    env: dict[str, str],
+    lesson: int,
+    exercises: list[ExerciseInfo],
+    limits: Limits,
+    registry: str,
+    import_paths: list[str],
 ) -> tuple[dict[str, dict], list[str]]:
     """Run `notebook` in `cwd` and grade `exercises` of `lesson` in its kernel, importing
     `registry` (a module with `for_lesson(n)`) from `import_paths`. Returns the results by
@@ -136,15 +175,19 @@ async def run_and_grade(
         except KernelLost as lost:
             how = "killed the kernel" if lost.why == "died" else hung
             if lost.cell_index == client.scratch and current is not None:
-                run.results[current.name] = result_row(current, lesson, "crashed",
-                                                       f"grading it {how}")
+                run.results[current.name] = result_row(
+                    current, lesson, "crashed", f"grading it {how}"
+                )
             else:
                 run.skip.add(lost.cell_index)
-                run.note(f"{_where(notebook, lost.cell_index)} {how}; "
-                         "the notebook was run again without it")
+                run.note(
+                    f"{_where(notebook, lost.cell_index)} {how}; "
+                    "the notebook was run again without it"
+                )
         finally:
             await client.stop()
     for info in exercises:
-        run.results.setdefault(info.name, result_row(info, lesson, "error",
-                                                     "not graded: the kernel kept dying"))
+        run.results.setdefault(
+            info.name, result_row(info, lesson, "error", "not graded: the kernel kept dying")
+        )
     return run.results, run.summary()

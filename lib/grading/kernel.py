@@ -43,8 +43,9 @@ class _ThisPython(KernelSpecManager):
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
         import ipykernel.kernelspec
 
-        return KernelSpec(resource_dir=ipykernel.kernelspec.RESOURCES,
-                          **ipykernel.kernelspec.get_kernel_dict())
+        return KernelSpec(
+            resource_dir=ipykernel.kernelspec.RESOURCES, **ipykernel.kernelspec.get_kernel_dict()
+        )
 
 
 class Kernel(NotebookClient):
@@ -53,18 +54,25 @@ class Kernel(NotebookClient):
     def __init__(self, notebook: nbformat.NotebookNode, probe_seconds: float):
         # A copy with one more cell at the end, where probes and grading cells run.
         scratch = nbformat.v4.new_code_cell()
-        super().__init__(nbformat.from_dict({**notebook, "cells": [*notebook.cells, scratch]}),
-                         allow_errors=True, interrupt_on_timeout=True, iopub_timeout=1, log=_QUIET,
-                         error_on_timeout={"ename": TIMEOUT, "evalue": "", "traceback": []},
-                         shutdown_kernel="immediate", kernel_name="python3")
+        super().__init__(
+            nbformat.from_dict({**notebook, "cells": [*notebook.cells, scratch]}),
+            allow_errors=True,
+            interrupt_on_timeout=True,
+            iopub_timeout=1,
+            log=_QUIET,
+            error_on_timeout={"ename": TIMEOUT, "evalue": "", "traceback": []},
+            shutdown_kernel="immediate",
+            kernel_name="python3",
+        )
         self.scratch = len(notebook.cells)
         self.last_error: str | None = None
         self.published: list[dict] = []
         self.probe_seconds = probe_seconds
         self.on_cell_error = self._note_error
 
-    def _note_error(self, cell: nbformat.NotebookNode, cell_index: int,
-                    execute_reply: dict) -> None:
+    def _note_error(
+        self, cell: nbformat.NotebookNode, cell_index: int, execute_reply: dict
+    ) -> None:
         content = execute_reply["content"]
         error = f"{content.get('ename')}: {content.get('evalue')}".strip().rstrip(":")[:300]
         self.last_error = TIMEOUT if content.get("ename") == TIMEOUT else error
@@ -74,8 +82,9 @@ class Kernel(NotebookClient):
         if msg["msg_type"] == "display_data" and MIME in data:
             self.published.append(data[MIME])
 
-    async def run(self, index: int, cell: nbformat.NotebookNode, seconds: float,
-                  grading: bool = False) -> str | None:
+    async def run(
+        self, index: int, cell: nbformat.NotebookNode, seconds: float, grading: bool = False
+    ) -> str | None:
         """Run one cell: None if it finished, else its error (`TIMEOUT` if it was interrupted).
         Raises `KernelLost` when the kernel died or stopped answering. A grading cell stays out
         of the kernel's history."""
@@ -110,8 +119,9 @@ class Kernel(NotebookClient):
         self.km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
         # The kernel's own stdout/stderr (C-level prints, warnings) go nowhere, not to our
         # terminal.
-        await self.async_start_new_kernel(cwd=str(cwd), env=env,
-                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        await self.async_start_new_kernel(
+            cwd=str(cwd), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         await self.async_start_new_kernel_client()
 
     async def stop(self) -> None:

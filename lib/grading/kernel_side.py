@@ -54,10 +54,15 @@ def grade_and_publish(namespace: dict, registry: str, lesson: int, name: str, ma
     exercise = next(e for e in exercises if e.name == name)
     borrowed = _from_lib(namespace.get(exercise.target))
     if borrowed:  # e.g. `from lib.bpe import get_stats`: the course's answer, not the student's
-        row = {"name": name, "lesson": lesson, "score": 0.0,
-               "max_score": float(exercise.points), "status": "not own code",
-               "reason": f"`{exercise.target}` is {borrowed}, imported from the course's library "
-                         "instead of written in the notebook"}
+        row = {
+            "name": name,
+            "lesson": lesson,
+            "score": 0.0,
+            "max_score": float(exercise.points),
+            "status": "not own code",
+            "reason": f"`{exercise.target}` is {borrowed}, imported from the course's library "
+            "instead of written in the notebook",
+        }
     else:
         limit = getattr(exercise, "time_limit", None)  # each case gets the exercise's own limit
         with redirect_stdout(_Discard()), redirect_stderr(_Discard()):

@@ -123,8 +123,9 @@ def _defined_names(notebook: nbformat.NotebookNode) -> set[str]:
     return names
 
 
-def identify_lesson(notebook: nbformat.NotebookNode,
-                    catalog: dict[int, list[ExerciseInfo]]) -> int | None:
+def identify_lesson(
+    notebook: nbformat.NotebookNode, catalog: dict[int, list[ExerciseInfo]]
+) -> int | None:
     """The lesson a notebook belongs to: its metadata says so, or else it is the one lesson whose
     exercises best match the notebook's exercise cells (by the `exercise` cell metadata, or by the
     functions the cells define). None when nothing matches or two lessons match equally well."""
@@ -132,8 +133,9 @@ def identify_lesson(notebook: nbformat.NotebookNode,
     declared = course.get("lesson") if isinstance(course, dict) else None
     if isinstance(declared, int) and declared in catalog:
         return declared
-    stubs = {str(cell.metadata.get("exercise")) for cell in notebook.cells
-             if cell.cell_type == "code"}
+    stubs = {
+        str(cell.metadata.get("exercise")) for cell in notebook.cells if cell.cell_type == "code"
+    }
     defined = _defined_names(notebook)
     matches = {
         lesson: sum(e.name in stubs or e.target in defined for e in exercises)
@@ -146,7 +148,7 @@ def identify_lesson(notebook: nbformat.NotebookNode,
 
 def _answer_text(source: str) -> str:
     text = source.strip()
-    return text[len(ANSWER_PREFIX):].strip() if text.startswith(ANSWER_PREFIX) else text
+    return text[len(ANSWER_PREFIX) :].strip() if text.startswith(ANSWER_PREFIX) else text
 
 
 def written_answers(notebook: nbformat.NotebookNode) -> dict[str, str]:

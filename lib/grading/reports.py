@@ -42,8 +42,9 @@ def _csv(columns: list[str], rows: list[dict]) -> str:
 
 
 def _in_order(records: list[dict]) -> list[dict]:
-    return sorted(records, key=lambda r: (r["student"].casefold(), r["lesson"] or 0,
-                                          r["submission"]))
+    return sorted(
+        records, key=lambda r: (r["student"].casefold(), r["lesson"] or 0, r["submission"])
+    )
 
 
 def _total(record: dict) -> tuple[float, float]:
@@ -57,23 +58,48 @@ def _notes(record: dict) -> list[str]:
 
 def grade_rows(record: dict) -> list[dict]:
     """grades.csv's rows for one submission: one per exercise, or one saying why there are none."""
-    base = {"student": record["student"], "lesson": record["lesson"] or "",
-            "submission": record["submission"]}
+    base = {
+        "student": record["student"],
+        "lesson": record["lesson"] or "",
+        "submission": record["submission"],
+    }
     if not record["exercises"]:
-        return [{**base, "exercise": "", "score": "0", "max": "0", "status": record["outcome"],
-                 "reason": record["note"]}]
-    return [{**base, "exercise": e["name"], "score": number(e["score"]),
-             "max": number(e["max_score"]), "status": e["status"], "reason": one_line(e["reason"])}
-            for e in record["exercises"]]
+        return [
+            {
+                **base,
+                "exercise": "",
+                "score": "0",
+                "max": "0",
+                "status": record["outcome"],
+                "reason": record["note"],
+            }
+        ]
+    return [
+        {
+            **base,
+            "exercise": e["name"],
+            "score": number(e["score"]),
+            "max": number(e["max_score"]),
+            "status": e["status"],
+            "reason": one_line(e["reason"]),
+        }
+        for e in record["exercises"]
+    ]
 
 
 def total_row(record: dict) -> dict:
     """totals.csv's row for one submission: the lesson's score and what went wrong, if anything."""
     score, most = _total(record)
-    return {"student": record["student"], "lesson": record["lesson"] or "",
-            "score": number(score), "max": number(most),
-            "percent": number(100 * score / most) if most else "0", "outcome": record["outcome"],
-            "notes": "; ".join(_notes(record)), "submission": record["submission"]}
+    return {
+        "student": record["student"],
+        "lesson": record["lesson"] or "",
+        "score": number(score),
+        "max": number(most),
+        "percent": number(100 * score / most) if most else "0",
+        "outcome": record["outcome"],
+        "notes": "; ".join(_notes(record)),
+        "submission": record["submission"],
+    }
 
 
 def feedback_name(record: dict) -> str:
@@ -87,8 +113,12 @@ def feedback(record: dict) -> str:
     """The page a student reads: the score, each exercise passed or not (with the first failing
     case, as the notebook's check shows it), and what went wrong while their notebook ran."""
     lesson = f"Lesson {record['lesson']}: f" if record["lesson"] else "F"
-    lines = [f"# {lesson}eedback for {record['student']}", "",
-             f"Submission: `{Path(record['submission']).name}`", ""]
+    lines = [
+        f"# {lesson}eedback for {record['student']}",
+        "",
+        f"Submission: `{Path(record['submission']).name}`",
+        "",
+    ]
     if not record["exercises"]:
         return "\n".join(lines + [f"This notebook could not be graded: {record['note']}.", ""])
     score, most = _total(record)
@@ -98,8 +128,10 @@ def feedback(record: dict) -> str:
         mark = "✅" if full else ("🟡" if e["score"] > 0 else "❌")
         summary, _, case = e["reason"].partition("\n")
         why = f": {summary}" if summary and not full else ""
-        lines.append(f"- {mark} `{e['name']}`, {number(e['score'])} / {number(e['max_score'])} "
-                     f"({e['status']}){why}")
+        lines.append(
+            f"- {mark} `{e['name']}`, {number(e['score'])} / {number(e['max_score'])} "
+            f"({e['status']}){why}"
+        )
         if case.strip() and not full:
             lines += ["", "  ```text", *(f"  {line}" for line in case.splitlines()), "  ```", ""]
     if _notes(record):
@@ -109,8 +141,12 @@ def feedback(record: dict) -> str:
 
 def answers_page(records: list[dict], questions: dict[int, dict[str, str]]) -> str:
     """Every student's written answers, question by question, for marking by hand."""
-    lines = ["# Written answers", "",
-             "Each question, then every student's answer (quoted as written).", ""]
+    lines = [
+        "# Written answers",
+        "",
+        "Each question, then every student's answer (quoted as written).",
+        "",
+    ]
     answers: dict[int, dict[str, list[tuple[str, str]]]] = {}
     for record in _in_order(records):
         for answer_id, text in record["answers"].items() if record["lesson"] else ():
@@ -149,15 +185,23 @@ def summary(records: list[dict], seconds: float, out_dir: Path) -> str:
     failed = [r for r in records if r["outcome"] != "graded"]
     troubled = [r for r in records if r["outcome"] == "graded" and r["events"]]
     minutes, secs = divmod(round(seconds), 60)
-    lines = [f"{len(records)} submissions: {len(records) - len(failed)} graded, {len(failed)} "
-             f"could not be graded ({minutes} min {secs} s)."]
-    lines += [f"  not graded: {r['student']} ({Path(r['submission']).name}): {r['outcome']}, "
-              f"{r['note']}" for r in failed]
+    lines = [
+        f"{len(records)} submissions: {len(records) - len(failed)} graded, {len(failed)} "
+        f"could not be graded ({minutes} min {secs} s)."
+    ]
+    lines += [
+        f"  not graded: {r['student']} ({Path(r['submission']).name}): {r['outcome']}, {r['note']}"
+        for r in failed
+    ]
     if troubled:
-        lines.append(f"{len(troubled)} graded notebooks had problems while running "
-                     "(details in their feedback):")
+        lines.append(
+            f"{len(troubled)} graded notebooks had problems while running "
+            "(details in their feedback):"
+        )
         lines += [f"  {r['student']}, lesson {r['lesson']}: {r['events'][0]}" for r in troubled]
-    lines.append(f"Scores: {out_dir / 'grades.csv'} and {out_dir / 'totals.csv'}; feedback for "
-                 f"students in {out_dir / 'feedback'}; written answers in "
-                 f"{out_dir / 'answers.md'}.")
+    lines.append(
+        f"Scores: {out_dir / 'grades.csv'} and {out_dir / 'totals.csv'}; feedback for "
+        f"students in {out_dir / 'feedback'}; written answers in "
+        f"{out_dir / 'answers.md'}."
+    )
     return "\n".join(lines)

@@ -30,8 +30,11 @@ def imports_without_plots(notebook: nbformat.NotebookNode) -> str:
         for node in body:
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 module = getattr(node, "module", None) or ""
-                node.names = [a for a in node.names if "plotly" not in f"{module}.{a.name}"
-                              and "viz" not in (a.name, module)]
+                node.names = [
+                    a
+                    for a in node.names
+                    if "plotly" not in f"{module}.{a.name}" and "viz" not in (a.name, module)
+                ]
                 lines += [ast.unparse(node)] if node.names else []
     return "\n".join(lines)
 
@@ -45,8 +48,7 @@ def variant(notebook: nbformat.NotebookNode, solved: set[str]) -> nbformat.Noteb
         if cell.metadata.get("exercise") in solved:
             cell.source = solutions[cell.metadata["exercise"]]
     if not FULL:
-        setup = [c for c in notebook.cells if c.cell_type == "code"
-                 and is_setup_cell(c.source)]
+        setup = [c for c in notebook.cells if c.cell_type == "code" and is_setup_cell(c.source)]
         stubs = [c for c in notebook.cells if c.metadata.get("exercise")]
         notebook.cells = [*setup, new_code_cell(imports_without_plots(notebook)), *stubs]
     return notebook

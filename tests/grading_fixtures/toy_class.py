@@ -11,10 +11,14 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 MIME = "application/vnd.tokenization-course.grade+json"
-STUB = {"double": "def double(x):\n    raise NotImplementedError",
-        "shout": "def shout(word):\n    raise NotImplementedError"}
-SOLVED = {"double": "def double(x):\n    return 2 * x",
-          "shout": "def shout(word):\n    return word.upper() + '!'"}
+STUB = {
+    "double": "def double(x):\n    raise NotImplementedError",
+    "shout": "def shout(word):\n    raise NotImplementedError",
+}
+SOLVED = {
+    "double": "def double(x):\n    return 2 * x",
+    "shout": "def shout(word):\n    return word.upper() + '!'",
+}
 HALF_SHOUT = "def shout(word):\n    return word.upper() + '!' if len(word) < 3 else word"
 IGNORE_CTRL_C = """\
 import signal
@@ -67,17 +71,30 @@ class Full:
 double, shout = Full("double"), Full("shout")"""
 
 
-def toy(double=STUB["double"], shout=STUB["shout"], before=(), after=(), answer="", lesson=1,
-        checks=True):
+def toy(
+    double=STUB["double"],
+    shout=STUB["shout"],
+    before=(),
+    after=(),
+    answer="",
+    lesson=1,
+    checks=True,
+):
     """A notebook of the toy lesson: stubs (or solutions) and check cells, plus `before`/`after`
     cells. Without `checks`, code that misbehaves only does so when the grader calls it."""
-    cells = [new_markdown_cell("# Toy lesson"), new_code_cell("import toy_exercises as ex"),
-             *map(new_code_cell, before)]
+    cells = [
+        new_markdown_cell("# Toy lesson"),
+        new_code_cell("import toy_exercises as ex"),
+        *map(new_code_cell, before),
+    ]
     for name, source in (("double", double), ("shout", shout)):
-        cells += [new_code_cell(source, metadata={"tags": ["exercise"], "exercise": name}),
-                  new_code_cell(f"ex.{name}.check()" if checks else "")]
-    answer_cell = new_markdown_cell(f"**Your answer:** {answer}",
-                                    metadata={"tags": ["answer"], "answer": "why"})
+        cells += [
+            new_code_cell(source, metadata={"tags": ["exercise"], "exercise": name}),
+            new_code_cell(f"ex.{name}.check()" if checks else ""),
+        ]
+    answer_cell = new_markdown_cell(
+        f"**Your answer:** {answer}", metadata={"tags": ["answer"], "answer": "why"}
+    )
     cells += [new_markdown_cell("Why double?"), answer_cell, *map(new_code_cell, after)]
     notebook = new_notebook(cells=cells)
     if lesson:
@@ -92,35 +109,81 @@ CLASS = {
     "alice": (toy(**SOLVED, answer="Adding x to itself."), 2, 1, None),
     "bob": (toy(), 0, 0, None),
     "carol": (toy(SOLVED["double"], HALF_SHOUT), 2, 0.5, None),
-    "raiser": (toy(**SOLVED, before=["1 / 0"]), 2, 1,
-               "cell 3 (`1 / 0`) raised ZeroDivisionError: division by zero"),
+    "raiser": (
+        toy(**SOLVED, before=["1 / 0"]),
+        2,
+        1,
+        "cell 3 (`1 / 0`) raised ZeroDivisionError: division by zero",
+    ),
     "looper": (toy(**SOLVED, before=["while True:\n    pass"]), 2, 1, INTERRUPTED),
     "sleeper": (toy(**SOLVED, before=["import time\ntime.sleep(600)"]), 2, 1, INTERRUPTED),
-    "deaf": (toy(**SOLVED, before=[IGNORE_CTRL_C]), 2, 1,
-             f"ignored the interrupt, so the kernel was killed; {RERUN}"),
-    "exiter": (toy(**SOLVED, before=["import sys\nsys.exit('bye')"]), 2, 1,
-               "raised SystemExit: bye"),
-    "os_exiter": (toy(**SOLVED, after=["import os\nos._exit(1)"]), 2, 1,
-                  f"cell 9 (`import os`) killed the kernel; {RERUN}"),
-    "killer": (toy(**SOLVED, before=["import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"]),
-               2, 1, "killed the kernel"),
-    "chatty": (toy("def double(x):\n    print('y' * 10**6)\n    return 2 * x", SOLVED["shout"],
-                   before=["for _ in range(5):\n    print('x' * 10**6)"]), 2, 1, None),
+    "deaf": (
+        toy(**SOLVED, before=[IGNORE_CTRL_C]),
+        2,
+        1,
+        f"ignored the interrupt, so the kernel was killed; {RERUN}",
+    ),
+    "exiter": (
+        toy(**SOLVED, before=["import sys\nsys.exit('bye')"]),
+        2,
+        1,
+        "raised SystemExit: bye",
+    ),
+    "os_exiter": (
+        toy(**SOLVED, after=["import os\nos._exit(1)"]),
+        2,
+        1,
+        f"cell 9 (`import os`) killed the kernel; {RERUN}",
+    ),
+    "killer": (
+        toy(**SOLVED, before=["import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"]),
+        2,
+        1,
+        "killed the kernel",
+    ),
+    "chatty": (
+        toy(
+            "def double(x):\n    print('y' * 10**6)\n    return 2 * x",
+            SOLVED["shout"],
+            before=["for _ in range(5):\n    print('x' * 10**6)"],
+        ),
+        2,
+        1,
+        None,
+    ),
     "forger": (toy(TAMPER_WHILE_GRADED, before=[FORGE]), 0, 0, None),
-    "slow_grading": (toy("def double(x):\n    while True:\n        pass", SOLVED["shout"],
-                         checks=False), 0, 1, None),
+    "slow_grading": (
+        toy("def double(x):\n    while True:\n        pass", SOLVED["shout"], checks=False),
+        0,
+        1,
+        None,
+    ),
     "deaf_grading": (toy(SWALLOW_EVERYTHING, SOLVED["shout"], checks=False), 0, 1, None),
-    "crash_grading": (toy("def double(x):\n    import os\n    os._exit(3)", SOLVED["shout"],
-                          checks=False), 0, 1, None),
-    "copier": (toy(shout=SOLVED["shout"], after=["from lib.bpe import merge as double"]), 0, 1,
-               None),
+    "crash_grading": (
+        toy("def double(x):\n    import os\n    os._exit(3)", SOLVED["shout"], checks=False),
+        0,
+        1,
+        None,
+    ),
+    "copier": (
+        toy(shout=SOLVED["shout"], after=["from lib.bpe import merge as double"]),
+        0,
+        1,
+        None,
+    ),
     "renamed": (toy(**SOLVED, lesson=None), 2, 1, None),  # no metadata: found by its exercise cells
     "dora": (toy(**SOLVED, before=[VANDAL]), 2, 1, None),  # a folder: deletes and writes files
     "eve": (toy(), 0, 0, None),  # a folder with her own lib/ and toy_exercises.py
 }
-FOLDERS = {"dora": {"data.txt": "dora's data", "notes/keep.md": "keep me"},
-           "eve": {"toy_exercises.py": SHADOW_EXERCISES, "lib/__init__.py": "",
-                   "lib/grading/__init__.py": "", "lib/grading/kernel_side.py": SHADOW_KERNEL_SIDE}}
+FOLDERS = {
+    "dora": {"data.txt": "dora's data", "notes/keep.md": "keep me"},
+    "eve": {
+        "toy_exercises.py": SHADOW_EXERCISES,
+        "lib/__init__.py": "",
+        "lib/grading/__init__.py": "",
+        "lib/grading/kernel_side.py": SHADOW_KERNEL_SIDE,
+    },
+}
 
 
 def write_class(folder: Path) -> None:

@@ -8,14 +8,22 @@ framework's statuses and partial credit.
 from lib.exercises.core import Case, Exercise
 
 double = Exercise(
-    name="double", lesson=1, points=2, target="double", time_limit=1,
+    name="double",
+    lesson=1,
+    points=2,
+    target="double",
+    time_limit=1,
     cases=lambda: [Case(args=(x,), expected=2 * x) for x in (0, 1, 5, -3)],
     hint="Add x to itself.",
     solution="def double(x):\n    return 2 * x\n",
 )
 
 shout = Exercise(
-    name="shout", lesson=1, points=1, target="shout", time_limit=1,
+    name="shout",
+    lesson=1,
+    points=1,
+    target="shout",
+    time_limit=1,
     cases=lambda: [Case(args=(w,), expected=w.upper() + "!") for w in ("hi", "ok", "yes", "hello")],
     hint="str.upper, then add the '!'.",
     solution="def shout(word):\n    return word.upper() + '!'\n",

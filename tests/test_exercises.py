@@ -3,7 +3,6 @@
 from __future__ import annotations
 import __future__
 
-import math
 import time
 from pathlib import Path
 
@@ -11,7 +10,7 @@ import nbformat
 import pytest
 
 from lib.exercises import Case, Exercise, all_exercises, for_lesson
-from lib.exercises.core import STATUSES, Raises
+from lib.exercises.core import STATUSES, Raises, close
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -93,7 +92,7 @@ def test_check_messages(capsys):
         ),
         "def square(n):\n    return n[0]": (
             "❌ 4 of 4 cases failed (0/2 points). The first one:\n"
-            "   input:    square(0)\n"
+            "   input:    square(0)\n   expected: 0\n"
             "   raised:   TypeError: 'int' object is not subscriptable\n"
         ),
     }
@@ -136,7 +135,7 @@ def test_a_hanging_target_is_stopped_by_the_time_limit(capsys):
     started = time.perf_counter()
     make_square(time_limit=0.2).check({"square": slow})
     assert time.perf_counter() - started < 2  # stops after the first case, not 4 × 0.2 s
-    assert "raised:   TimeLimitExceeded: took longer than 0.2 s" in capsys.readouterr().out
+    assert "got:      no answer: it ran longer than the time limit" in capsys.readouterr().out
 
 
 def test_compare_and_fresh_arguments_per_case():
@@ -147,7 +146,7 @@ def test_compare_and_fresh_arguments_per_case():
         values.clear()
         return total / 2 + 1e-12
 
-    exercise = make_square(name="mean", target="mean", cases=lambda: cases, compare=math.isclose)
+    exercise = make_square(name="mean", target="mean", cases=lambda: cases, compare=close)
     assert exercise.grade({"mean": mean_that_empties_its_input}).status == "passed"
     assert cases[0].args == ([1.0, 2.0],)  # the learner's code got a copy
 
@@ -159,10 +158,10 @@ def test_values_as_targets():
     assert exercise.grade(run("answer = 42")).status == "passed"
 
 
-def test_failure_messages_have_no_memory_addresses(capsys):
+def test_an_answer_that_is_not_plain_data_is_wrong_and_named(capsys):
     make_square().check({"square": lambda n: lambda: n})
     out = capsys.readouterr().out
-    assert "<locals>.<lambda>>\n" in out and "0x" not in out
+    assert "got:      it returned a function, which is not plain data\n" in out
 
 
 def test_hint_and_solution_are_printed(capsys):

@@ -7,23 +7,28 @@ function) and computes its test `Case`s from lib's reference implementation. In 
         raise NotImplementedError          # raises NotImplementedError
     ex.utf8_encode.check()                 # the next cell: prints what passed and what went wrong
 
+Checking has two halves. `running.run_cases` calls the learner's target on each case's inputs and
+reports what happened as plain data (it never sees an expected answer); `Exercise.judge` compares
+those outcomes with the expected answers, type-strictly, with partial credit per case. `check()`
+does both in the notebook and prints; the grader runs the first half in the student's sandboxed
+kernel and the second in its own process, so no student object is ever compared or printed.
 `check()` never raises: whatever the learner's code does (wrong answers, exceptions, `exit()`,
-running for ever) becomes a message. `grade(namespace)` is the silent version for the grader: it
-returns a `Result` with partial credit per case.
+running for ever) becomes a message.
 """
 
 from __future__ import annotations
 
-import copy
+import math
 import re
-import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.exercises.plain import NotPlain, from_wire, same
+from lib.exercises.running import run_cases
+
+SOLUTION_MIME = "application/vnd.tokenization-course.solution+json"
 STATUSES = ("passed", "partial", "failed", "not attempted", "missing", "error")
 
 
@@ -58,36 +63,6 @@ class Result:
     reason: str
 
 
-class TimeLimitExceeded(BaseException):
-    """Raised inside the learner's code when a case runs too long. A BaseException, so that
-    an `except Exception:` in the learner's loop cannot swallow it."""
-
-
-@contextmanager
-def _time_limit(seconds: float | None) -> Iterator[None]:
-    """Interrupt the block after `seconds`, where the platform allows it (Unix, main thread, no
-    other timer running); otherwise run it without a limit."""
-    if not (
-        seconds
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-        and signal.getitimer(signal.ITIMER_REAL)[0] == 0
-    ):
-        yield
-        return
-
-    def stop(signum: int, frame: Any) -> None:
-        raise TimeLimitExceeded(f"took longer than {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _show(value: Any, limit: int = 120) -> str:
     """A short, repeatable repr: memory addresses dropped, long values cut in the middle."""
     text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
@@ -100,8 +75,9 @@ class Exercise:
     name: short id, e.g. "utf8_encode"; lesson: the lesson's number; points: what it is worth;
     target: the name the learner defines; cases: a function returning the list of Cases (called
     at check time, so expected values come from lib); compare: `compare(got, expected) -> bool`
-    when `==` is too strict (e.g. math.isclose); hint: a nudge in words; solution: Python source
-    that defines the target; time_limit: seconds per case in `check()`.
+    when the strict `plain.same` is too strict (e.g. `close` for measurements); hint: a nudge
+    in words; solution: Python source that defines the target; time_limit: seconds per case in
+    `check()`.
 
     A target that is not callable (e.g. `first_merge = ...`) is compared with each case's
     `expected` as it is; the value `...` counts as not attempted.
@@ -131,58 +107,91 @@ class Exercise:
         print(f"💡 Hint for {self.name}: {self.hint_text}")
 
     def solution(self) -> None:
-        print(f"One solution for {self.name} (run it in a cell to use it):\n\n{self.solution_code}")
+        """Show one solution. In a notebook the output also carries a marker the grader reads
+        (`SOLUTION_MIME`), so the instructor can see which solutions a student opened."""
+        text = f"One solution for {self.name} (run it in a cell to use it):\n\n{self.solution_code}"
+        shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+        if shell is None:
+            print(text)
+            return
+        from IPython.display import display
+
+        display({"text/plain": text, SOLUTION_MIME: {"exercise": self.name}}, raw=True)
+
+    def inputs(self, cases: list[Case]) -> list[tuple[tuple, dict]]:
+        """What the learner's target is called with: each case without its expected answer."""
+        return [(case.args, case.kwargs) for case in cases]
 
     def grade(self, namespace: dict[str, Any], time_limit: float | None = None) -> Result:
-        """Run every case against `namespace[self.target]`; never prints, never raises."""
-
-        def result(status: str, score: float, reason: str) -> Result:
-            return Result(self.name, self.lesson, score, self.points, status, reason)
-
+        """Run and judge every case against `namespace[self.target]`; never prints or raises."""
         if self.target not in namespace:
-            return result("missing", 0, f"`{self.target}` is not defined")
-        target = namespace[self.target]
+            return self._result("missing", 0, f"`{self.target}` is not defined")
         try:
             cases = self.cases()
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # a bug or missing data on our side, not the learner's
-            return result("error", 0, f"the checks could not run: {type(error).__name__}: {error}")
-        total, passed, answered, first_failure = len(cases), 0, 0, ""
-        raised: list[BaseException] = []
-        for case in cases:
-            try:
-                with _time_limit(time_limit):
-                    got = self._call(target, case)
-                    if got is Ellipsis and not callable(target):
-                        raise NotImplementedError
-                    ok = bool((self.compare or (lambda a, b: a == b))(got, case.expected))
-            except KeyboardInterrupt:
-                raise
-            except BaseException as error:  # anything the learner's code does, even exit()
-                raised.append(error)
-                first_failure = first_failure or self._describe(
-                    target, case, f"raised:   {type(error).__name__}: {error}"
-                )
-                if isinstance(error, TimeLimitExceeded):
-                    break  # the other cases would most likely hang as well: count them as failed
-                continue
-            answered, passed = answered + 1, passed + ok
+            return self._result(
+                "error", 0, f"the checks could not run: {type(error).__name__}: {error}"
+            )
+        outcomes = run_cases(namespace[self.target], self.inputs(cases), time_limit)
+        return self.judge(cases, outcomes, callable(namespace[self.target]))
+
+    def judge(self, cases: list[Case], outcomes: list[dict], is_callable: bool = True) -> Result:
+        """Score `outcomes` (from `running.run_cases`, possibly sent by an untrusted kernel)
+        against `cases`: each case passed is worth an equal share of the points. Outcomes that
+        are missing or malformed count as failed cases."""
+        if not cases:
+            return self._result("error", 0, "the exercise has no test cases")
+        outcomes = [o if isinstance(o, dict) else {} for o in outcomes[: len(cases)]]
+        if outcomes and all(_is_stub(o) for o in outcomes):
+            return self._result("not attempted", 0, "raises NotImplementedError")
+        passed, answered, first_failure = 0, 0, ""
+        for index, case in enumerate(cases):
+            outcome = outcomes[index] if index < len(outcomes) else {"not_run": True}
+            ok, got = self._verdict(case, outcome)
+            passed += ok
+            answered += (
+                "returned" in outcome or "not_plain" in outcome or _raised_expected(case, outcome)
+            )
             if not ok and not first_failure:
-                first_failure = self._describe(
-                    target, case, f"expected: {_show(case.expected)}\ngot:      {_show(got)}"
-                )
-        if not total:
-            return result("error", 0, "the exercise has no test cases")
-        if len(raised) == total and all(isinstance(e, NotImplementedError) for e in raised):
-            return result("not attempted", 0, "raises NotImplementedError")
+                first_failure = self._describe(case, is_callable, got)
+        total = len(cases)
         score = round(self.points * passed / total, 2)
         if passed == total:
-            return result("passed", score, f"all {total} cases passed")
-        status = "partial" if passed else "failed"
-        if not answered:  # it never returned an answer: it crashes (or hangs) every time
-            status = "error"
-        return result(status, score, f"{total - passed} of {total} cases failed\n{first_failure}")
+            return self._result("passed", score, f"all {total} cases passed")
+        status = "partial" if passed else ("failed" if answered else "error")
+        return self._result(
+            status, score, f"{total - passed} of {total} cases failed\n{first_failure}"
+        )
+
+    def _verdict(self, case: Case, outcome: dict) -> tuple[bool, str]:
+        """Did this outcome answer this case? Also what to show as the learner's answer."""
+        if "returned" in outcome:
+            try:
+                got = from_wire(outcome["returned"])
+            except NotPlain as error:
+                return False, f"got:      an unreadable answer ({error})"
+            shown = f"got:      {_show(got)}"
+            if isinstance(case.expected, Raises):
+                return False, shown
+            try:
+                return bool((self.compare or same)(got, case.expected)), shown
+            except Exception:  # a compare that cannot handle this shape of answer: wrong
+                return False, shown
+        if _raised_expected(case, outcome):
+            return True, ""
+        if "raised" in outcome:
+            message = str(outcome.get("message", ""))[:300]
+            return False, f"raised:   {str(outcome['raised'])[:60]}: {message}".rstrip(": ")
+        if "not_plain" in outcome:
+            return False, f"got:      {str(outcome['not_plain'])[:300]}"
+        if "timeout" in outcome:
+            return False, "got:      no answer: it ran longer than the time limit"
+        return False, "got:      no answer (not run: an earlier case ran too long)"
+
+    def _result(self, status: str, score: float, reason: str) -> Result:
+        return Result(self.name, self.lesson, score, self.points, status, reason)
 
     def check(self, namespace: dict[str, Any] | None = None) -> None:
         """Print whether the learner's target passes (namespace: the notebook's, by default)."""
@@ -204,23 +213,29 @@ class Exercise:
             if detail:
                 print("   " + detail.replace("\n", "\n   "))
 
-    def _call(self, target: Any, case: Case) -> Any:
-        if not callable(target):
-            return target
-        try:  # a fresh copy, so code that changes its arguments cannot spoil the next case
-            args, kwargs = copy.deepcopy((case.args, case.kwargs))
-        except Exception:
-            args, kwargs = case.args, case.kwargs
-        try:
-            return target(*args, **kwargs)
-        except Exception as error:
-            if isinstance(case.expected, Raises) and isinstance(error, case.expected.error):
-                return case.expected  # raising the right exception is the right answer
-            raise
-
-    def _describe(self, target: Any, case: Case, outcome: str) -> str:
-        if not callable(target):
-            return outcome
+    def _describe(self, case: Case, is_callable: bool, got: str) -> str:
+        expected = f"expected: {_show(case.expected)}\n"
+        if not is_callable:
+            return expected + got
         arguments = [_show(a, 60) for a in case.args]
         arguments += [f"{key}={_show(value, 60)}" for key, value in case.kwargs.items()]
-        return f"input:    {self.target}({', '.join(arguments)})\n{outcome}"
+        return f"input:    {self.target}({', '.join(arguments)})\n{expected}{got}"
+
+
+def _is_stub(outcome: dict) -> bool:
+    return bool(outcome.get("stub")) or "NotImplementedError" in (outcome.get("kinds") or ())
+
+
+def _raised_expected(case: Case, outcome: dict) -> bool:
+    """Raising the exception the case expects is the right answer."""
+    kinds = outcome.get("kinds")
+    return (
+        isinstance(case.expected, Raises)
+        and isinstance(kinds, list)
+        and case.expected.error.__name__ in kinds
+    )
+
+
+def close(got: Any, expected: float) -> bool:
+    """For answers that are measurements: a number (not a bool) within rounding of `expected`."""
+    return type(got) in (int, float) and math.isclose(got, expected)

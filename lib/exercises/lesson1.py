@@ -7,10 +7,8 @@ typed in by hand.
 
 from __future__ import annotations
 
-import math
-
 from lib import unicode_tools
-from lib.exercises.core import Case, Exercise
+from lib.exercises.core import Case, Exercise, close
 
 # Code points on both sides of every UTF-8 length boundary, plus a few everyday characters:
 # 'A', 'é', 'ह', '€', '안', '👋' and the last code point of Unicode.
@@ -165,7 +163,7 @@ bytes_per_char = Exercise(
     points=1,
     target="bytes_per_char",
     cases=_bytes_per_char_cases,
-    compare=math.isclose,
+    compare=close,
     hint=(
         "len(text) counts code points; len(text.encode('utf-8')) counts bytes. Divide the second "
         "by the first, and return 0.0 for the empty string instead of dividing by zero."

@@ -7,11 +7,10 @@ scripts, with characters of every UTF-8 length.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from lib.char_tokenizer import CharTokenizer
-from lib.exercises.core import Case, Exercise, Raises
+from lib.exercises.core import Case, Exercise, Raises, close
 
 _TEXTS = [
     "banana",
@@ -117,7 +116,7 @@ compression_ratio = Exercise(
     points=1,
     target="compression_ratio",
     cases=_compression_ratio_cases,
-    compare=math.isclose,
+    compare=close,
     hint='len(text.encode("utf-8")) is the number of bytes; len(ids) is the number of tokens.',
     solution="""\
 def compression_ratio(text: str, ids: list[int]) -> float:

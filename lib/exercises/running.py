@@ -1,0 +1,106 @@
+"""Calling a learner's function on test inputs, and reporting what happened as plain data.
+
+This is the only part of an exercise that runs in the learner's process: the notebook's `check()`
+uses it, and so does the grader inside each student's kernel. It never sees the expected answers.
+Each call becomes an *outcome*, a small JSON-ready dict:
+
+- `{"returned": <wire value>}`: the answer, as `plain.to_wire` writes it;
+- `{"raised": "ValueError", "kinds": [...], "message": "..."}`: the built-in exception classes it
+  is an instance of (so a learner's `class Oops(ValueError)` still counts as a ValueError);
+- `{"not_plain": "why"}`, `{"timeout": seconds}`, `{"stub": True}` (the value `...`).
+
+Reading an answer or an error runs none of the learner's methods (`repr`, `__eq__`, `__str__`).
+"""
+
+from __future__ import annotations
+
+import builtins
+import copy
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from lib.exercises.plain import NotPlain, to_wire, type_name
+
+BUILTIN_ERRORS = {
+    value
+    for value in vars(builtins).values()
+    if isinstance(value, type) and issubclass(value, BaseException)
+}
+
+
+class TimeLimitExceeded(BaseException):
+    """Raised inside the learner's code when a case runs too long. A BaseException, so that
+    an `except Exception:` in the learner's loop cannot swallow it."""
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Interrupt the block after `seconds`, where the platform allows it (Unix, main thread, no
+    other timer running); otherwise run it without a limit."""
+    if not (
+        seconds
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    ):
+        yield
+        return
+
+    def stop(signum: int, frame: Any) -> None:
+        raise TimeLimitExceeded(f"took longer than {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def raised(error: BaseException) -> dict:
+    """An exception as an outcome, read without calling any method the learner may have written."""
+    mro = type.__dict__["__mro__"].__get__(type(error))
+    args = BaseException.__dict__["args"].__get__(error)
+    message = args[0] if len(args) == 1 and type(args[0]) is str else ""
+    return {
+        "raised": type_name(error),
+        "kinds": [cls.__name__ for cls in mro if cls in BUILTIN_ERRORS],
+        "message": message[:300],
+    }
+
+
+def run_case(target: Any, args: tuple, kwargs: dict, seconds: float | None) -> dict:
+    """Call `target(*args, **kwargs)` (or take `target` as it is, if it is not callable) and
+    return the outcome. Only Ctrl-C gets through: it belongs to whoever runs the cell."""
+    try:
+        with time_limit(seconds):
+            if not callable(target):
+                return {"stub": True} if target is Ellipsis else {"returned": to_wire(target)}
+            try:  # a fresh copy, so code that changes its arguments cannot spoil the next case
+                args, kwargs = copy.deepcopy((args, kwargs))
+            except Exception:
+                pass
+            return {"returned": to_wire(target(*args, **kwargs))}
+    except KeyboardInterrupt:
+        raise
+    except TimeLimitExceeded:
+        return {"timeout": seconds}
+    except NotPlain as error:
+        return {"not_plain": str(error)}
+    except BaseException as error:  # anything the learner's code does, even exit()
+        return raised(error)
+
+
+def run_cases(target: Any, inputs: list[tuple[tuple, dict]], seconds: float | None) -> list[dict]:
+    """The outcome of each call, stopping after a time-out (the rest would most likely hang too;
+    the judge counts calls never made as failed)."""
+    outcomes = []
+    for args, kwargs in inputs:
+        outcomes.append(run_case(target, args, kwargs, seconds))
+        if "timeout" in outcomes[-1]:
+            break
+    return outcomes

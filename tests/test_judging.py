@@ -1,0 +1,173 @@
+"""Judging answers as plain data: what a learner's function returns is read without running any
+of its methods, compared type-strictly, and anything else is a wrong answer with a reason."""
+
+from __future__ import annotations
+
+import collections
+import json
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lib.exercises import Case, Exercise
+from lib.exercises.core import Raises
+from lib.exercises.plain import MAX_DEPTH, NotPlain, from_wire, same, to_wire
+from lib.exercises.running import run_cases
+
+hashable = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text()
+    | st.binary()
+    | st.floats(allow_nan=False),
+    lambda inner: st.tuples(inner, inner) | st.frozensets(inner, max_size=3),
+    max_leaves=8,
+)
+plain_values = st.recursive(
+    hashable,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(hashable, inner, max_size=4)
+        | st.sets(hashable, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(plain_values)
+def test_plain_values_survive_the_wire_exactly(value):
+    sent = json.loads(json.dumps(to_wire(value)))  # as a kernel's message would carry it
+    assert same(from_wire(sent), value)
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (True, 1),
+        (1, 1.0),
+        ((1, 2), [1, 2]),
+        ({1: "a"}, {True: "a"}),
+        ({(1,): 2}, {(True,): 2}),
+        ({1, 2}, frozenset({1, 2})),
+        (b"a", "a"),
+        ([[1]], [[True]]),
+    ],
+)
+def test_same_is_strict_about_types(a, b):
+    assert not same(a, b) and not same(b, a)
+    assert same(a, a) and same(b, b)
+
+
+def test_standard_dicts_count_as_dicts():
+    counts = collections.Counter("abca")
+    assert same(from_wire(to_wire(counts)), {"a": 2, "b": 1, "c": 1})
+    assert type(from_wire(to_wire(collections.defaultdict(int, a=1)))) is dict
+
+
+class AlwaysEqual:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = object.__hash__
+
+
+class Sneaky(int):  # an int whose comparisons always succeed
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class LoudError(ValueError):
+    def __str__(self):
+        raise RuntimeError("boom")
+
+
+def hostile_answers():
+    def hang_repr():
+        class Slow:
+            def __repr__(self):
+                time.sleep(60)
+
+        return Slow()
+
+    return {
+        "eq always true": lambda n: AlwaysEqual(),
+        "int subclass": lambda n: Sneaky(n * n),
+        "nested subclass": lambda n: [Sneaky(n)],
+        "slow repr": lambda n: hang_repr(),
+        "bytearray": lambda n: bytearray(b"x"),
+    }
+
+
+@pytest.mark.parametrize("name", list(hostile_answers()))
+def test_hostile_answers_score_nothing_and_check_still_prints(name, capsys):
+    exercise = Exercise(
+        name="square",
+        lesson=0,
+        target="square",
+        hint="",
+        solution="",
+        cases=lambda: [Case(args=(n,), expected=n * n) for n in range(3)],
+    )
+    started = time.perf_counter()
+    result = exercise.grade({"square": hostile_answers()[name]}, time_limit=2)
+    assert (result.status, result.score) == ("failed", 0), result.reason
+    assert "not plain data" in result.reason
+    exercise.check({"square": hostile_answers()[name]})
+    assert "not plain data" in capsys.readouterr().out
+    assert time.perf_counter() - started < 10
+
+
+def test_an_exception_is_judged_by_its_builtin_kinds_without_calling_its_str():
+    outcomes = run_cases(lambda: (_ for _ in ()).throw(LoudError("x")), [((), {})], 2)
+    assert outcomes[0]["raised"] == "LoudError" and "ValueError" in outcomes[0]["kinds"]
+    exercise = Exercise(
+        name="e",
+        lesson=0,
+        target="e",
+        hint="",
+        solution="",
+        cases=lambda: [Case(expected=Raises(ValueError))],
+    )
+    assert exercise.judge(exercise.cases(), outcomes).status == "passed"
+
+
+def test_answers_too_big_or_too_deep_are_refused():
+    deep: list = []
+    for _ in range(MAX_DEPTH + 5):
+        deep = [deep]
+    with pytest.raises(NotPlain, match="nested"):
+        to_wire(deep)
+    with pytest.raises(NotPlain, match="too big"):
+        to_wire("x" * 6_000_000)
+    with pytest.raises(NotPlain, match="too big"):
+        to_wire(list(range(300_000)))
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        {"returned": {"evil": 1}},
+        {"returned": {"dict": [[[1], 2]]}},
+        {"returned": {"bytes": "!!"}},
+        {"returned": {"set": [{"list": []}]}},
+        {"raised": 1, "kinds": "ValueError"},
+        "passed",
+        None,
+    ],
+)
+def test_malformed_outcomes_from_a_kernel_are_failed_cases(forged):
+    exercise = Exercise(
+        name="e",
+        lesson=0,
+        target="e",
+        hint="",
+        solution="",
+        cases=lambda: [Case(expected=1), Case(expected=Raises(ValueError))],
+    )
+    result = exercise.judge(exercise.cases(), [forged, forged])
+    assert (result.status, result.score) in {("failed", 0), ("error", 0)}

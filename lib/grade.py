@@ -17,8 +17,15 @@ from pathlib import Path
 from lib.grading.batch import grade_submissions
 from lib.grading.execute import Limits
 from lib.grading.reports import summary
+from lib.grading.sandbox import SandboxUnavailable
 
 __all__ = ["Limits", "grade_submissions", "main"]
+
+NO_SANDBOX_WARNING = (
+    "grading without a sandbox: every student's code runs with your permissions and can read, "
+    "change or delete your files, use the network and outlive the run. Grade this way only on a "
+    "throwaway machine or container; every report records it."
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,8 +66,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="grade again what an earlier run into --out already graded",
     )
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="grade again the submissions an earlier run could not grade fully "
+        "(time-outs, crashes, errors)",
+    )
+    parser.add_argument(
+        "--no-sandbox",
+        action="store_true",
+        help="run the students' code WITHOUT the bubblewrap sandbox, with your permissions "
+        "(only where bwrap cannot run; every report says so)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    if args.no_sandbox:
+        print(f"WARNING: {NO_SANDBOX_WARNING}", file=sys.stderr)
     started = time.monotonic()
     try:
         records = grade_submissions(
@@ -69,9 +90,11 @@ def main(argv: list[str] | None = None) -> int:
             limits=Limits(args.cell_timeout, args.notebook_timeout),
             jobs=args.jobs,
             force=args.force,
+            retry_failed=args.retry_failed,
+            sandboxed=not args.no_sandbox,
             progress=not args.no_progress,
         )
-    except FileNotFoundError as error:
+    except (FileNotFoundError, SandboxUnavailable) as error:
         parser.error(str(error))
     except KeyboardInterrupt:
         print(

@@ -77,7 +77,8 @@ class Exercise:
     at check time, so expected values come from lib); compare: `compare(got, expected) -> bool`
     when the strict `plain.same` is too strict (e.g. `close` for measurements); hint: a nudge
     in words; solution: Python source that defines the target; time_limit: seconds per case in
-    `check()`.
+    `check()`; allowed_lib: the `lib` helpers the learner may call (full names such as
+    "lib.bpe.merge"; the grader treats any other use of lib as not own code).
 
     A target that is not callable (e.g. `first_merge = ...`) is compared with each case's
     `expected` as it is; the value `...` counts as not attempted.
@@ -95,10 +96,12 @@ class Exercise:
         points: int = 1,
         compare: Callable[[Any, Any], bool] | None = None,
         time_limit: float = 10.0,
+        allowed_lib: tuple[str, ...] = (),
     ):
         self.name, self.lesson, self.target, self.points = name, lesson, target, points
         self.cases, self.compare, self.time_limit = cases, compare, time_limit
         self.hint_text, self.solution_code = hint, solution
+        self.allowed_lib = allowed_lib
 
     def __repr__(self) -> str:
         return f"<Exercise {self.name!r} (lesson {self.lesson}, {self.points} points)>"

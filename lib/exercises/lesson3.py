@@ -142,6 +142,7 @@ train_bpe = Exercise(
     points=2,
     target="train_bpe",
     cases=_train_bpe_cases,
+    allowed_lib=("lib.bpe.get_stats", "lib.bpe.merge"),
     hint=(
         'Start with ids = list(text.encode("utf-8")) and vocab = {i: bytes([i]) for i in '
         "range(256)}. For each new_id in range(256, vocab_size): count the pairs (stop early if "

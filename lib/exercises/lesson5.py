@@ -126,6 +126,7 @@ encode_with_specials = Exercise(
     lesson=5,
     points=2,
     target="encode_with_specials",
+    allowed_lib=("lib.patterns.split_on_special",),
     cases=_encode_with_specials_cases,
     hint=(
         "First the check: for every special in tok.special_tokens that is not in allowed, "
@@ -156,6 +157,7 @@ count_with_pattern = Exercise(
     lesson=5,
     points=1,
     target="count_with_pattern",
+    allowed_lib=("lib.bpe.build_vocab", "lib.bpe.encode_chunk"),
     cases=_count_with_pattern_cases,
     hint=(
         "import regex; chunks = regex.findall(pattern, text). Build the ranks once: "

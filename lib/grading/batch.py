@@ -1,18 +1,20 @@
-"""Grading a whole class: each submission in its own throwaway folder and kernel, a few at a time.
+"""Grading a whole class: each submission in its own sandbox, temporary folder and kernel.
 
 Each submission is copied into a fresh temporary folder (its notebook, or its student's whole
-folder) and runs there, so whatever it deletes or writes in its working folder goes away with the
-copy. Its kernel gets an IPython profile folder of its own (no start-up files from the instructor
-or from an earlier submission) and is killed, with everything it started, when grading ends.
+folder) and its kernel runs in a sandbox (`sandbox`) that sees only that copy, read-only Python
+and course files, and nothing of the instructor's: whatever it writes, deletes or starts goes
+away with the box. The answers it gives are judged here, in the grader's own process.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import os
 import shutil
 import tempfile
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,19 +22,23 @@ from pathlib import Path
 import nbformat
 from tqdm import tqdm
 
-from lib.grading import reports
-from lib.grading.execute import Limits, result_row, run_and_grade
+from lib.exercises import Case, Exercise
+from lib.grading import reports, sandbox
+from lib.grading.execute import Job, Limits, result_row, run_and_grade
 from lib.grading.notebook import (
-    ExerciseInfo,
     Submission,
     UnreadableNotebook,
     answer_questions,
+    clean,
     find_submissions,
+    handout_prose,
     identify_lesson,
     load_catalog,
     read_notebook,
+    solutions_opened,
     written_answers,
 )
+from lib.grading.own_code import Notebook
 from lib.grading.store import RecordStore
 from lib.notebooks import SETUP_CELL
 
@@ -44,17 +50,31 @@ import importlib.util, os, pathlib, re, subprocess, sys
 root = pathlib.Path({root!r})
 if str(root) not in sys.path:
     sys.path.insert(0, str(root))"""
+RETRIED = {"timeout", "crashed", "error"}  # what --retry-failed grades again
+NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Settings:
-    """How to grade: time limits, and where the exercises come from (`registry`, a module with
-    `for_lesson(n)`, imported in the kernel from `import_paths`, the instructor's root first)."""
+    """How to grade: limits, sandbox, and the exercises (`registry`, a module with
+    `for_lesson(n)`, importable from `import_paths`, the instructor's root first)."""
 
-    limits: Limits = Limits()
+    limits: Limits = field(default_factory=Limits)
     registry: str = "lib.exercises"
     import_paths: tuple[str, ...] = (str(ROOT),)
-    catalog: dict[int, list[ExerciseInfo]] = field(default_factory=dict)
+    catalog: dict[int, list[Exercise]] = field(default_factory=dict)
+    handouts: dict[int, set[str]] = field(default_factory=dict)
+    sandboxed: bool = True
+    caps: sandbox.Caps = field(default_factory=sandbox.Caps)
+    cases: dict[str, list[Case]] = field(default_factory=dict)
+
+    def cases_of(self, exercise: Exercise) -> list[Case]:
+        """The exercise's test cases, computed once per run, here (never in a kernel)."""
+        if exercise.name not in self.cases:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                self.cases[exercise.name] = exercise.cases()
+        return self.cases[exercise.name]
 
 
 def is_setup_cell(source: str) -> bool:
@@ -64,20 +84,22 @@ def is_setup_cell(source: str) -> bool:
 
 
 def _prepared(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook as it will run: the standard set-up cell replaced by `GRADER_SETUP`."""
+    """The notebook as it will run: outputs dropped, the set-up cell replaced by `GRADER_SETUP`."""
     for cell in notebook.cells:
-        if cell.cell_type == "code" and is_setup_cell(cell.source):
-            cell.source = GRADER_SETUP.format(root=str(ROOT))
+        if cell.cell_type == "code":
+            cell.outputs = []
+            if is_setup_cell(cell.source):
+                cell.source = GRADER_SETUP.format(root=str(ROOT))
     return notebook
 
 
 def _working_copy(submission: Submission, tmp: Path) -> Path:
     """Copy the submission into `tmp/work` and return the folder its notebook runs in. Symbolic
-    links are left out: writing through one would reach outside the copy."""
+    links are left out: they could point anywhere."""
     work = tmp / "work"
     if submission.folder is None:
         work.mkdir()
-        shutil.copyfile(submission.path, work / submission.path.name)
+        shutil.copyfile(submission.path, work / "notebook.ipynb")
         return work
 
     def skipped(folder: str, names: list[str]) -> list[str]:
@@ -91,7 +113,7 @@ def _working_copy(submission: Submission, tmp: Path) -> Path:
     return work / submission.path.relative_to(submission.folder).parent
 
 
-def _kernel_env(tmp: Path, import_paths: tuple[str, ...]) -> dict[str, str]:
+def _unboxed_env(tmp: Path, import_paths: tuple[str, ...]) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([*import_paths, *filter(None, [env.get("PYTHONPATH")])])
     env.update(
@@ -100,23 +122,25 @@ def _kernel_env(tmp: Path, import_paths: tuple[str, ...]) -> dict[str, str]:
     return env
 
 
-def _checked(result: dict, info: ExerciseInfo) -> dict:
-    """A result from the kernel, its score clamped to what the exercise is worth."""
-    score = result.get("score")
-    score = float(score) if isinstance(score, (int, float)) else 0.0
-    return {
-        "name": info.name,
-        "score": min(max(score, 0.0), float(info.points)),
-        "max_score": float(info.points),
-        "status": str(result.get("status", ""))[:40],
-        "reason": str(result.get("reason", ""))[:500],
-    }
+class _Box:
+    """Wraps a kernel command in the sandbox; called once the connection file exists, which it
+    hands to the kernel's own user along with the folders it may write in."""
+
+    def __init__(self, settings: Settings, work: Path, runtime: Path, uid: int | None):
+        self.settings, self.work, self.runtime, self.uid = settings, work, runtime, uid
+
+    def __call__(self, kernel: list[str]) -> list[str]:
+        sandbox.give_to(self.uid, self.work, self.runtime)
+        readonly = sandbox.readonly_paths(self.settings.import_paths)
+        return sandbox.command(
+            kernel, self.work, self.runtime, readonly, self.settings.caps, self.uid
+        )
 
 
-def _record(submission: Submission, **fields) -> dict:
+def _record(submission: Submission, settings: Settings, **fields) -> dict:
     return {
         "student": submission.student,
-        "submission": str(submission.path),
+        "submission": clean(str(submission.path)),
         "sha256": submission.sha256,
         "lesson": None,
         "outcome": "graded",
@@ -124,68 +148,113 @@ def _record(submission: Submission, **fields) -> dict:
         "exercises": [],
         "events": [],
         "answers": {},
+        "solutions": [],
+        "sandboxed": settings.sandboxed,
+        "graded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "seconds": 0.0,
         **fields,
     }
 
 
-async def grade_one(submission: Submission, settings: Settings) -> dict:
+def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tuple[dict, set]:
+    """Rows for exercises whose code is not the student's own, and the targets that no readable
+    cell defines (if the kernel has them anyway, they came from `exec` or a file)."""
+    code, rows, unreadable = Notebook(notebook), {}, set()
+    for exercise in exercises:
+        found = code.borrowed(exercise.target, exercise.allowed_lib)
+        if found and exercise.target in code.definitions:
+            rows[exercise.name] = result_row(exercise, "not own code", found)
+        elif found:
+            unreadable.add(exercise.target)
+    return rows, unreadable
+
+
+async def grade_one(submission: Submission, settings: Settings, slot: int = 0) -> dict:
     """Grade one submission. Never raises for anything the submission does: the record says."""
     started = time.monotonic()
+    if submission.refused:
+        note = f"refused: {submission.refused}, which the grader never follows"
+        return _record(submission, settings, outcome="refused", note=note)
     try:
         notebook = read_notebook(submission.path)
     except UnreadableNotebook as error:
-        return _record(submission, outcome="unreadable", note=str(error))
-    answers = written_answers(notebook)
-    lesson = identify_lesson(notebook, settings.catalog)
+        return _record(submission, settings, outcome="unreadable", note=str(error))
+    answers, solutions = written_answers(notebook), solutions_opened(notebook)
+    lesson, label_note = identify_lesson(notebook, settings.catalog, settings.handouts)
+    info = {"answers": answers, "solutions": solutions}
     if lesson is None:
-        return _record(
-            submission,
-            outcome="unknown lesson",
-            answers=answers,
-            note="no lesson in its metadata and no cells matching a lesson's exercises",
-        )
-    exercises, events, outcome, note = settings.catalog[lesson], [], "graded", ""
+        note = "its cells match no lesson's exercises" + (f" ({label_note})" if label_note else "")
+        return _record(submission, settings, outcome="unknown lesson", note=note, **info)
+    exercises = settings.catalog[lesson]
+    not_own, unreadable = _own_code(notebook, exercises)
+    job = Job(
+        exercises=exercises,
+        cases={e.name: settings.cases_of(e) for e in exercises},
+        limits=settings.limits,
+        import_paths=list(settings.import_paths),
+        skip_grading=not_own,
+        unreadable_targets=unreadable,
+    )
+    events, outcome, note = [], "graded", label_note
     with tempfile.TemporaryDirectory(prefix="course-grade-", ignore_cleanup_errors=True) as tmp:
         try:
-            results, events = await run_and_grade(
-                _prepared(notebook),
-                _working_copy(submission, Path(tmp)),
-                _kernel_env(Path(tmp), settings.import_paths),
-                lesson,
-                exercises,
-                settings.limits,
-                settings.registry,
-                list(settings.import_paths),
-            )
+            work = _working_copy(submission, Path(tmp))
+            if settings.sandboxed:
+                job.runtime = Path(tmp, "runtime")
+                job.runtime.mkdir()
+                uid = sandbox.own_user(slot)
+                job.box = _Box(settings, Path(tmp, "work"), job.runtime, uid)
+                env = sandbox.environment(settings.import_paths)
+            else:
+                env = _unboxed_env(Path(tmp), settings.import_paths)
+            results, events = await run_and_grade(_prepared(notebook), work, env, job)
         except Exception as error:  # the kernel would not start, the disk is full...
-            outcome, note = "error", f"could not run the notebook ({type(error).__name__}: {error})"
-            results = {e.name: result_row(e, lesson, "error", "not graded") for e in exercises}
+            outcome = "error"
+            note = f"could not run the notebook ({type(error).__name__}: {clean(str(error), 300)})"
+            results = {e.name: result_row(e, "error", "not graded") for e in exercises}
+    rows = [_checked(results[e.name], e) for e in exercises]
+    if settings.sandboxed is False:
+        events = [NO_SANDBOX_NOTE, *events]
     return _record(
         submission,
+        settings,
         lesson=lesson,
         outcome=outcome,
         note=note,
-        events=events,
-        answers=answers,
-        exercises=[_checked(results[e.name], e) for e in exercises],
+        events=[clean(e, 500) for e in events],
+        exercises=rows,
         seconds=round(time.monotonic() - started, 1),
+        **info,
     )
 
 
+def _checked(result: dict, exercise: Exercise) -> dict:
+    """A result row with its score clamped to what the exercise is worth and its text made safe."""
+    score = result.get("score")
+    score = float(score) if isinstance(score, (int, float)) else 0.0
+    return {
+        "name": exercise.name,
+        "score": min(max(score, 0.0), float(exercise.points)),
+        "max_score": float(exercise.points),
+        "status": clean(str(result.get("status", "")), 40),
+        "reason": clean(str(result.get("reason", "")), 1000),
+    }
+
+
 async def _grade_all(todo: list[Submission], settings: Settings, jobs: int, done) -> None:
-    slots = asyncio.Semaphore(jobs)
+    slots: asyncio.Queue[int] = asyncio.Queue()
+    for slot in range(jobs):
+        slots.put_nowait(slot)
 
     async def one(submission: Submission) -> dict:
-        async with slots:
-            try:
-                return await grade_one(submission, settings)
-            except Exception as error:  # a bug of ours must not cost the rest of the class
-                return _record(
-                    submission,
-                    outcome="error",
-                    note=f"grader error ({type(error).__name__}: {error})",
-                )
+        slot = await slots.get()
+        try:
+            return await grade_one(submission, settings, slot)
+        except Exception as error:  # a bug of ours must not cost the rest of the class
+            note = f"grader error ({type(error).__name__}: {clean(str(error), 300)})"
+            return _record(submission, settings, outcome="error", note=note)
+        finally:
+            slots.put_nowait(slot)
 
     for finished in asyncio.as_completed([one(s) for s in todo]):
         done(await finished)
@@ -201,6 +270,24 @@ def _run(coroutine) -> None:
         return thread.submit(asyncio.run, coroutine).result()
 
 
+def needs_retry(record: dict) -> bool:
+    """Did grading fail for reasons that may pass another time (a time-out, a crash, an error)?"""
+    return record["outcome"] == "error" or any(e["status"] in RETRIED for e in record["exercises"])
+
+
+def _warm_data_cache() -> None:
+    """Fetch every course data file now, in the grader: inside a sandbox the cache is read-only
+    and there is no network. What cannot be fetched is left for the lesson to report."""
+    from lib import data
+
+    try:
+        data.ensure_tiktoken_cache()
+        for entry in data._datasets():
+            data.path(entry)
+    except data.DataError as error:
+        print(f"Note: not all course data could be fetched ({str(error)[:200]}...)")
+
+
 def grade_submissions(
     paths: list[str | Path],
     out_dir: str | Path,
@@ -208,26 +295,49 @@ def grade_submissions(
     limits: Limits | None = None,
     jobs: int | None = None,
     force: bool = False,
+    retry_failed: bool = False,
+    sandboxed: bool = True,
     progress: bool = True,
     registry: str = "lib.exercises",
     import_paths: tuple[str, ...] = (str(ROOT),),
     questions_from: Path = ROOT / "notebooks",
+    roster=None,
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
-    folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4). Submissions an
-    earlier run already graded into `out_dir` are kept unless `force`. `questions_from` holds the
-    lesson notebooks as handed out (the written answers' questions come from there). Returns
-    one record per submission: the rows of grades.csv and totals.csv come from these."""
+    folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
+    sandbox unless `sandboxed=False`. Submissions an earlier run already graded into `out_dir`
+    are kept unless `force` (or, with `retry_failed`, unless a time-out, crash or error spoiled
+    them). `questions_from` holds the lesson notebooks as handed out (for the written answers'
+    questions and for recognising lessons). Returns this run's records, one per submission; the
+    reports list every record in `out_dir`, from earlier runs too."""
+    if sandboxed:
+        sandbox.check_available()
     out_dir = Path(out_dir)
     submissions = find_submissions(paths)
     store = RecordStore(out_dir)
-    settings = Settings(limits or Limits(), registry, tuple(import_paths), load_catalog(registry))
+    if store.rejected:
+        print(f"Ignored {store.rejected} line(s) of {store.path} not written by this grader.")
+    settings = Settings(
+        limits or Limits(),
+        registry,
+        tuple(import_paths),
+        load_catalog(registry),
+        handout_prose(Path(questions_from)),
+        sandboxed,
+    )
     questions = answer_questions(Path(questions_from))
-    todo = [s for s in submissions if force or store.get(s) is None]
+
+    def stale(submission: Submission) -> bool:
+        record = store.get(submission)
+        return force or record is None or (retry_failed and needs_retry(record))
+
+    todo = [s for s in submissions if stale(s)]
+    if todo and registry == "lib.exercises":
+        _warm_data_cache()
 
     def write_reports() -> None:
-        graded = [store.get(s) for s in submissions]
-        reports.write_all(out_dir, [r for r in graded if r], questions)
+        extra = {"roster": roster} if roster is not None else {}
+        reports.write_all(out_dir, store.all(), questions, **extra)
 
     bar = tqdm(
         total=len(submissions),

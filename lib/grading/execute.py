@@ -1,4 +1,5 @@
-"""Run one notebook in a fresh kernel with time limits, then grade it inside that kernel.
+"""Run one notebook in a fresh kernel with time limits, then grade it: the kernel runs the
+student's functions on the test inputs, and the answers are judged here, outside it.
 
 `kernel.Kernel` runs the cells; this module decides what to do when things go wrong:
 
@@ -13,15 +14,16 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic
 
 import nbformat
 
+from lib.exercises import Case, Exercise
 from lib.grading.kernel import TIMEOUT, Kernel, KernelLost
-from lib.grading.kernel_side import CELL_TEMPLATE
-from lib.grading.notebook import ExerciseInfo
+from lib.grading.kernel_side import CELL_TEMPLATE, pack
 
 MAX_EVENTS = 12  # a notebook failing in every cell needs only the first few lines of explanation
 
@@ -29,7 +31,8 @@ MAX_EVENTS = 12  # a notebook failing in every cell needs only the first few lin
 @dataclass(frozen=True)
 class Limits:
     """Time limits, in seconds. `cell` applies to each cell and to grading each exercise;
-    `notebook` to running all the student's cells once; `probe` is how long an interrupted kernel
+    `notebook` to running the student's cells, all kernel starts together; `probe` is how long an
+    interrupted kernel
     has to show it listens again. A kernel is started at most `kernel_starts` times (the first
     run, plus re-runs after a crash)."""
 
@@ -44,36 +47,45 @@ def _where(notebook: nbformat.NotebookNode, index: int) -> str:
     return f"cell {index + 1} (`{first_line}`)"
 
 
-def result_row(info: ExerciseInfo, lesson: int, status: str, reason: str) -> dict:
+def result_row(exercise: Exercise, status: str, reason: str) -> dict:
     """A zero-score result made up by the grader when the kernel could not give one."""
     return {
-        "name": info.name,
-        "lesson": lesson,
+        "name": exercise.name,
         "score": 0.0,
-        "max_score": float(info.points),
+        "max_score": float(exercise.points),
         "status": status,
         "reason": reason,
     }
 
 
+@dataclass
+class Job:
+    """What to grade and how: the exercises with their test cases (computed by the grader, never
+    sent to the kernel), the folders to import the course from, and optionally a sandbox (`box`
+    wraps the kernel command; `runtime` is the folder its sockets live in)."""
+
+    exercises: list[Exercise]
+    cases: dict[str, list[Case]]
+    limits: Limits
+    import_paths: list[str]
+    runtime: Path | None = None
+    box: Callable[[list[str]], list[str]] | None = None
+    skip_grading: dict[str, dict] = field(default_factory=dict)  # e.g. rows for not own code
+    unreadable_targets: set[str] = field(default_factory=set)  # defined by exec, a file...
+
+
 class _Run:
     """One submission's run: the cells left out after a crash, the results so far and what
-    happened (each event once, though a re-run repeats them), across kernel starts."""
+    happened (each event once, though a re-run repeats them), across kernel starts. The time
+    limit for the student's cells holds for all kernel starts together."""
 
-    def __init__(
-        self,
-        notebook: nbformat.NotebookNode,
-        lesson: int,
-        limits: Limits,
-        registry: str,
-        import_paths: list[str],
-    ):
-        self.notebook, self.lesson, self.limits = notebook, lesson, limits
-        self.registry, self.import_paths = registry, import_paths
+    def __init__(self, notebook: nbformat.NotebookNode, job: Job):
+        self.notebook, self.job, self.limits = notebook, job, job.limits
         self.skip: set[int] = set()  # cells that killed or hung a kernel
-        self.results: dict[str, dict] = {}
+        self.results: dict[str, dict] = dict(job.skip_grading)
         self.events: list[str] = []
         self.marker = secrets.token_hex(16)  # only the grading cells know it
+        self.deadline = monotonic() + job.limits.notebook
 
     def note(self, event: str) -> None:
         if event not in self.events:
@@ -85,99 +97,107 @@ class _Run:
         return self.events[:MAX_EVENTS] + ([f"... and {extra} more"] if extra > 0 else [])
 
     async def run_cells(self, client: Kernel) -> None:
-        """Run the student's code cells in order, within the notebook's time limit."""
-        deadline = monotonic() + self.limits.notebook
+        """Run the student's code cells in order, within what is left of the time limit."""
         for index, cell in enumerate(self.notebook.cells):
             if cell.cell_type != "code" or index in self.skip or not cell.source.strip():
                 continue
-            if monotonic() >= deadline:
+            if monotonic() >= self.deadline:
                 self.note(
                     f"stopped before {_where(self.notebook, index)}: running the notebook "
                     f"took longer than {self.limits.notebook:g} s"
                 )
                 return
-            error = await client.run(index, cell, min(self.limits.cell, deadline - monotonic()))
+            left = self.deadline - monotonic()
+            error = await client.run(index, cell, min(self.limits.cell, left))
             if error == TIMEOUT:
                 self.note(
                     f"{_where(self.notebook, index)} ran longer than "
-                    f"{self.limits.cell:g} s and was interrupted"
+                    f"{min(self.limits.cell, left):g} s and was interrupted"
                 )
             elif error:
                 self.note(f"{_where(self.notebook, index)} raised {error}")
 
-    async def grade(self, client: Kernel, info: ExerciseInfo) -> dict:
-        """Grade one exercise with a grading cell; the result is the one carrying our marker."""
+    async def grade(self, client: Kernel, exercise: Exercise) -> dict:
+        """Grade one exercise: a grading cell runs the student's target on the inputs, and the
+        report carrying our marker is judged here against the cases' expected answers."""
         client.published.clear()
-        packages = sorted({"lib", self.registry.partition(".")[0]})
+        cases = self.job.cases[exercise.name]
+        seconds = min(getattr(exercise, "time_limit", self.limits.cell), self.limits.cell)
         source = CELL_TEMPLATE.format(
             tag=self.marker[:8],
-            paths=self.import_paths,
-            packages=packages,
-            registry=self.registry,
-            lesson=self.lesson,
-            name=info.name,
+            paths=self.job.import_paths,
+            packages=["lib"],
+            exercise=exercise.name,
+            target=exercise.target,
+            inputs=pack(exercise.inputs(cases)),
+            seconds=seconds,
             marker=self.marker,
         )
-        error = await client.run(
-            client.scratch, nbformat.v4.new_code_cell(source), self.limits.cell, grading=True
-        )
+        cell = nbformat.v4.new_code_cell(source)
+        error = await client.run(client.scratch, cell, self.limits.cell, grading=True)
 
         def sent() -> list[dict]:
             return [
-                p["result"]
+                p
                 for p in client.published
                 if isinstance(p, dict)
                 and p.get("marker") == self.marker
-                and isinstance(p.get("result"), dict)
-                and p["result"].get("name") == info.name
+                and p.get("exercise") == exercise.name
             ]
 
         if not error and not sent():  # late: a chatty cell's output may still be in the way
             await client.drain(self.limits.probe)
         if sent():
-            return sent()[0]
+            return _judged(exercise, cases, sent()[0], self.job.unreadable_targets)
         if error == TIMEOUT:
             return result_row(
-                info,
-                self.lesson,
+                exercise,
                 "timeout",
                 f"grading took longer than {self.limits.cell:g} s (an endless loop?)",
             )
         return result_row(
-            info, self.lesson, "error", f"could not be graded: {error or 'no result came back'}"
+            exercise, "error", f"could not be graded: {error or 'no result came back'}"
         )
 
 
+def _judged(exercise: Exercise, cases: list[Case], report: dict, unreadable: set[str]) -> dict:
+    """The row for one exercise from the kernel's report (untrusted: only plain data is read)."""
+    if report.get("missing") is True:
+        return result_row(exercise, "missing", f"`{exercise.target}` is not defined")
+    if exercise.target in unreadable:
+        reason = f"`{exercise.target}` is not defined in any code cell the grader can read"
+        return result_row(exercise, "not own code", reason + " (exec, a cell magic, a file?)")
+    module = report.get("module")
+    if isinstance(module, str) and module.partition(".")[0] == "lib":
+        reason = f"`{exercise.target}` is a function of the course's library (`{module[:80]}`)"
+        return result_row(exercise, "not own code", reason)
+    outcomes = report.get("outcomes")
+    outcomes = outcomes if isinstance(outcomes, list) else []
+    result = exercise.judge(cases, outcomes, report.get("callable") is not False)
+    return {**result_row(exercise, result.status, result.reason), "score": float(result.score)}
+
+
 async def run_and_grade(
-    notebook: nbformat.NotebookNode,
-    cwd: Path,
-    env: dict[str, str],
-    lesson: int,
-    exercises: list[ExerciseInfo],
-    limits: Limits,
-    registry: str,
-    import_paths: list[str],
+    notebook: nbformat.NotebookNode, cwd: Path, env: dict[str, str], job: Job
 ) -> tuple[dict[str, dict], list[str]]:
-    """Run `notebook` in `cwd` and grade `exercises` of `lesson` in its kernel, importing
-    `registry` (a module with `for_lesson(n)`) from `import_paths`. Returns the results by
-    exercise name and the notable events (errors, time-outs, crashes), in order."""
-    run = _Run(notebook, lesson, limits, registry, import_paths)
+    """Run `notebook` in `cwd` and grade `job`'s exercises. Returns the results by exercise name
+    and the notable events (errors, time-outs, crashes), in order."""
+    run = _Run(notebook, job)
+    limits = job.limits
     hung = f"ran longer than {limits.cell:g} s and ignored the interrupt, so the kernel was killed"
     for _ in range(limits.kernel_starts):
         client = Kernel(notebook, limits.probe)
-        current: ExerciseInfo | None = None
+        current: Exercise | None = None
         try:
-            await client.start(cwd, env)
+            await client.start(cwd, env, job.runtime, job.box)
             await run.run_cells(client)
-            for current in [e for e in exercises if e.name not in run.results]:
+            for current in [e for e in job.exercises if e.name not in run.results]:
                 run.results[current.name] = await run.grade(client, current)
             return run.results, run.summary()
         except KernelLost as lost:
             how = "killed the kernel" if lost.why == "died" else hung
             if lost.cell_index == client.scratch and current is not None:
-                run.results[current.name] = result_row(
-                    current, lesson, "crashed", f"grading it {how}"
-                )
+                run.results[current.name] = result_row(current, "crashed", f"grading it {how}")
             else:
                 run.skip.add(lost.cell_index)
                 run.note(
@@ -186,8 +206,8 @@ async def run_and_grade(
                 )
         finally:
             await client.stop()
-    for info in exercises:
+    for exercise in job.exercises:
         run.results.setdefault(
-            info.name, result_row(info, lesson, "error", "not graded: the kernel kept dying")
+            exercise.name, result_row(exercise, "error", "not graded: the kernel kept dying")
         )
     return run.results, run.summary()

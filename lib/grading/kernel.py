@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import math
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from queue import Empty
 from time import monotonic
@@ -38,14 +39,27 @@ class KernelLost(Exception):
 
 
 class _ThisPython(KernelSpecManager):
-    """The `python3` kernel of the grader's own environment, whatever else is installed."""
+    """The `python3` kernel of the grader's own environment, whatever else is installed. In a
+    sandbox, interrupts go as messages: a signal cannot reach into the box's own process tree."""
+
+    boxed = False
 
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
         import ipykernel.kernelspec
 
-        return KernelSpec(
-            resource_dir=ipykernel.kernelspec.RESOURCES, **ipykernel.kernelspec.get_kernel_dict()
-        )
+        spec = ipykernel.kernelspec.get_kernel_dict()
+        spec["interrupt_mode"] = "message" if self.boxed else "signal"
+        return KernelSpec(resource_dir=ipykernel.kernelspec.RESOURCES, **spec)
+
+
+class _BoxedManager(AsyncKernelManager):
+    """A kernel manager whose kernel command goes through `box` (see `lib.grading.sandbox`)."""
+
+    box: Callable[[list[str]], list[str]] | None = None
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        command = super().format_kernel_cmd(extra_arguments)
+        return self.box(command) if self.box else command
 
 
 class Kernel(NotebookClient):
@@ -115,8 +129,28 @@ class Kernel(NotebookClient):
             if msg["msg_type"] == "display_data" and MIME in data:
                 self.published.append(data[MIME])
 
-    async def start(self, cwd: Path, env: dict[str, str]) -> None:
-        self.km = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
+    async def start(
+        self,
+        cwd: Path,
+        env: dict[str, str],
+        runtime: Path | None = None,
+        box: Callable[[list[str]], list[str]] | None = None,
+    ) -> None:
+        """Start the kernel in `cwd`. With `box`, the kernel command is wrapped by it and the
+        kernel talks through sockets in `runtime` (a folder the box shares), not over TCP."""
+        specs = _ThisPython()
+        specs.boxed = box is not None
+        if box is None:
+            self.km = _BoxedManager(kernel_name="python3", kernel_spec_manager=specs)
+        else:
+            self.km = _BoxedManager(
+                kernel_name="python3",
+                kernel_spec_manager=specs,
+                transport="ipc",
+                ip=str(runtime / "kernel"),
+                connection_file=str(runtime / "kernel.json"),
+            )
+            self.km.box = box
         # The kernel's own stdout/stderr (C-level prints, warnings) go nowhere, not to our
         # terminal.
         await self.async_start_new_kernel(

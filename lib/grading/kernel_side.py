@@ -1,24 +1,26 @@
 """The part of the grader that runs inside the student's kernel, after their notebook has run.
 
-The grader sends one small cell per exercise. That cell first throws away every `lib` module the
-notebook imported (or replaced, or shadowed with its own `lib/` folder), puts the instructor's copy
-first on `sys.path`, imports this module fresh and calls `grade_and_publish`. The result leaves the
-kernel as a display message with its own MIME type and a random marker that only the grader and
-this one cell know: what a notebook prints, or any check it edited, is never read.
+For each exercise the grader sends one small cell holding the test inputs (never the expected
+answers). That cell throws away every `lib` module the notebook imported (or replaced, or shadowed
+with its own `lib/` folder), puts the course's read-only copy first on `sys.path`, imports this
+module fresh and calls `run_and_publish`: the student's function is called on each input and what
+happened goes back as plain data (`lib.exercises.running`), in a display message with its own
+MIME type. The grader judges it in its own process, so a forged or tampered message can at best
+claim answers, and claiming the right answers means computing them.
 """
 
 from __future__ import annotations
 
-import importlib
+import base64
+import pickle
 from contextlib import redirect_stderr, redirect_stdout
 from types import FunctionType
 from typing import Any
 
 MIME = "application/vnd.tokenization-course.grade+json"
-RESULT_FIELDS = ("name", "lesson", "score", "max_score", "status", "reason")
 
-# The grading cell's source. `{paths}` are the folders that must win the import race (the
-# instructor's repository root first), `{packages}` the top-level packages to import afresh.
+# The grading cell's source. `{paths}` are the folders that must win the import race (the course
+# root first), `{packages}` the top-level packages to import afresh.
 CELL_TEMPLATE = """\
 def _course_grader_{tag}(namespace):
     import importlib, sys
@@ -29,10 +31,15 @@ def _course_grader_{tag}(namespace):
     for module in [m for m in list(sys.modules) if m.partition(".")[0] in {packages!r}]:
         del sys.modules[module]
     importlib.invalidate_caches()
-    importlib.import_module("lib.grading.kernel_side").grade_and_publish(
-        namespace, {registry!r}, {lesson!r}, {name!r}, {marker!r})
+    importlib.import_module("lib.grading.kernel_side").run_and_publish(
+        namespace, {exercise!r}, {target!r}, {inputs!r}, {seconds!r}, {marker!r})
 _course_grader_{tag}(globals())
 """
+
+
+def pack(inputs: list[tuple[tuple, dict]]) -> str:
+    """The test inputs as text for the grading cell (made by the grader, read by the kernel)."""
+    return base64.b64encode(pickle.dumps(inputs, protocol=4)).decode("ascii")
 
 
 class _Discard:
@@ -45,42 +52,29 @@ class _Discard:
         pass
 
 
-def grade_and_publish(namespace: dict, registry: str, lesson: int, name: str, marker: str) -> None:
-    """Grade exercise `name` of `lesson` against `namespace` (the notebook's globals) and send
-    the result to the grader as a display message tagged with `marker`."""
+def run_and_publish(
+    namespace: dict, exercise: str, target: str, inputs: str, seconds: float, marker: str
+) -> None:
+    """Call `namespace[target]` on each of `inputs` (from `pack`) and publish the outcomes."""
     from IPython.display import publish_display_data
 
-    exercises = importlib.import_module(registry).for_lesson(lesson)
-    exercise = next(e for e in exercises if e.name == name)
-    borrowed = _from_lib(namespace.get(exercise.target))
-    if borrowed:  # e.g. `from lib.bpe import get_stats`: the course's answer, not the student's
-        row = {
-            "name": name,
-            "lesson": lesson,
-            "score": 0.0,
-            "max_score": float(exercise.points),
-            "status": "not own code",
-            "reason": f"`{exercise.target}` is {borrowed}, imported from the course's library "
-            "instead of written in the notebook",
-        }
+    from lib.exercises.running import run_cases
+
+    report: dict[str, Any] = {"marker": marker, "exercise": exercise}
+    if target not in namespace:
+        report["missing"] = True
     else:
-        limit = getattr(exercise, "time_limit", None)  # each case gets the exercise's own limit
+        function = namespace[target]
+        report["callable"] = callable(function)
+        report["module"] = _module_of(function)
         with redirect_stdout(_Discard()), redirect_stderr(_Discard()):
-            row = as_dict(exercise.grade(namespace, time_limit=limit))
-    publish_display_data({MIME: {"marker": marker, "result": row}})
+            report["outcomes"] = run_cases(
+                function, pickle.loads(base64.b64decode(inputs)), seconds
+            )
+    publish_display_data({MIME: report})
 
 
-def _from_lib(target: Any) -> str:
-    """`lib.x.f` when `target` is a function or class defined in the course's `lib` package."""
-    module = getattr(target, "__module__", None)
-    if isinstance(target, (FunctionType, type)) and str(module).partition(".")[0] == "lib":
-        return f"{module}.{getattr(target, '__qualname__', '?')}"
-    return ""
-
-
-def as_dict(result: Any) -> dict:
-    """A `Result` as plain JSON-ready values (the grader re-checks them on its side)."""
-    row = {field: getattr(result, field) for field in RESULT_FIELDS}
-    row["score"], row["max_score"] = float(row["score"]), float(row["max_score"])
-    row["status"], row["reason"] = str(row["status"]), str(row["reason"] or "")
-    return row
+def _module_of(target: Any) -> str:
+    """The module a function says it was defined in ("" for anything else)."""
+    module = target.__module__ if isinstance(target, FunctionType) else ""
+    return module if type(module) is str else ""

@@ -9,13 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
+from lib.exercises import Exercise
+from lib.exercises.core import SOLUTION_MIME
+
 ANSWER_PREFIX = "**Your answer:**"
+MAX_ANSWER = 20_000  # characters of one written answer kept for the instructor
+MAX_BYTES = 64 * 2**20  # a notebook file larger than this is not read at all
 
 
 @dataclass(frozen=True)
@@ -27,15 +33,7 @@ class Submission:
     student: str
     sha256: str
     folder: Path | None = None
-
-
-@dataclass(frozen=True)
-class ExerciseInfo:
-    """What the grader needs to know about an exercise before running anything."""
-
-    name: str
-    target: str
-    points: float
+    refused: str = ""  # why it will not be read at all (a symbolic link)
 
 
 class UnreadableNotebook(Exception):
@@ -47,39 +45,63 @@ def _hidden(path: Path) -> bool:
 
 
 def _submission(path: Path, student: str, folder: Path | None = None) -> Submission:
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    return Submission(path=path, student=student, sha256=digest, folder=folder)
+    if path.is_symlink() or (folder is not None and folder.is_symlink()):
+        # Never followed: it could point at another student's notebook or a private file.
+        digest = hashlib.sha256(os.fsencode(path)).hexdigest()
+        return Submission(path, clean(student), digest, folder, refused="a symbolic link")
+    digest = hashlib.sha256()
+    with path.open("rb") as file:
+        while chunk := file.read(2**20):
+            digest.update(chunk)
+    return Submission(path=path, student=clean(student), sha256=digest.hexdigest(), folder=folder)
+
+
+def _notebooks_in(folder: Path, top: Path) -> list[Path]:
+    """Every `.ipynb` under `folder`, not going into hidden folders or through symbolic links
+    (a link is listed, to be refused, but never followed)."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        found += [Path(root, f) for f in sorted(files) if f.endswith(".ipynb")]
+    return [p for p in found if not _hidden(p.relative_to(top))]
 
 
 def find_submissions(paths: list[str | Path]) -> list[Submission]:
     """Every notebook in `paths`: files as given (student = file name without `.ipynb`), and in
     a folder both the notebooks directly in it (student = file name) and the notebooks anywhere
     in its sub-folders (student = the sub-folder's name). Hidden files and checkpoints are
-    skipped; a notebook listed twice counts once."""
-    found: dict[Path, Submission] = {}
+    skipped; a notebook listed twice counts once; a symbolic link is listed as refused."""
+    found: dict[str, Submission] = {}
 
     def add(notebook: Path, student: str, folder: Path | None = None) -> None:
-        if notebook.resolve() not in found:
-            found[notebook.resolve()] = _submission(notebook, student, folder)
+        key = os.path.abspath(notebook)
+        if key not in found:
+            found[key] = _submission(notebook, student, folder)
 
     for given in map(Path, paths):
-        if given.is_file():
+        if given.is_symlink() or given.is_file():
             add(given, given.stem)
         elif not given.is_dir():
-            raise FileNotFoundError(f"no such file or folder: {given}")
+            raise FileNotFoundError(f"no such file or folder: {clean(str(given))}")
         else:
             for notebook in sorted(given.glob("*.ipynb")):
                 if not _hidden(notebook.relative_to(given)):
                     add(notebook, notebook.stem)
             for folder in sorted(p for p in given.iterdir() if p.is_dir()):
-                for notebook in sorted(folder.rglob("*.ipynb")):
-                    if not _hidden(notebook.relative_to(given)):
-                        add(notebook, folder.name, folder)
+                if _hidden(folder.relative_to(given)):
+                    continue
+                if folder.is_symlink():
+                    add(folder / "(linked folder).ipynb", folder.name, folder)
+                    continue
+                for notebook in _notebooks_in(folder, given):
+                    add(notebook, folder.name, folder)
     return list(found.values())
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
     """The notebook at `path` in nbformat 4, or `UnreadableNotebook` saying what is wrong."""
+    if path.stat().st_size > MAX_BYTES:
+        raise UnreadableNotebook(f"the file is larger than {MAX_BYTES // 2**20} MB")
     try:
         notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
         for cell in notebook.cells:  # reading succeeds on some non-notebooks; touching cells won't
@@ -93,7 +115,7 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         raise UnreadableNotebook(f"not a valid notebook ({why})") from None
 
 
-def load_catalog(registry: str = "lib.exercises") -> dict[int, list[ExerciseInfo]]:
+def load_catalog(registry: str = "lib.exercises") -> dict[int, list[Exercise]]:
     """Each lesson's exercises as `registry.for_lesson(n)` lists them, for the lessons it has
     (`registry.LESSONS`, else 1 to 9). A lesson module that fails to import is an error here, at
     the start, rather than every notebook of that lesson graded as of no lesson."""
@@ -109,41 +131,77 @@ def load_catalog(registry: str = "lib.exercises") -> dict[int, list[ExerciseInfo
                 raise
             continue
         if exercises:
-            catalog[lesson] = [ExerciseInfo(e.name, e.target, e.points) for e in exercises]
+            catalog[lesson] = list(exercises)
     return catalog
 
 
-def _defined_names(notebook: nbformat.NotebookNode) -> set[str]:
-    """Names the code cells define at the top level (`def f`, `class C`, `x =`)."""
+def _code(notebook: nbformat.NotebookNode) -> str:
+    return "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+
+
+def _defined_names(code: str) -> set[str]:
+    """Names the code defines at the top level (`def f`, `class C`, `x =`)."""
     pattern = re.compile(r"^(?:async\s+def|def|class)\s+(\w+)|^(\w+)\s*(?::[^=]*)?=(?!=)", re.M)
-    names = set()
-    for cell in notebook.cells:
-        if cell.cell_type == "code":
-            names.update(a or b for a, b in pattern.findall(cell.source))
-    return names
+    return {a or b for a, b in pattern.findall(code)}
+
+
+def _prose(notebook: nbformat.NotebookNode) -> set[str]:
+    """The notebook's markdown cells, whitespace-normalised: what a handout's text looks like."""
+    return {" ".join(c.source.split()) for c in notebook.cells if c.cell_type == "markdown"} - {""}
 
 
 def identify_lesson(
-    notebook: nbformat.NotebookNode, catalog: dict[int, list[ExerciseInfo]]
-) -> int | None:
-    """The lesson a notebook belongs to: its metadata says so, or else it is the one lesson whose
-    exercises best match the notebook's exercise cells (by the `exercise` cell metadata, or by the
-    functions the cells define). None when nothing matches or two lessons match equally well."""
-    course = notebook.metadata.get("course")
-    declared = course.get("lesson") if isinstance(course, dict) else None
-    if isinstance(declared, int) and declared in catalog:
-        return declared
-    stubs = {
-        str(cell.metadata.get("exercise")) for cell in notebook.cells if cell.cell_type == "code"
-    }
-    defined = _defined_names(notebook)
-    matches = {
-        lesson: sum(e.name in stubs or e.target in defined for e in exercises)
+    notebook: nbformat.NotebookNode,
+    catalog: dict[int, list[Exercise]],
+    handouts: dict[int, set[str]] | None = None,
+) -> tuple[int | None, str]:
+    """The lesson a notebook belongs to, read from its content: the lesson with the most of its
+    exercises in the code (target defined, or `.name.check(` called), then with the most of its
+    handout's text (`handouts`: lesson -> markdown cells, from `handout_prose`). Returns the lesson
+    (None when nothing matches or two lessons match equally) and a note when the notebook's
+    metadata names another lesson: metadata is easy to edit by mistake, content is not."""
+    code, prose = _code(notebook), _prose(notebook)
+    defined = _defined_names(code)
+    scores = {
+        lesson: (
+            sum(e.target in defined or f".{e.name}.check(" in code for e in exercises),
+            len(prose & (handouts or {}).get(lesson, set())),
+        )
         for lesson, exercises in catalog.items()
     }
-    best = max(matches.values(), default=0)
-    winners = [lesson for lesson, count in matches.items() if count == best]
-    return winners[0] if best > 0 and len(winners) == 1 else None
+    best = max(scores.values(), default=(0, 0))
+    winners = [lesson for lesson, score in scores.items() if score == best]
+    lesson = winners[0] if best > (0, 0) and len(winners) == 1 else None
+    course = notebook.metadata.get("course")
+    declared = course.get("lesson") if isinstance(course, dict) else None
+    note = ""
+    if declared is not None and declared != lesson:
+        content = f"lesson {lesson}" if lesson else "no lesson"
+        note = f"its metadata says lesson {str(declared)[:20]}, its content {content}"
+    return lesson, note
+
+
+def handout_prose(notebooks_dir: Path) -> dict[int, set[str]]:
+    """Each lesson's handout text (markdown cells), from the instructor's lesson notebooks."""
+    prose: dict[int, set[str]] = {}
+    for path in sorted(notebooks_dir.glob("*.ipynb")):
+        try:
+            notebook = read_notebook(path)
+        except UnreadableNotebook:
+            continue
+        lesson = (notebook.metadata.get("course") or {}).get("lesson")
+        if isinstance(lesson, int):
+            prose.setdefault(lesson, set()).update(_prose(notebook))
+    return prose
+
+
+def clean(text: str, limit: int | None = None) -> str:
+    """Text safe to store and show: lone surrogates (from a broken notebook or a file name in
+    another encoding) become �, and beyond `limit` characters it is cut with a visible note."""
+    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if limit is not None and len(text) > limit:
+        text = text[:limit] + f"\n\n[... cut by the grader: {len(text) - limit:,} more characters]"
+    return text
 
 
 def _answer_text(source: str) -> str:
@@ -152,13 +210,37 @@ def _answer_text(source: str) -> str:
 
 
 def written_answers(notebook: nbformat.NotebookNode) -> dict[str, str]:
-    """The free-text answers: markdown cells with an `answer` id in their metadata, the
-    `**Your answer:**` prefix removed ("" when the student wrote nothing)."""
+    """The free-text answers, found by content: every markdown cell that begins with
+    `**Your answer:**`, the prefix removed ("" when the student wrote nothing). A cell with an
+    `answer` id belongs to that question; one the student added belongs to the question before
+    it (several cells for one question are joined). Each answer is capped at `MAX_ANSWER`."""
+    answers: dict[str, list[str]] = {}
+    current = "extra"  # an answer before any question: kept, under a name that says so
+    for cell in notebook.cells:
+        if cell.cell_type != "markdown" or not isinstance(cell.source, str):
+            continue
+        answer_id = cell.metadata.get("answer")
+        if answer_id:
+            current = clean(str(answer_id), 80)
+        if answer_id or cell.source.lstrip().startswith(ANSWER_PREFIX):
+            answers.setdefault(current, []).append(_answer_text(cell.source))
     return {
-        str(cell.metadata["answer"]): _answer_text(cell.source)
-        for cell in notebook.cells
-        if cell.cell_type == "markdown" and cell.metadata.get("answer")
+        key: clean("\n\n".join(p for p in parts if p), MAX_ANSWER) for key, parts in answers.items()
     }
+
+
+def solutions_opened(notebook: nbformat.NotebookNode) -> list[str]:
+    """The exercises whose `solution()` output is saved in the notebook (see `SOLUTION_MIME`)."""
+    opened = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            mark = (
+                (output.get("data") or {}).get(SOLUTION_MIME) if isinstance(output, dict) else None
+            )
+            name = mark.get("exercise") if isinstance(mark, dict) else None
+            if isinstance(name, str) and name not in opened:
+                opened.append(clean(name, 80))
+    return opened
 
 
 def answer_questions(notebooks_dir: Path) -> dict[int, dict[str, str]]:

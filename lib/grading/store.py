@@ -1,52 +1,98 @@
 """Remembering graded submissions, so an interrupted run picks up where it stopped.
 
-`records.jsonl` in the output folder gets one JSON line per submission the moment it is graded.
-A submission is identified by its student and the sha256 of its file: the same file is not
-graded twice, and a file that changed (a resubmission) is graded again.
+`records.jsonl` in the output folder gets one JSON line per submission the moment it is graded,
+signed with an HMAC whose key lives outside the output folder (by default in the instructor's
+`~/.config`, which no sandboxed kernel can see). On resume only lines carrying a valid signature
+are believed: a line someone appended or edited is ignored and counted. A submission is its
+student and its file's path; a record counts for it while the file's sha256 is unchanged, so a
+resubmitted file is graded again and replaces the old record.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import os
+import secrets
 from pathlib import Path
 
 from lib.grading.notebook import Submission
 
 FILE_NAME = "records.jsonl"
+KEY_VAR = "COURSE_GRADER_KEY_FILE"
 
 
-def key(student: str, sha256: str) -> tuple[str, str]:
-    return (student, sha256)
+def key_file() -> Path:
+    """Where the signing key is kept: `$COURSE_GRADER_KEY_FILE`, else under `~/.config`."""
+    configured = os.environ.get(KEY_VAR)
+    if configured:
+        return Path(configured)
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+    return config / "tokenization-course" / "grader-key"
+
+
+def signing_key() -> bytes:
+    """The instructor's signing key, made (readable by its owner only) on first use."""
+    path = key_file()
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_hex(32))
+    return bytes.fromhex(path.read_text().strip())
+
+
+def _signature(key: bytes, body: str) -> str:
+    return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def _slot(record: dict) -> tuple[str, str]:
+    return (record["student"], record["submission"])
 
 
 class RecordStore:
-    """The records of one output folder; later lines replace earlier ones with the same key."""
+    """The records of one output folder; a later line replaces an earlier one for the same
+    submission. `rejected` counts the lines that were not signed by this grader."""
 
-    def __init__(self, out_dir: Path):
+    def __init__(self, out_dir: Path, key: bytes | None = None):
         self.path = Path(out_dir) / FILE_NAME
+        self.key = key if key is not None else signing_key()
         self.records: dict[tuple[str, str], dict] = {}
+        self.rejected = 0
         text = self.path.read_text(encoding="utf-8", errors="replace") if self.path.exists() else ""
         self._cut_short = bool(text) and not text.endswith("\n")  # the next line must start afresh
         for line in text.splitlines():
             try:
-                record = json.loads(line)
-                self.records[key(record["student"], record["sha256"])] = record
-            except (ValueError, KeyError, TypeError):  # a line cut short when a run was killed
-                continue
+                signed = json.loads(line)
+                body, mac = signed["record"], signed["hmac"]
+                if not hmac.compare_digest(_signature(self.key, body), str(mac)):
+                    raise ValueError("not signed by this grader")
+                record = json.loads(body)
+                self.records[_slot(record)] = record
+            except (ValueError, KeyError, TypeError):  # forged, edited, or cut short by a kill
+                self.rejected += bool(line.strip())
 
     def get(self, submission: Submission) -> dict | None:
-        return self.records.get(key(submission.student, submission.sha256))
+        """The record of this very file (same student, path and contents), if there is one."""
+        record = self.records.get((submission.student, str(submission.path)))
+        return record if record and record["sha256"] == submission.sha256 else None
+
+    def all(self) -> list[dict]:
+        """Every submission's latest record, from this run and all earlier runs into the folder."""
+        return list(self.records.values())
 
     def add(self, record: dict) -> None:
         """Keep `record` and write it to disk at once (flushed and synced: a crash right after
         must not lose it)."""
-        self.records[key(record["student"], record["sha256"])] = record
+        self.records[_slot(record)] = record
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        body = json.dumps(record, ensure_ascii=False)
+        line = json.dumps({"record": body, "hmac": _signature(self.key, body)}, ensure_ascii=False)
         with self.path.open("a", encoding="utf-8") as file:
             if self._cut_short:
                 file.write("\n")
                 self._cut_short = False
-            file.write(json.dumps(record, ensure_ascii=False) + "\n")
+            file.write(line + "\n")
             file.flush()
             os.fsync(file.fileno())

@@ -1,0 +1,182 @@
+"""Did the student write it? A static look at the notebook's code for answers borrowed from `lib`.
+
+The course's library holds a reference answer to every exercise, and the notebooks import it, so
+a function can pass by calling it: `def train_bpe(t, n): return bpe.train(t, n)[1]`. Before
+grading, the grader reads the cells (never running them) and follows the exercise's target
+through every notebook function it calls. It is not own code when that code
+
+- uses a name bound to `lib` (`import lib`, `from lib import bpe`, `from lib.bpe import train`,
+  `b = bpe`, `from lib.bpe import *`), other than the helpers the exercise allows (`bpe.merge` in
+  `train_bpe`), or uses an allowed helper that a cell has replaced (`bpe.merge = bpe.train`);
+- or reaches for code by name at run time: `__import__`, `importlib`, `exec`, `eval`, `compile`,
+  `globals`, `vars`, `sys.modules`, `builtins`: what static reading cannot follow is not accepted.
+
+This is reading, not proof: code determined to hide (e.g. a module of its own that imports lib)
+can get past it, which is why the README says so and the answers stay judged outside the kernel.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Iterable
+
+import nbformat
+
+DYNAMIC = {"__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "builtins"}
+DYNAMIC |= {"__builtins__", "__loader__", "__spec__"}
+
+
+def _parse(source: str) -> ast.Module | None:
+    """A cell as Python, IPython's `!shell` and `%magic` lines turned into calls first. A cell
+    magic (`%%time`) is read without its first line: its body is usually Python."""
+    if source.lstrip().startswith("%%"):
+        source = source.lstrip().partition("\n")[2]
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        source = TransformerManager().transform_cell(source)
+    except Exception:  # IPython missing or confused: parse what is there
+        pass
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _dotted(node: ast.AST) -> str:
+    """`bpe.merge` for the expression bpe.merge, "" for anything that is not a dotted name."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    return ".".join([node.id, *reversed(parts)]) if isinstance(node, ast.Name) else ""
+
+
+def _public_names(module: str) -> list[str]:
+    try:
+        found = importlib.import_module(module)
+    except Exception:
+        return []
+    return list(getattr(found, "__all__", None) or [n for n in vars(found) if n[:1] != "_"])
+
+
+def _imports(node: ast.AST) -> dict[str, str]:
+    """Names that `node` binds to something in `lib`: alias -> full dotted name."""
+    bound = {}
+    for item in ast.walk(node):
+        if isinstance(item, ast.Import):
+            for name in item.names:
+                if name.name.partition(".")[0] == "lib":
+                    alias = name.asname or name.name.partition(".")[0]
+                    bound[alias] = name.name if name.asname else "lib"
+        elif isinstance(item, ast.ImportFrom) and (item.module or "").partition(".")[0] == "lib":
+            for name in item.names:
+                if name.name == "*":
+                    bound.update({n: f"{item.module}.{n}" for n in _public_names(item.module)})
+                else:
+                    bound[name.asname or name.name] = f"{item.module}.{name.name}"
+    return bound
+
+
+def _local_names(node: ast.AST) -> set[str]:
+    """Parameters and variables a function (or lambda) assigns: names that do not reach out."""
+    names = set()
+    for item in ast.walk(node):
+        if isinstance(item, ast.arg):
+            names.add(item.arg)
+        elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
+            names.add(item.id)
+    return names
+
+
+class Notebook:
+    """A notebook's code, read once: top-level definitions, names bound to lib, patched names."""
+
+    def __init__(self, notebook: nbformat.NotebookNode):
+        self.definitions: dict[str, ast.AST] = {}  # the last definition of each name wins
+        self.lib: dict[str, str] = {}
+        self.patched: set[str] = set()  # full names of lib attributes that a cell reassigns
+        for cell in notebook.cells:
+            tree = _parse(cell.source) if cell.cell_type == "code" else None
+            for statement in tree.body if tree else []:
+                self._read(statement)
+
+    def _read(self, statement: ast.stmt) -> None:
+        if isinstance(statement, ast.Import | ast.ImportFrom):
+            self.lib.update(_imports(statement))
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            self.definitions[statement.name] = statement
+        elif isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            for target in targets:
+                name = _dotted(target)
+                root = name.partition(".")[0]
+                if isinstance(target, ast.Name) and statement.value is not None:
+                    self.definitions[name] = statement.value
+                    source = self.lib.get(_dotted(statement.value).partition(".")[0])
+                    if source:  # `b = bpe` makes b another name for lib.bpe
+                        rest = _dotted(statement.value).partition(".")[2]
+                        self.lib[name] = f"{source}.{rest}".rstrip(".")
+                elif root in self.lib:
+                    self.patched.add(self._full(name))
+
+    def _full(self, dotted: str) -> str:
+        root, _, rest = dotted.partition(".")
+        return f"{self.lib[root]}.{rest}".rstrip(".")
+
+    def borrowed(self, target: str, allowed: Iterable[str] = ()) -> str:
+        """ "" when `target` looks like the student's own code, else what was found, in words.
+        A target the cells never define where it can be read is reported as well (the kernel
+        may still have it, from `exec` or a file: then it was not written in the notebook)."""
+        allowed = set(allowed)
+        if target not in self.definitions:
+            return f"`{target}` is not defined in a code cell the grader can read"
+        seen, todo = set(), [target]
+        while todo:
+            name = todo.pop()
+            if name in seen or name not in self.definitions:
+                continue
+            seen.add(name)
+            node = self.definitions[name]
+            local = _imports(node)
+            own = _local_names(node)
+            for parent in ast.walk(node):  # so a name knows the attributes read from it
+                for child in ast.iter_child_nodes(parent):
+                    child.parent = parent  # type: ignore[attr-defined]
+            for item in ast.walk(node):
+                if isinstance(item, ast.Name) and item.id in own:
+                    continue  # a parameter or local variable, whatever the notebook calls so
+                found = self._lib_use(item, local, allowed) or self._dynamic(item)
+                if found:
+                    where = "" if name == target else f" (through `{name}`)"
+                    return f"`{target}` {found}{where}"
+                if isinstance(item, ast.Name) and item.id in self.definitions:
+                    todo.append(item.id)
+        return ""
+
+    def _lib_use(self, item: ast.AST, local: dict[str, str], allowed: set[str]) -> str:
+        if isinstance(item, ast.ImportFrom | ast.Import):
+            for full in _imports(item).values():
+                if full not in allowed:
+                    return f"imports `{full}` from the course's library"
+            return ""
+        if not isinstance(item, ast.Name) or not ({**self.lib, **local}.get(item.id)):
+            return ""
+        use, node = {**self.lib, **local}[item.id], item
+        while isinstance(getattr(node, "parent", None), ast.Attribute):
+            node = node.parent  # type: ignore[attr-defined]
+            use += f".{node.attr}"
+        if use in allowed and use not in self.patched:
+            return ""
+        if use in allowed:
+            return f"uses `{use}`, which a cell of the notebook replaced"
+        return f"uses `{use}` from the course's library"
+
+    @staticmethod
+    def _dynamic(item: ast.AST) -> str:
+        if isinstance(item, ast.Name) and item.id in DYNAMIC:
+            return f"uses `{item.id}`, which hides what it calls"
+        if isinstance(item, ast.Attribute) and _dotted(item) == "sys.modules":
+            return "uses `sys.modules`, which hides what it calls"
+        return ""

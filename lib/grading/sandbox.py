@@ -1,0 +1,144 @@
+"""The box each student's kernel runs in: bubblewrap (`bwrap`), resource limits, a clean env.
+
+Inside the box a kernel sees the system's programs and libraries, the Python environment, the
+course and its data, all read-only; one writable folder (its copy of the submission) and a private
+`/tmp`. It has no network, its own process tree (whatever it starts dies with it) and an
+environment built from an allow-list, so the instructor's tokens and keys stay outside. `--out`,
+the other submissions and the instructor's home are simply not there. Limits on memory, processes
+and file size come from `prlimit`; when the grader runs as root the kernel also drops to a user of
+its own (`setpriv`), because Linux does not count root's processes against any limit.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+NAMESPACES = ("ipc", "pid", "net", "uts", "cgroup-try")  # all but the user namespace
+FIRST_UID = 61_000  # one unprivileged user per parallel slot when grading as root
+PASSED_THROUGH = ("LANG", "LC_ALL", "TZ", "COURSE_DATA_MIRROR", "TIKTOKEN_CACHE_DIR")
+SYSTEM = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/opt")
+INSTALL_HINT = (
+    "The grader runs every notebook in a bubblewrap sandbox, and `bwrap` cannot run here "
+    "({why}). On Debian or Ubuntu: `sudo apt-get install bubblewrap`; on Fedora: `sudo dnf "
+    "install bubblewrap` (Linux only: on macOS or Windows grade in a Linux container or VM). "
+    "To grade without a sandbox anyway, add --no-sandbox: every student's code then runs with "
+    "your permissions."
+)
+
+
+class SandboxUnavailable(RuntimeError):
+    """bwrap is missing or cannot create namespaces here; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Caps:
+    """Resource limits for one kernel: address space, processes (threads count), file size."""
+
+    memory_mb: int = 4096
+    processes: int = 256
+    file_mb: int = 256
+
+
+def check_available() -> None:
+    """Raise `SandboxUnavailable` unless a trial sandbox starts and exits cleanly."""
+    if sys.platform != "linux":
+        raise SandboxUnavailable(INSTALL_HINT.format(why=f"this is {sys.platform}, not Linux"))
+    if shutil.which("bwrap") is None:
+        raise SandboxUnavailable(INSTALL_HINT.format(why="it is not installed"))
+    trial = ["bwrap", "--unshare-all", "--die-with-parent", *_binds(SYSTEM), "true"]
+    done = subprocess.run(trial, capture_output=True, text=True, timeout=30, check=False)
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or ["no error message"])[-1][:200]
+        raise SandboxUnavailable(INSTALL_HINT.format(why=f"bwrap says: {why}"))
+
+
+def _binds(paths: tuple[str, ...] | list[str], option: str = "--ro-bind") -> list[str]:
+    """bwrap arguments binding each existing path at the same place. Folders bwrap has to make
+    on the way are made world-readable first (it would make them private to root)."""
+    args: list[str] = []
+    for path in paths:
+        if os.path.exists(path):
+            for parent in reversed(Path(path).parents[:-1]):  # /a, /a/b, ... (not / itself)
+                args += ["--perms", "0755", "--dir", str(parent)]
+            args += [option, path, path]
+    return args
+
+
+def readonly_paths(import_paths: tuple[str, ...]) -> list[str]:
+    """What a kernel may read besides the system: Python (the environment and the interpreter it
+    was made from), the course and extra import folders, and the course data."""
+    data = [os.environ.get(var, "") for var in ("COURSE_DATA_MIRROR", "TIKTOKEN_CACHE_DIR")]
+    data.append(os.environ.get("COURSE_DATA_CACHE", ""))
+    paths = [sys.prefix, sys.base_prefix, *import_paths, *filter(None, data)]
+    return sorted({str(Path(p).resolve()) for p in paths if p and Path(p).exists()})
+
+
+def environment(import_paths: tuple[str, ...]) -> dict[str, str]:
+    """The kernel's whole environment: an allow-list, never the instructor's own variables."""
+    env = {name: os.environ[name] for name in PASSED_THROUGH if os.environ.get(name)}
+    env.setdefault("LANG", "C.UTF-8")
+    env.update(
+        PATH=os.pathsep.join([str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
+        HOME="/tmp/home",
+        TMPDIR="/tmp",
+        IPYTHONDIR="/tmp/ipython",
+        PYTHONPATH=os.pathsep.join(import_paths),
+        PYTHONHASHSEED="0",
+        PYTHONNOUSERSITE="1",
+        MPLBACKEND="Agg",
+        PIP_NO_INDEX="1",  # `!pip install` fails fast instead of waiting for a network
+    )
+    if os.environ.get("COURSE_DATA_CACHE"):
+        env["COURSE_DATA_CACHE"] = os.environ["COURSE_DATA_CACHE"]
+    return env
+
+
+def command(
+    kernel: list[str], work: Path, runtime: Path, readonly: list[str], caps: Caps, uid: int | None
+) -> list[str]:
+    """The command line that runs `kernel` boxed: `work` (its working folder) and `runtime` (the
+    connection file and sockets) are the only writable places it shares with us; `uid` is the
+    unprivileged user to become (needed when we are root)."""
+    limits = [
+        "prlimit",
+        f"--as={caps.memory_mb * 2**20}",
+        f"--nproc={caps.processes}",
+        f"--fsize={caps.file_mb * 2**20}",
+        "--",
+    ]
+    # As root, no user namespace: it would map only root, and the kernel must become `uid`.
+    unshare = ["--unshare-all"] if uid is None else [f"--unshare-{n}" for n in NAMESPACES]
+    box = ["bwrap", *unshare, "--die-with-parent", "--new-session"]
+    box += _binds(SYSTEM) + _binds(readonly)
+    box += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/tmp/home"]
+    box += _binds([str(work), str(runtime)], "--bind")
+    # The kernel would watch for its parent by pid, which means nothing in its own pid namespace;
+    # --die-with-parent does that job.
+    box += ["--chdir", str(work), "--unsetenv", "JPY_PARENT_PID"]
+    become = []
+    if uid is not None:
+        become = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+        become += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
+        box += ["--chmod", "1777", "/tmp"]
+    return [*limits, *box, *become, *kernel]
+
+
+def own_user(slot: int) -> int | None:
+    """The user a kernel in parallel slot `slot` runs as: its own one when we are root (so one
+    student's processes cannot use up another's limit), else None (stay who we are)."""
+    return FIRST_UID + slot if os.geteuid() == 0 else None
+
+
+def give_to(uid: int | None, *folders: Path) -> None:
+    """Let the kernel's user write in `folders` (and everything in them)."""
+    if uid is None:
+        return
+    for folder in folders:
+        for root, dirs, files in os.walk(folder):
+            for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+                os.lchown(name, uid, uid)

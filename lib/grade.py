@@ -17,6 +17,7 @@ from pathlib import Path
 from lib.grading.batch import grade_submissions
 from lib.grading.execute import Limits
 from lib.grading.reports import summary
+from lib.grading.roster import load_roster
 
 __all__ = ["Limits", "grade_submissions", "main"]
 
@@ -60,8 +61,18 @@ def main(argv: list[str] | None = None) -> int:
         help="grade again what an earlier run into --out already graded",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        metavar="PATH",
+        help="class list CSV (name and id columns): ids in gradebook.csv, roster_report.md",
+    )
     args = parser.parse_args(argv)
     started = time.monotonic()
+    try:
+        roster = load_roster(args.roster) if args.roster else None
+    except ValueError as error:
+        parser.error(str(error))
     try:
         records = grade_submissions(
             args.submissions,
@@ -70,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             jobs=args.jobs,
             force=args.force,
             progress=not args.no_progress,
+            roster=roster,
         )
     except FileNotFoundError as error:
         parser.error(str(error))

@@ -33,6 +33,7 @@ from lib.grading.notebook import (
     read_notebook,
     written_answers,
 )
+from lib.grading.roster import Student
 from lib.grading.store import RecordStore
 from lib.notebooks import SETUP_CELL
 
@@ -212,11 +213,13 @@ def grade_submissions(
     registry: str = "lib.exercises",
     import_paths: tuple[str, ...] = (str(ROOT),),
     questions_from: Path = ROOT / "notebooks",
+    roster: list[Student] | None = None,
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4). Submissions an
     earlier run already graded into `out_dir` are kept unless `force`. `questions_from` holds the
-    lesson notebooks as handed out (the written answers' questions come from there). Returns
+    lesson notebooks as handed out (the written answers' questions come from there); `roster`
+    (from `roster.load_roster`) adds ids to the reports and a roster report. Returns
     one record per submission: the rows of grades.csv and totals.csv come from these."""
     out_dir = Path(out_dir)
     submissions = find_submissions(paths)
@@ -225,9 +228,9 @@ def grade_submissions(
     questions = answer_questions(Path(questions_from))
     todo = [s for s in submissions if force or store.get(s) is None]
 
-    def write_reports() -> None:
+    def write_reports(charts: bool = False) -> None:
         graded = [store.get(s) for s in submissions]
-        reports.write_all(out_dir, [r for r in graded if r], questions)
+        reports.write_all(out_dir, [r for r in graded if r], questions, roster, charts=charts)
 
     bar = tqdm(
         total=len(submissions),
@@ -248,4 +251,5 @@ def grade_submissions(
         _run(_grade_all(todo, settings, jobs or min(4, os.cpu_count() or 1), done))
     finally:
         bar.close()
+    write_reports(charts=True)  # the chart once, at the end: its PNG starts a browser
     return [store.get(s) for s in submissions]

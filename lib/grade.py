@@ -17,6 +17,7 @@ from pathlib import Path
 from lib.grading.batch import grade_submissions
 from lib.grading.execute import Limits
 from lib.grading.reports import summary
+from lib.grading.roster import load_roster
 from lib.grading.sandbox import SandboxUnavailable
 
 __all__ = ["Limits", "grade_submissions", "main"]
@@ -79,10 +80,20 @@ def main(argv: list[str] | None = None) -> int:
         "(only where bwrap cannot run; every report says so)",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--roster",
+        type=Path,
+        metavar="PATH",
+        help="class list CSV (name and id columns): ids in gradebook.csv, roster_report.md",
+    )
     args = parser.parse_args(argv)
     if args.no_sandbox:
         print(f"WARNING: {NO_SANDBOX_WARNING}", file=sys.stderr)
     started = time.monotonic()
+    try:
+        roster = load_roster(args.roster) if args.roster else None
+    except ValueError as error:
+        parser.error(str(error))
     try:
         records = grade_submissions(
             args.submissions,
@@ -93,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
             retry_failed=args.retry_failed,
             sandboxed=not args.no_sandbox,
             progress=not args.no_progress,
+            roster=roster,
         )
     except (FileNotFoundError, SandboxUnavailable) as error:
         parser.error(str(error))

@@ -39,6 +39,7 @@ from lib.grading.notebook import (
     written_answers,
 )
 from lib.grading.own_code import Notebook
+from lib.grading.roster import Student
 from lib.grading.store import RecordStore
 from lib.notebooks import SETUP_CELL
 
@@ -301,7 +302,7 @@ def grade_submissions(
     registry: str = "lib.exercises",
     import_paths: tuple[str, ...] = (str(ROOT),),
     questions_from: Path = ROOT / "notebooks",
-    roster=None,
+    roster: list[Student] | None = None,
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
@@ -335,9 +336,8 @@ def grade_submissions(
     if todo and registry == "lib.exercises":
         _warm_data_cache()
 
-    def write_reports() -> None:
-        extra = {"roster": roster} if roster is not None else {}
-        reports.write_all(out_dir, store.all(), questions, **extra)
+    def write_reports(charts: bool = False) -> None:
+        reports.write_all(out_dir, store.all(), questions, roster, charts=charts)
 
     bar = tqdm(
         total=len(submissions),
@@ -358,4 +358,5 @@ def grade_submissions(
         _run(_grade_all(todo, settings, jobs or min(4, os.cpu_count() or 1), done))
     finally:
         bar.close()
+    write_reports(charts=True)  # the chart once, at the end: its PNG starts a browser
     return [store.get(s) for s in submissions]

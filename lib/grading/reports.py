@@ -1,44 +1,35 @@
-"""What the instructor and the students read: the CSV tables, feedback pages, written answers.
+"""What the instructor and the students read: the CSV tables, feedback pages, written answers,
+the gradebook, the class summary and the roster report, all from the records (`write_all`).
 
-Every file is rewritten whole from the records after each graded submission (a class is small),
-through a temporary file and a rename, so an interrupted run never leaves half a CSV.
+Every file is rewritten whole from all the records of the output folder after each graded
+submission (a class is small), through a temporary file and a rename, so an interrupted run
+never leaves half a CSV, and grading another folder into the same output adds rows, never drops
+them. Every CSV cell goes through `tables.csv_text`, which defuses spreadsheet formulas.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import os
 import re
 from pathlib import Path
 
+from lib.grading import feedback, gradebook, summary_chart
+from lib.grading.roster import Student
+from lib.grading.tables import csv_text, write_text
+from lib.grading.versions import counting_records, identity, total
+
 GRADE_COLUMNS = ["student", "lesson", "exercise", "score", "max", "status", "reason", "submission"]
+GRADE_COLUMNS += ["solution_opened", "counts", "sandboxed"]
 TOTAL_COLUMNS = ["student", "lesson", "score", "max", "percent", "outcome", "notes", "submission"]
+TOTAL_COLUMNS += ["student_id", "counts", "graded_at", "sandboxed"]
 
 
-def number(value: float) -> str:
-    """A score for people: 2, 1.5, 1.33 (two decimals at most, no trailing zeros)."""
-    return f"{value:.2f}".rstrip("0").rstrip(".")
+def yes_no(flag: bool) -> str:
+    return "yes" if flag else "no"
 
 
 def one_line(text: str) -> str:
     """A multi-line reason (summary, then the first failing case) as one CSV-friendly line."""
     return "; ".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
-
-
-def _write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    os.replace(partial, path)
-
-
-def _csv(columns: list[str], rows: list[dict]) -> str:
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
 
 
 def _in_order(records: list[dict]) -> list[dict]:
@@ -47,106 +38,68 @@ def _in_order(records: list[dict]) -> list[dict]:
     )
 
 
-def _total(record: dict) -> tuple[float, float]:
-    exercises = record["exercises"]
-    return sum(e["score"] for e in exercises), sum(e["max_score"] for e in exercises)
-
-
-def _notes(record: dict) -> list[str]:
-    return [note for note in [record["note"], *record["events"]] if note]
-
-
-def grade_rows(record: dict) -> list[dict]:
-    """grades.csv's rows for one submission: one per exercise, or one saying why there are none."""
+def grade_rows(record: dict, counts: bool = True) -> list[dict]:
+    """grades.csv's rows for one submission: one per exercise, or one saying why there are none.
+    `counts`: whether this is the version of the lesson that counts (`counting_records`)."""
     base = {
         "student": record["student"],
-        "lesson": record["lesson"] or "",
+        "lesson": record["lesson"],
         "submission": record["submission"],
+        "counts": yes_no(counts),
+        "sandboxed": yes_no(record.get("sandboxed", True)),
     }
     if not record["exercises"]:
         return [
-            {
-                **base,
-                "exercise": "",
-                "score": "0",
-                "max": "0",
-                "status": record["outcome"],
-                "reason": record["note"],
-            }
+            {**base, "score": 0, "max": 0, "status": record["outcome"], "reason": record["note"]}
         ]
+    opened = set(record.get("solutions") or [])
     return [
         {
             **base,
             "exercise": e["name"],
-            "score": number(e["score"]),
-            "max": number(e["max_score"]),
+            "score": e["score"],
+            "max": e["max_score"],
             "status": e["status"],
             "reason": one_line(e["reason"]),
+            "solution_opened": yes_no(e["name"] in opened),
         }
         for e in record["exercises"]
     ]
 
 
-def total_row(record: dict) -> dict:
+def total_row(record: dict, counts: bool = True) -> dict:
     """totals.csv's row for one submission: the lesson's score and what went wrong, if anything."""
-    score, most = _total(record)
+    score, most = total(record)
+    notes = [note for note in [record["note"], *record["events"]] if note]
     return {
         "student": record["student"],
-        "lesson": record["lesson"] or "",
-        "score": number(score),
-        "max": number(most),
-        "percent": number(100 * score / most) if most else "0",
+        "lesson": record["lesson"],
+        "score": score,
+        "max": most,
+        "percent": 100 * score / most if most else 0,
         "outcome": record["outcome"],
-        "notes": "; ".join(_notes(record)),
+        "notes": "; ".join(notes),
         "submission": record["submission"],
+        "student_id": record.get("student_id"),
+        "counts": yes_no(counts),
+        "graded_at": record.get("graded_at"),
+        "sandboxed": yes_no(record.get("sandboxed", True)),
     }
 
 
-def feedback_name(record: dict) -> str:
-    """`<student>_lesson<N>.md`, with anything odd in the student's name made safe."""
+def feedback_stem(record: dict) -> str:
+    """`<student>_lesson<N>`, with anything odd in the student's name made safe."""
     student = re.sub(r"[^\w.-]+", "_", record["student"]).strip("._") or "student"
     lesson = f"lesson{record['lesson']}" if record["lesson"] else "unknown_lesson"
-    return f"{student}_{lesson}.md"
+    return f"{student}_{lesson}"
 
 
-def feedback(record: dict) -> str:
-    """The page a student reads: the score, each exercise passed or not (with the first failing
-    case, as the notebook's check shows it), and what went wrong while their notebook ran."""
-    lesson = f"Lesson {record['lesson']}: f" if record["lesson"] else "F"
-    lines = [
-        f"# {lesson}eedback for {record['student']}",
-        "",
-        f"Submission: `{Path(record['submission']).name}`",
-        "",
-    ]
-    if not record["exercises"]:
-        return "\n".join(lines + [f"This notebook could not be graded: {record['note']}.", ""])
-    score, most = _total(record)
-    lines += [f"**Score: {number(score)} / {number(most)}**", ""]
-    for e in record["exercises"]:
-        full = e["score"] >= e["max_score"]
-        mark = "✅" if full else ("🟡" if e["score"] > 0 else "❌")
-        summary, _, case = e["reason"].partition("\n")
-        why = f": {summary}" if summary and not full else ""
-        lines.append(
-            f"- {mark} `{e['name']}`, {number(e['score'])} / {number(e['max_score'])} "
-            f"({e['status']}){why}"
-        )
-        if case.strip() and not full:
-            lines += ["", "  ```text", *(f"  {line}" for line in case.splitlines()), "  ```", ""]
-    if _notes(record):
-        lines += ["", "While your notebook ran:", "", *(f"- {note}" for note in _notes(record))]
-    return "\n".join(lines) + "\n"
-
-
-def answers_page(records: list[dict], questions: dict[int, dict[str, str]]) -> str:
+def answers_page(
+    records: list[dict], questions: dict[int, dict[str, str]], warning: str = ""
+) -> str:
     """Every student's written answers, question by question, for marking by hand."""
-    lines = [
-        "# Written answers",
-        "",
-        "Each question, then every student's answer (quoted as written).",
-        "",
-    ]
+    lines = ["# Written answers", ""] + ([warning, ""] if warning else [])
+    lines += ["Each question, then every student's answer (quoted as written).", ""]
     answers: dict[int, dict[str, list[tuple[str, str]]]] = {}
     for record in _in_order(records):
         for answer_id, text in record["answers"].items() if record["lesson"] else ():
@@ -164,24 +117,77 @@ def answers_page(records: list[dict], questions: dict[int, dict[str, str]]) -> s
     return "\n".join(lines)
 
 
-def write_all(out_dir: Path, records: list[dict], questions: dict[int, dict[str, str]]) -> None:
-    """(Re)write grades.csv, totals.csv, feedback/*.md and answers.md in `out_dir`."""
-    records = _in_order(records)
-    grades = [row for record in records for row in grade_rows(record)]
-    _write(out_dir / "grades.csv", _csv(GRADE_COLUMNS, grades))
-    _write(out_dir / "totals.csv", _csv(TOTAL_COLUMNS, [total_row(r) for r in records]))
+def unsandboxed_warning(records: list[dict]) -> str:
+    """The line every Markdown report starts with when any submission ran without the sandbox."""
+    bare = sum(not r.get("sandboxed", True) for r in records)
+    if not bare:
+        return ""
+    return (
+        f"**Warning: {bare} of {len(records)} submissions were graded without the sandbox "
+        "(--no-sandbox)**: their code ran with the instructor's permissions and could have "
+        "changed any result. Column `sandboxed` in grades.csv and totals.csv says which."
+    )
+
+
+def _version_notice(record: dict, counting: dict) -> list[str]:
+    """Feedback's notice on a version of a lesson that does not count."""
+    chosen = counting.get((identity(record), record["lesson"]))
+    if chosen is None or chosen is record:
+        return []
+    return [
+        f"This is not the version of lesson {record['lesson']} that counts: "
+        f"{Path(chosen['submission']).name} does (the highest score counts; between equal "
+        "scores, the one graded last)."
+    ]
+
+
+def write_all(
+    out_dir: Path,
+    records: list[dict],
+    questions: dict[int, dict[str, str]],
+    roster: list[Student] | None = None,
+    *,
+    charts: bool = True,
+) -> None:
+    """(Re)write every report in `out_dir` from `records` (all of the folder's, not one run's):
+    grades.csv, totals.csv, feedback/*.md and *.html, answers.md, gradebook.csv,
+    class_summary.csv, summary.md, and with a `roster` roster_report.md. `charts=False` skips
+    summary.html and summary.png (drawing the PNG starts a browser: about 3 s)."""
+    out_dir = Path(out_dir)
+    records, matches = gradebook.with_ids(_in_order(records), roster)
+    chosen = counting_records(records)
+    counting = {(identity(r), r["lesson"]): r for r in chosen}
+    counts = [any(r is c for c in chosen) for r in records]
+    warning = unsandboxed_warning(records)
+    grades = [row for r, c in zip(records, counts, strict=True) for row in grade_rows(r, c)]
+    write_text(out_dir / "grades.csv", csv_text(GRADE_COLUMNS, grades))
+    totals = [total_row(r, c) for r, c in zip(records, counts, strict=True)]
+    write_text(out_dir / "totals.csv", csv_text(TOTAL_COLUMNS, totals))
     used: set[str] = set()
     for record in records:
-        name, n = feedback_name(record), 2
-        while name in used:  # two notebooks of one lesson from one student: keep both pages
-            name, n = re.sub(r"(_\d+)?\.md$", f"_{n}.md", name), n + 1
-        used.add(name)
-        _write(out_dir / "feedback" / name, feedback(record))
-    _write(out_dir / "answers.md", answers_page(records, questions))
+        stem, n = feedback_stem(record), 2
+        while stem in used:  # two notebooks of one lesson from one student: keep both pages
+            stem, n = f"{feedback_stem(record)}_{n}", n + 1
+        used.add(stem)
+        notice = _version_notice(record, counting)
+        write_text(out_dir / "feedback" / f"{stem}.md", feedback.markdown(record, notice))
+        write_text(out_dir / "feedback" / f"{stem}.html", feedback.html_page(record, notice))
+    write_text(out_dir / "answers.md", answers_page(records, questions, warning))
+    columns, rows = gradebook.gradebook_rows(chosen, roster)
+    write_text(out_dir / "gradebook.csv", csv_text(columns, rows))
+    summary_rows = summary_chart.class_summary(chosen)
+    write_text(out_dir / "class_summary.csv", csv_text(summary_chart.COLUMNS, summary_rows))
+    write_text(out_dir / "summary.md", summary_chart.summary_page(summary_rows, warning))
+    if charts and summary_rows:
+        summary_chart.write_chart(out_dir, summary_rows)
+    if roster is not None:
+        report = gradebook.roster_report(chosen, roster, matches, warning)
+        write_text(out_dir / "roster_report.md", report)
 
 
 def summary(records: list[dict], seconds: float, out_dir: Path) -> str:
     """What the instructor sees at the end of a run: counts, what failed and why, where to look."""
+    out_dir = Path(out_dir)
     failed = [r for r in records if r["outcome"] != "graded"]
     troubled = [r for r in records if r["outcome"] == "graded" and r["events"]]
     minutes, secs = divmod(round(seconds), 60)
@@ -199,9 +205,15 @@ def summary(records: list[dict], seconds: float, out_dir: Path) -> str:
             "(details in their feedback):"
         )
         lines += [f"  {r['student']}, lesson {r['lesson']}: {r['events'][0]}" for r in troubled]
+    if unsandboxed_warning(records):
+        bare = sum(not r.get("sandboxed", True) for r in records)
+        lines.append(f"WARNING: {bare} submissions were graded WITHOUT the sandbox (--no-sandbox).")
+    lines += filter(None, [summary_chart.png_note(out_dir)])
+    roster = out_dir / "roster_report.md"
     lines.append(
-        f"Scores: {out_dir / 'grades.csv'} and {out_dir / 'totals.csv'}; feedback for "
-        f"students in {out_dir / 'feedback'}; written answers in "
-        f"{out_dir / 'answers.md'}."
+        f"Scores: {out_dir / 'grades.csv'} and {out_dir / 'totals.csv'}; for the LMS: "
+        f"{out_dir / 'gradebook.csv'}; class summary: {out_dir / 'summary.md'}"
+        f"{f'; roster: {roster}' if roster.exists() else ''}; feedback for students (.md and "
+        f".html) in {out_dir / 'feedback'}; written answers in {out_dir / 'answers.md'}."
     )
     return "\n".join(lines)

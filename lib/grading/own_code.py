@@ -90,6 +90,17 @@ def _local_names(node: ast.AST) -> set[str]:
     return names
 
 
+def _annotations(node: ast.AST) -> list[ast.AST]:
+    """The type hints in `node`: they name types, they do not compute answers."""
+    found: list[ast.AST] = []
+    for item in ast.walk(node):
+        if isinstance(item, ast.arg | ast.AnnAssign) and item.annotation is not None:
+            found.append(item.annotation)
+        elif isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.returns:
+            found.append(item.returns)
+    return found
+
+
 class Notebook:
     """A notebook's code, read once: top-level definitions, names bound to lib, patched names."""
 
@@ -105,6 +116,8 @@ class Notebook:
     def _read(self, statement: ast.stmt) -> None:
         if isinstance(statement, ast.Import | ast.ImportFrom):
             self.lib.update(_imports(statement))
+            for name in statement.names:  # `from lib.bpe import merge as double` defines double
+                self.definitions[name.asname or name.name.partition(".")[0]] = statement
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             self.definitions[statement.name] = statement
         elif isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
@@ -141,18 +154,19 @@ class Notebook:
             node = self.definitions[name]
             local = _imports(node)
             own = _local_names(node)
+            hints = {id(n) for a in _annotations(node) for n in ast.walk(a)}  # `tok: Tokenizer`
             for parent in ast.walk(node):  # so a name knows the attributes read from it
                 for child in ast.iter_child_nodes(parent):
                     child.parent = parent  # type: ignore[attr-defined]
             for item in ast.walk(node):
-                if isinstance(item, ast.Name) and item.id in own:
-                    continue  # a parameter or local variable, whatever the notebook calls so
+                if id(item) in hints or (isinstance(item, ast.Name) and item.id in own):
+                    continue  # a type hint, or a parameter or local variable
                 found = self._lib_use(item, local, allowed) or self._dynamic(item)
                 if found:
                     where = "" if name == target else f" (through `{name}`)"
                     return f"`{target}` {found}{where}"
-                if isinstance(item, ast.Name) and item.id in self.definitions:
-                    todo.append(item.id)
+                if isinstance(item, ast.Name) and item.id not in {**self.lib, **local}:
+                    todo.append(item.id)  # a function of the notebook's: read it too
         return ""
 
     def _lib_use(self, item: ast.AST, local: dict[str, str], allowed: set[str]) -> str:

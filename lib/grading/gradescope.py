@@ -1,16 +1,14 @@
 """The same grader on Gradescope: an autograder bundle, and its results in Gradescope's format.
 
-Gradescope builds an image from the bundle once (`setup.sh`, as root, with network), then starts a
-fresh container per submission and runs `run_autograder` there: the student's files are in
-`/autograder/submission`, the bundle in `/autograder/source`, and whatever
-`/autograder/results/results.json` says when the script ends is the grade. One student per
-container, so a class of any size grades in parallel on Gradescope's machines.
+Gradescope builds an image from the bundle once (`setup.sh`, as root, with network), then runs
+`run_autograder` in a fresh container per submission: the student's files in
+`/autograder/submission`, the bundle in `/autograder/source`; `/autograder/results/results.json`
+is the grade. One student per container, so a class of any size grades in parallel.
 
-`run` grades every notebook of the submission with `grade_submissions`, exactly as
-`python -m lib.grade` would, then writes results.json itself, last, over anything a notebook may
-have put there. It also fingerprints the course's `lib` before any student code runs and refuses
-to grade (score 0, reason given) if a notebook changed it: the sandbox makes `lib` read-only,
-and this check is what is left where the sandbox cannot run.
+`run` grades the submission's notebooks with `grade_submissions`, as `python -m lib.grade` does,
+then writes results.json last, over anything a notebook put there. It fingerprints the course's
+`lib` before any student code runs and grades nothing (score 0, reason given) if a notebook
+changed it: where the sandbox cannot run, this check is what is left of `lib` being read-only.
 """
 
 from __future__ import annotations
@@ -28,9 +26,8 @@ from pathlib import Path
 from lib.grading.batch import grade_submissions
 
 ROOT = Path(__file__).resolve().parents[2]
-# What the bundle carries: the grader and the exercises (lib), the pinned environment, the lessons
-# as handed out (the written answers' questions) and the data manifest (the data itself is fetched
-# by setup.sh, checked against it).
+# The grader and exercises, the pinned environment, the lessons as handed out (the written
+# answers' questions) and the data manifest (setup.sh fetches the data itself).
 BUNDLED = ["lib", "notebooks", "datasets", "requirements.txt"]
 LEFT_OUT = {"__pycache__", ".ipynb_checkpoints"}
 DATA_CACHE = Path("datasets", "cache")  # fetched on Gradescope by setup.sh, never shipped

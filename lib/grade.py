@@ -5,6 +5,9 @@ of per-student folders (each folder named after its student, any notebooks insid
 runs in a fresh kernel in a throwaway copy of its folder; then the grader runs every exercise's
 checks itself, in that kernel, with this repository's `lib`. The README's "Grading" section has
 the whole workflow. From Python: `from lib.grade import grade_submissions`.
+
+`python -m lib.grade gradescope --out autograder.zip` builds a Gradescope autograder instead (see
+lib/grading/gradescope.py); its `run_autograder` calls `python -m lib.grade gradescope-run`.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from lib.grading import gradescope
 from lib.grading.batch import grade_submissions
 from lib.grading.execute import Limits
 from lib.grading.reports import summary
@@ -29,10 +33,49 @@ NO_SANDBOX_WARNING = (
 )
 
 
+def build_gradescope(argv: list[str]) -> int:
+    """`python -m lib.grade gradescope --out autograder.zip`: write the autograder bundle."""
+    parser = argparse.ArgumentParser(
+        prog="python -m lib.grade gradescope",
+        description="Build a Gradescope autograder (upload the zip as the assignment's "
+        "autograder; see the README's Grading section).",
+    )
+    parser.add_argument("--out", required=True, type=Path, help="the zip file to write")
+    args = parser.parse_args(argv)
+    if args.out.suffix != ".zip" or args.out.is_dir():
+        parser.error(f"--out {args.out}: give the name of a .zip file to write")
+    try:
+        names = gradescope.build_bundle(args.out)
+    except OSError as error:
+        parser.error(f"cannot write {args.out} ({error.strerror}): choose a writable folder")
+    print(f"Wrote {args.out} ({len(names)} files). Upload it as the assignment's autograder.")
+    return 0
+
+
+def run_gradescope(argv: list[str]) -> int:
+    """`python -m lib.grade gradescope-run SUBMISSION_DIR RESULTS_JSON`, as run_autograder does."""
+    parser = argparse.ArgumentParser(prog="python -m lib.grade gradescope-run")
+    parser.add_argument("submission", type=Path, help="folder of the student's files")
+    parser.add_argument("results", type=Path, help="where to write results.json")
+    args = parser.parse_args(argv)
+    results = gradescope.run(args.submission, args.results)
+    print(results["output"], f"\nScore: {results['score']:g}", sep="\n")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line; returns the exit status (1 when no notebook was found)."""
+    argv = sys.argv[1:] if argv is None else argv
+    # Sub-commands are recognised before argparse, which would take them for a submission.
+    if argv[:1] == ["gradescope"]:
+        return build_gradescope(argv[1:])
+    if argv[:1] == ["gradescope-run"]:
+        return run_gradescope(argv[1:])
     parser = argparse.ArgumentParser(
-        prog="python -m lib.grade", description=__doc__.split("\n\n")[0]
+        prog="python -m lib.grade",
+        description=__doc__.split("\n\n")[0],
+        epilog="python -m lib.grade gradescope --out autograder.zip builds a Gradescope "
+        "autograder instead (to grade a folder named 'gradescope', write ./gradescope).",
     )
     parser.add_argument("submissions", nargs="+", help="notebooks, or folders of them")
     parser.add_argument(

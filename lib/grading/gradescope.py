@@ -1,0 +1,217 @@
+"""The same grader on Gradescope: an autograder bundle, and its results in Gradescope's format.
+
+Gradescope builds an image from the bundle once (`setup.sh`, as root, with network), then runs
+`run_autograder` in a fresh container per submission: the student's files in
+`/autograder/submission`, the bundle in `/autograder/source`; `/autograder/results/results.json`
+is the grade. One student per container, so a class of any size grades in parallel.
+
+`run` grades the submission's notebooks with `grade_submissions`, as `python -m lib.grade` does,
+then writes results.json last, over anything a notebook put there. It fingerprints the course's
+`lib` before any student code runs and grades nothing (score 0, reason given) if a notebook
+changed it: where the sandbox cannot run, this check is what is left of `lib` being read-only.
+"""
+
+from __future__ import annotations
+
+import compileall
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+from lib.grading.batch import grade_submissions
+
+ROOT = Path(__file__).resolve().parents[2]
+# The grader and exercises, the pinned environment, the lessons as handed out (the written
+# answers' questions) and the data manifest (setup.sh fetches the data itself).
+BUNDLED = ["lib", "notebooks", "datasets", "requirements.txt"]
+LEFT_OUT = {"__pycache__", ".ipynb_checkpoints"}
+DATA_CACHE = Path("datasets", "cache")  # fetched on Gradescope by setup.sh, never shipped
+ANSWER_LIMIT = 5_000  # characters of a written answer shown back to the student
+
+SETUP_SH = """\
+#!/usr/bin/env bash
+# Gradescope runs this once, as root and with network, when it builds the autograder image.
+set -euo pipefail
+apt-get update
+apt-get install -y python3 python3-venv python3-pip bubblewrap
+python3 -m venv /autograder/venv
+/autograder/venv/bin/pip install --no-cache-dir -r /autograder/source/requirements.txt
+# Grading runs without network: every file the lessons read is fetched now (sha256-checked).
+cd /autograder/source
+/autograder/venv/bin/python -c "from lib.grading.gradescope import fetch_data; fetch_data()"
+"""
+
+RUN_AUTOGRADER = """\
+#!/usr/bin/env bash
+# Gradescope runs this for every submission. COURSE_PYTHON: a Python that already has
+# requirements.txt (the tests use their own instead of the image's venv).
+cd /autograder/source || exit 1
+exec "${COURSE_PYTHON:-/autograder/venv/bin/python}" -m lib.grade gradescope-run \\
+    /autograder/submission /autograder/results/results.json
+"""
+
+
+def _bundled_files() -> list[Path]:
+    files = []
+    for name in BUNDLED:
+        top = ROOT / name
+        found = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file())
+        for path in found:
+            relative = path.relative_to(ROOT)
+            if not (LEFT_OUT & set(relative.parts) or relative.is_relative_to(DATA_CACHE)):
+                files.append(path)
+    return files
+
+
+def build_bundle(out_zip: Path) -> list[str]:
+    """Write the autograder zip (setup.sh and run_autograder at its root, as Gradescope requires,
+    beside the course files). Returns the names in the zip."""
+
+    def add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
+        info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))  # same files, same zip
+        info.external_attr, info.compress_type = (0o100000 | mode) << 16, zipfile.ZIP_DEFLATED
+        archive.writestr(info, data)
+
+    out_zip = Path(out_zip)
+    out_zip.parent.mkdir(parents=True, exist_ok=True)
+    partial = out_zip.with_name(out_zip.name + ".partial")
+    try:
+        with zipfile.ZipFile(partial, "w") as archive:
+            add(archive, "setup.sh", SETUP_SH.encode(), 0o755)
+            add(archive, "run_autograder", RUN_AUTOGRADER.encode(), 0o755)
+            for path in _bundled_files():
+                add(archive, path.relative_to(ROOT).as_posix(), path.read_bytes(), 0o644)
+            names = archive.namelist()
+        os.replace(partial, out_zip)
+    finally:
+        partial.unlink(missing_ok=True)
+    return names
+
+
+def fetch_data() -> None:
+    """Put every data file of the manifest, tiktoken's included, into the course's data cache."""
+    from lib import data
+
+    for entry in json.loads(data.MANIFEST_FILE.read_text(encoding="utf-8"))["datasets"]:
+        data.path(entry["path"])
+    data.ensure_tiktoken_cache()
+
+
+def _test(name: str, output: str, points: tuple[float, float] | None = None) -> dict:
+    """One entry of results.json's `tests`: with `points` (score, max_score) a graded test,
+    without them a message shown in the list, worth nothing."""
+    test = {"name": name, "output": output, "visibility": "visible"}
+    if points is not None:
+        score, most = points
+        status = "passed" if score >= most > 0 else "failed"
+        test.update(score=score, max_score=most, status=status)
+    return test
+
+
+def _nothing(output: str) -> dict:
+    return {"score": 0.0, "output": output, "tests": []}
+
+
+def _score(record: dict) -> float:
+    return sum(float(e.get("score") or 0) for e in record.get("exercises") or [])
+
+
+def _record_tests(record: dict) -> list[dict]:
+    """A test per exercise, then the written answers as tests without points (the instructor
+    marks them by hand), each cut to ANSWER_LIMIT characters."""
+    lesson, tests = record.get("lesson"), []
+    for e in record["exercises"]:
+        output = f"{e.get('status', '')}: {e.get('reason', '')}".strip(": ")
+        points = (float(e.get("score") or 0), float(e.get("max_score") or 0))
+        tests.append(_test(f"Lesson {lesson}: {e.get('name', '?')}", output, points))
+    for answer_id, text in (record.get("answers") or {}).items():
+        shown = text if len(text) <= ANSWER_LIMIT else text[:ANSWER_LIMIT] + "\n[… cut here]"
+        output = f"Marked by hand by your instructor. Your answer:\n\n{shown or '(empty)'}"
+        tests.append(_test(f"Lesson {lesson}: written answer `{answer_id}`", output))
+    return tests
+
+
+def results_json(records: list[dict]) -> dict:
+    """Gradescope's results.json for one submission's records: a test per exercise (score,
+    max_score, output, visibility), the written answers as tests without points, and the total.
+    Of several notebooks of one lesson, the best-scoring one counts (the others are listed)."""
+    if not records:
+        return _nothing(
+            "No notebook (.ipynb) found in your submission: upload your lesson's .ipynb file "
+            "(on Colab: File → Download → Download .ipynb)."
+        )
+    best: dict[object, dict] = {}
+    for record in sorted(records, key=lambda r: (-_score(r), r.get("submission", ""))):
+        if record.get("exercises"):
+            best.setdefault(record.get("lesson"), record)
+    tests, lines = [], []
+    for record in records:
+        name, lesson = Path(record.get("submission", "?")).name, record.get("lesson")
+        if not record.get("exercises"):
+            why = f"{record.get('outcome', 'not graded')}: {record.get('note', '')}".strip(": ")
+            lines.append(f"{name} could not be graded ({why}); it scores 0.")
+            tests.append(_test(f"{name}: not graded", why, (0.0, 0.0)))
+        elif best[lesson] is not record:
+            kept = Path(best[lesson].get("submission", "?")).name
+            lines.append(f"{name} is lesson {lesson} again: {kept} counts.")
+        else:
+            lines.append(f"{name}: lesson {lesson}, {_score(record):g} points.")
+            tests += _record_tests(record)
+            lines += [f"  while it ran: {event}" for event in record.get("events") or []]
+            if record.get("solutions"):
+                lines.append(f"  solution shown for: {', '.join(map(str, record['solutions']))}")
+            if record.get("sandboxed") is False:
+                lines.append("  graded without the sandbox (the instructor turned it off)")
+    score = sum(t.get("score", 0.0) for t in tests)
+    return {"score": score, "output": "\n".join(lines), "tests": tests}
+
+
+def _fingerprint(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def _write_results(results: dict, path: Path) -> None:
+    """Write results.json through a rename, replacing whatever a notebook left at `path` (a file,
+    a symbolic link or a folder)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as file:
+        json.dump(results, file, indent=1, ensure_ascii=False)
+    os.replace(file.name, path)
+
+
+def run(submission_dir: Path, results_path: Path) -> dict:
+    """Grade every notebook in `submission_dir` and write Gradescope's results to `results_path`.
+    Never raises for what the submission contains: whatever happens, results.json says it."""
+    started = time.monotonic()
+    # Compiled first, so that the kernels' own imports add no files and any change is the student's.
+    compileall.compile_dir(ROOT / "lib", quiet=1)
+    before = _fingerprint(ROOT / "lib")
+    try:
+        with tempfile.TemporaryDirectory(prefix="gradescope-out-") as out:
+            records = grade_submissions([submission_dir], out, progress=False)
+        results = results_json(records)
+    except Exception as error:  # the grader itself failed: say so rather than leave no results
+        results = _nothing(
+            f"The autograder failed ({type(error).__name__}: {error}). Please tell your instructor."
+        )
+    after = _fingerprint(ROOT / "lib")
+    changed = sorted(n for n in before.keys() | after.keys() if before.get(n) != after.get(n))
+    if changed:
+        results = _nothing(
+            "Not graded: code in your notebook changed the grader's own files "
+            f"(lib/{', lib/'.join(changed[:5])}). Remove that code and submit again."
+        )
+    results["execution_time"] = round(time.monotonic() - started)
+    _write_results(results, Path(results_path))
+    return results

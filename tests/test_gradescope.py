@@ -1,0 +1,246 @@
+"""The Gradescope autograder: the bundle's layout, results.json's format, and the bundle run end to
+end as Gradescope runs it, on an honest and a hostile submission.
+
+The end-to-end test unzips the bundle into a temporary `autograder/` folder laid out as on
+Gradescope (`source/`, `submission/`, `results/`, `run_autograder`) and runs `run_autograder` in
+a bubblewrap mount namespace where that folder *is* `/autograder` (the real root is not touched:
+the namespace's `/` is a tmpfs with the real top-level folders bound into it). setup.sh is not
+run: the apt and pip steps are replaced by this environment's Python (`COURSE_PYTHON`), its data
+step by the same `fetch_data` call. About 20-40 s on 2 cores: two lesson 3 notebooks at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell
+
+from lib.exercises import for_lesson
+from lib.grade import main
+from lib.grading.gradescope import _write_results, results_json
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSON3 = ROOT / "notebooks" / "03_training_bpe.ipynb"
+ANSWER = "A bigger vocabulary gives shorter sequences but a larger embedding table."
+FORGED = {"score": 999.0, "output": "forged", "tests": []}
+# Appended to the grader's own exercise framework by the hostile notebook: every exercise passes.
+FULL_MARKS = """
+def _every_case_passes(self, namespace, time_limit=None):
+    return Result(self.name, self.lesson, self.points, self.points, "passed", "all cases passed")
+Exercise.grade = _every_case_passes
+"""
+
+
+def record(name: str, lesson: int | None, scores: list[float], **fields) -> dict:
+    exercises = [
+        {"name": f"ex{i}", "score": s, "max_score": 1.0, "status": "passed", "reason": "ok"}
+        for i, s in enumerate(scores)
+    ]
+    return {
+        "student": "ada",
+        "submission": f"/autograder/submission/{name}",
+        "lesson": lesson,
+        "outcome": "graded",
+        "note": "",
+        "exercises": exercises,
+        "events": [],
+        "answers": {},
+        **fields,
+    }
+
+
+def test_results_count_each_lesson_once_and_say_what_was_not_graded():
+    results = results_json(
+        [
+            record("first.ipynb", 3, [1.0, 0.0]),
+            record("again.ipynb", 3, [1.0, 1.0], answers={"why": "Because."}),
+            record("other.ipynb", 1, [0.5]),
+            record("junk.ipynb", None, [], outcome="unreadable", note="not JSON"),
+        ]
+    )
+    graded = [t for t in results["tests"] if "max_score" in t]
+    assert [t["name"] for t in graded] == [
+        "Lesson 3: ex0",
+        "Lesson 3: ex1",
+        "Lesson 1: ex0",
+        "junk.ipynb: not graded",
+    ]
+    assert results["score"] == 2.5 == sum(t["score"] for t in graded)  # again.ipynb counts
+    assert "first.ipynb is lesson 3 again: again.ipynb counts." in results["output"]
+    assert "junk.ipynb could not be graded (unreadable: not JSON)" in results["output"]
+    [answer] = [t for t in results["tests"] if "max_score" not in t]
+    assert "score" not in answer and answer["output"].endswith("Because.")
+
+
+def test_results_say_when_there_is_no_notebook():
+    results = results_json([])
+    assert results["score"] == 0.0 and results["tests"] == []
+    assert "No notebook (.ipynb)" in results["output"]
+
+
+@pytest.mark.parametrize("left", ["folder", "symlink"])
+def test_results_replace_whatever_a_notebook_left_in_their_place(tmp_path, left):
+    path, elsewhere = tmp_path / "results" / "results.json", tmp_path / "elsewhere.json"
+    path.parent.mkdir()
+    elsewhere.write_text("keep")
+    if left == "folder":
+        (path / "inside").mkdir(parents=True)
+    else:
+        path.symlink_to(elsewhere)
+    _write_results({"score": 1.0}, path)
+    assert json.loads(path.read_text()) == {"score": 1.0} and not path.is_symlink()
+    assert elsewhere.read_text() == "keep"
+
+
+def test_cli_builds_a_bundle_gradescope_accepts(tmp_path, capsys):
+    assert main(["gradescope", "--out", str(tmp_path / "autograder.zip")]) == 0
+    with zipfile.ZipFile(tmp_path / "autograder.zip") as bundle:
+        infos = {info.filename: info for info in bundle.infolist()}
+    for script in ("setup.sh", "run_autograder"):  # at the zip's root, executable
+        assert infos[script].external_attr >> 16 & 0o111, script
+    for needed in ("lib/grading/batch.py", "lib/exercises/lesson3.py", "requirements.txt"):
+        assert needed in infos
+    assert "notebooks/03_training_bpe.ipynb" in infos and "datasets/manifest.json" in infos
+    assert not [n for n in infos if "__pycache__" in n or n.startswith("datasets/cache")]
+    assert "Upload it" in capsys.readouterr().out
+
+
+def test_cli_refuses_an_out_that_is_not_a_zip_file(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["gradescope", "--out", str(tmp_path)])
+    assert "give the name of a .zip file" in capsys.readouterr().err
+
+
+def own_code(solution: str) -> str:
+    """The reference solution as an honest student writes it: with their own `get_stats` and
+    `merge` from the cells above, not the course's (`bpe.`), so no own-code rule can object."""
+    solution = re.sub(r"^from lib import .*\n", "", solution, flags=re.M)
+    return re.sub(r"\bbpe\.(get_stats|merge)\(", r"\1(", solution)
+
+
+def lesson3(solved: bool) -> nbformat.NotebookNode:
+    notebook = nbformat.read(LESSON3, as_version=4)
+    solutions = {e.name: own_code(e.solution_code) for e in for_lesson(3)}
+    for cell in notebook.cells:
+        if solved and cell.metadata.get("exercise"):
+            cell.source = solutions[cell.metadata["exercise"]]
+        if solved and cell.metadata.get("answer"):
+            cell.source = f"**Your answer:** {ANSWER}"
+    return notebook
+
+
+def hostile() -> nbformat.NotebookNode:
+    """Lesson 3 as handed out (it earns 0), cut to its set-up, imports and exercise stubs to save
+    time, plus cells that forge results.json and make the grader's own exercise framework give
+    full marks."""
+    notebook = lesson3(solved=False)
+    notebook.cells = notebook.cells[:3] + [c for c in notebook.cells if c.metadata.get("exercise")]
+    notebook.cells += [
+        new_code_cell(
+            "import json, pathlib\n"
+            f"pathlib.Path('/autograder/results/results.json').write_text(json.dumps({FORGED!r}))"
+        ),
+        new_code_cell(
+            "core = pathlib.Path('/autograder/source/lib/exercises/core.py')\n"
+            f"core.write_text(core.read_text() + {FULL_MARKS!r})"
+        ),
+    ]
+    return notebook
+
+
+def fingerprint(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*.py"))
+    }
+
+
+def as_autograder(root: Path) -> list[str]:
+    """bwrap arguments that show `root` at /autograder, in a fresh PID namespace."""
+    args = ["bwrap", "--tmpfs", "/"]
+    for entry in sorted(Path("/").iterdir()):
+        if entry.is_symlink():
+            args += ["--symlink", os.readlink(entry), str(entry)]
+        elif entry.is_dir() and entry.name not in ("proc", "dev"):
+            args += ["--dev-bind", str(entry), str(entry)]
+    return args + [
+        *("--proc", "/proc", "--dev-bind", "/dev", "/dev", "--bind", str(root), "/autograder"),
+        *("--unshare-pid", "--die-with-parent", "--chdir", "/autograder"),
+        "/autograder/run_autograder",
+    ]
+
+
+def check_schema(results: dict) -> None:
+    assert isinstance(results["score"], float) and isinstance(results["output"], str)
+    assert isinstance(results["execution_time"], int)
+    for test in results["tests"]:
+        assert isinstance(test["name"], str) and isinstance(test["output"], str), test
+        assert test["visibility"] == "visible"
+        if "score" in test:
+            assert isinstance(test["score"], float) and isinstance(test["max_score"], float)
+            assert 0 <= test["score"] <= test["max_score"]
+            full = 0 < test["score"] == test["max_score"]
+            assert test["status"] == ("passed" if full else "failed")
+    assert results["score"] == sum(t.get("score", 0.0) for t in results["tests"])
+
+
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (`bwrap`) on PATH")
+def test_bundle_grades_honest_and_hostile_submissions_end_to_end(tmp_path):
+    assert main(["gradescope", "--out", str(tmp_path / "autograder.zip")]) == 0
+    source = tmp_path / "source"
+    with zipfile.ZipFile(tmp_path / "autograder.zip") as bundle:
+        for info in bundle.infolist():  # as unzip does, with each file's mode from the zip
+            os.chmod(bundle.extract(info, source), info.external_attr >> 16 & 0o777)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TIKTOKEN_CACHE_DIR")}
+    fetch = "from lib.grading.gradescope import fetch_data; fetch_data()"  # setup.sh's data step
+    subprocess.run([sys.executable, "-c", fetch], cwd=source, env=env, check=True)
+    env.pop("COURSE_DATA_MIRROR", None)  # from here on, only the bundle's own data cache
+    runs = {}
+    for name, notebook in {"honest": lesson3(solved=True), "hostile": hostile()}.items():
+        root = tmp_path / name / "autograder"
+        shutil.copytree(source, root / "source")
+        shutil.copy2(source / "run_autograder", root / "run_autograder")
+        (root / "results").mkdir()
+        (root / "submission").mkdir()
+        nbformat.write(notebook, root / "submission" / "03_training_bpe.ipynb")
+        before = fingerprint(root / "source" / "lib")
+        process = subprocess.Popen(
+            as_autograder(root),
+            env={**env, "COURSE_PYTHON": sys.executable},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+        runs[name] = (root, before, process)
+    results = {}
+    for name, (root, before, process) in runs.items():
+        log = process.communicate(timeout=240)[0].decode(errors="replace")
+        assert process.returncode == 0, log
+        results[name] = json.loads((root / "results" / "results.json").read_text())
+        check_schema(results[name])
+        results[name]["lib changed"] = fingerprint(root / "source" / "lib") != before
+
+    honest, attacker = results["honest"], results["hostile"]
+    exercises = for_lesson(3)
+    graded = [t for t in honest["tests"] if "max_score" in t]
+    assert [t["name"] for t in graded] == [f"Lesson 3: {e.name}" for e in exercises], honest
+    assert [t["score"] for t in graded] == [float(e.points) for e in exercises], honest
+    assert honest["score"] == sum(e.points for e in exercises) == 5
+    [answer] = [t for t in honest["tests"] if "max_score" not in t]
+    assert answer["name"] == "Lesson 3: written answer `vocab_size`" and ANSWER in answer["output"]
+    assert not honest["lib changed"]
+
+    assert attacker["score"] == 0.0 and attacker["output"] != FORGED["output"], attacker
+    if attacker["lib changed"]:  # no sandbox stopped the write: the grader must have noticed
+        assert "changed the grader's own files (lib/exercises/core.py)" in attacker["output"]
+    else:
+        assert len([t for t in attacker["tests"] if "max_score" in t]) == len(exercises)

@@ -255,6 +255,8 @@ async def _grade_all(todo: list[Submission], settings: Settings, jobs: int, done
             note = f"grader error ({type(error).__name__}: {clean(str(error), 300)})"
             return _record(submission, settings, outcome="error", note=note)
         finally:
+            if settings.sandboxed:  # what a fork bomb left must not count against the next one
+                await asyncio.to_thread(sandbox.reap, sandbox.own_user(slot))
             slots.put_nowait(slot)
 
     for finished in asyncio.as_completed([one(s) for s in todo]):

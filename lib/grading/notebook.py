@@ -198,7 +198,7 @@ def handout_prose(notebooks_dir: Path) -> dict[int, set[str]]:
 def clean(text: str, limit: int | None = None) -> str:
     """Text safe to store and show: lone surrogates (from a broken notebook or a file name in
     another encoding) become �, and beyond `limit` characters it is cut with a visible note."""
-    text = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    text = re.sub("[\ud800-\udfff]", "\ufffd", text)
     if limit is not None and len(text) > limit:
         text = text[:limit] + f"\n\n[... cut by the grader: {len(text) - limit:,} more characters]"
     return text

@@ -11,10 +11,13 @@ its own (`setpriv`), because Linux does not count root's processes against any l
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -142,3 +145,32 @@ def give_to(uid: int | None, *folders: Path) -> None:
         for root, dirs, files in os.walk(folder):
             for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
                 os.lchown(name, uid, uid)
+
+
+def reap(uid: int | None, seconds: float = 10) -> int:
+    """Kill every process left running as `uid` (a kernel's own user) and wait until they are
+    gone, so the next kernel in this slot starts with a clean process count. Returns how many
+    had to be killed (normally 0: the box's pid namespace dies with the kernel)."""
+    if uid is None:
+        return 0
+    killed, deadline = 0, time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        left = [pid for pid in _pids_of(uid)]
+        if not left:
+            break
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+        time.sleep(0.05)
+    return killed
+
+
+def _pids_of(uid: int) -> list[int]:
+    pids = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if entry.stat(follow_symlinks=False).st_uid == uid:
+                    pids.append(int(entry.name))
+    return pids

@@ -17,7 +17,7 @@ import os
 import secrets
 from pathlib import Path
 
-from lib.grading.notebook import Submission
+from lib.grading.notebook import Submission, clean
 
 FILE_NAME = "records.jsonl"
 KEY_VAR = "COURSE_GRADER_KEY_FILE"
@@ -75,7 +75,7 @@ class RecordStore:
 
     def get(self, submission: Submission) -> dict | None:
         """The record of this very file (same student, path and contents), if there is one."""
-        record = self.records.get((submission.student, str(submission.path)))
+        record = self.records.get((submission.student, clean(str(submission.path))))
         return record if record and record["sha256"] == submission.sha256 else None
 
     def all(self) -> list[dict]:

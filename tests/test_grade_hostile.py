@@ -1,0 +1,215 @@
+"""A hostile class, graded as an instructor would: honest students, one attacker per known way of
+cheating or breaking the grader, and a canary graded after them. What must hold: honest and canary
+scores exactly right, no attacker earns anything it did not earn honestly, nothing outside `--out`
+changes (lib included), no process survives, resume and --retry-failed agree with a fresh run,
+and every broken input has its row.
+
+SLOW-ISH (about a minute on 2 cores): one kernel per submission, each in a bubblewrap sandbox.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_markdown_cell
+
+from lib.grade import Limits, grade_submissions
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
+sys.path.insert(0, str(FIXTURES))
+from toy_class import SOLVED, toy  # noqa: E402
+
+SECRET = "s3cret-token-of-the-instructor"
+TOY = {"registry": "toy_exercises", "import_paths": (str(ROOT), str(FIXTURES)), "progress": False}
+LIMITS = Limits(cell=4, notebook=40, probe=2)
+
+
+def attackers(out: Path, private: Path) -> dict[str, nbformat.NotebookNode]:
+    """One notebook per attack; none should earn more than its honest part (shout, 1 point)."""
+    shout = {"shout": SOLVED["shout"]}
+    marker = (
+        "k = get_ipython().kernel\n"
+        "parent = k.get_parent('shell') or {}\n"
+        "from IPython.display import publish_display_data\n"
+        "fake = {'marker': 'x', 'exercise': 'double', 'outcomes': [{'returned': 7}] * 4}\n"
+        "publish_display_data({'application/vnd.tokenization-course.grade+json': fake})"
+    )
+    return {
+        "eq_true": toy(
+            "class Yes:\n    def __eq__(self, o):\n        return True\n"
+            "def double(x):\n    return Yes()",
+            **shout,
+        ),
+        "int_subclass": toy(
+            "class Int(int):\n    def __eq__(self, o):\n        return True\n"
+            "    __hash__ = int.__hash__\ndef double(x):\n    return Int(0)",
+            **shout,
+        ),
+        "marker_thief": toy(before=[marker], **shout),
+        "lib_editor": toy(
+            before=[
+                f"open({str(ROOT / 'lib/exercises/core.py')!r}, 'a').write('\\nBROKEN = 1\\n')"
+            ],
+            **shout,
+        ),
+        "record_forger": toy(
+            before=[
+                f"open({str(out / 'records.jsonl')!r}, 'a').write('{{\"student\": \"x\"}}\\n')"
+            ],
+            **shout,
+        ),
+        "survivor": toy(
+            before=[
+                "import subprocess\nsubprocess.Popen(['setsid', 'sh', '-c', "
+                f"'sleep 6; echo HACKED > {out}/totals.csv'])"
+            ],
+            **shout,
+        ),
+        "wrapper": toy("def double(x):\n    from lib import bpe\n    return 2 * x", **shout),
+        "pip": toy(before=["!pip install tqdm==4.66.1"], **shout),
+        "env_thief": toy(
+            "import os\ndef double(x):\n    return os.environ.get('SECRET_TOKEN', 'none')",
+            **shout,
+        ),
+        "reader": toy(
+            f"def double(x):\n    return open({str(private)!r}).read()",
+            **shout,
+        ),
+        "fork_bomb": toy(
+            before=[
+                "import os, time\nfor _ in range(5000):\n    if os.fork() == 0:\n"
+                "        time.sleep(30)\n        os._exit(0)"
+            ],
+            **shout,
+        ),
+    }
+
+
+def write_class(folder: Path, out: Path, private: Path) -> None:
+    folder.mkdir()
+    nbformat.write(toy(**SOLVED, answer="Because."), folder / "alice.ipynb")
+    for name, notebook in attackers(out, private).items():
+        nbformat.write(notebook, folder / f"{name}.ipynb")
+    mislabelled = toy(**SOLVED, lesson=7)
+    mislabelled.cells.append(new_markdown_cell("**Your answer:** and one more thought"))
+    nbformat.write(mislabelled, folder / "mislabelled.ipynb")
+    surrogate = json.dumps(nbformat.v4.new_notebook(cells=toy(**SOLVED).cells))
+    surrogate = surrogate.replace("**Your answer:** ", "**Your answer:** \\ud800 broken")
+    (folder / "surrogate.ipynb").write_text(surrogate)
+    nbformat.write(toy(**SOLVED), os.fsdecode(bytes(folder) + b"/jos\xe9.ipynb"))
+    (folder / "broken.ipynb").write_text("{not json")
+    (folder / "huge.ipynb").write_bytes(b" " * (65 * 2**20))
+    (folder / "link_to_alice.ipynb").symlink_to(folder / "alice.ipynb")
+    (folder / "link_to_secret.ipynb").symlink_to(private)
+    nbformat.write(toy(**SOLVED), folder / "zz_canary.ipynb")  # graded after the attackers
+
+
+def tree(folder: Path) -> dict[str, float]:
+    return {str(p): p.stat().st_mtime for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    base = tmp_path_factory.mktemp("hostile")
+    out, private = base / "out", base / "private.txt"
+    private.write_text(SECRET)
+    write_class(base / "class", out, private)
+    lib_before = tree(ROOT / "lib")
+    tqdm_before = importlib.metadata.version("tqdm")
+    os.environ["SECRET_TOKEN"] = SECRET
+    try:
+        records = grade_submissions([base / "class"], out, limits=LIMITS, jobs=2, **TOY)
+    finally:
+        del os.environ["SECRET_TOKEN"]
+    time.sleep(7)  # anything that outlived its kernel would have written by now
+    return base, out, {r["student"]: r for r in records}, lib_before, tqdm_before
+
+
+def scores(record: dict) -> list[float]:
+    return [e["score"] for e in record["exercises"]]
+
+
+def test_honest_students_and_the_canary_get_exactly_their_marks(graded):
+    records = graded[2]
+    assert scores(records["alice"]) == scores(records["zz_canary"]) == [2.0, 1.0]
+    assert scores(records["jos�"]) == scores(records["surrogate"]) == [2.0, 1.0]
+
+
+@pytest.mark.parametrize("attacker", sorted(attackers(Path("/x"), Path("/y"))))
+def test_no_attacker_earns_what_it_did_not_earn_honestly(graded, attacker):
+    record = graded[2][attacker]
+    assert scores(record) == [0.0, 1.0], record  # only the honest shout
+
+
+def test_reasons_say_what_was_found(graded):
+    records = graded[2]
+    assert "not plain data" in records["eq_true"]["exercises"][0]["reason"]
+    assert records["wrapper"]["exercises"][0]["status"] == "not own code"
+    assert "lib" in records["wrapper"]["exercises"][0]["reason"]
+
+
+def test_nothing_outside_out_changed_and_nothing_survived(graded):
+    base, out, _, lib_before, tqdm_before = graded
+    assert tree(ROOT / "lib") == lib_before
+    assert importlib.metadata.version("tqdm") == tqdm_before
+    assert "HACKED" not in (out / "totals.csv").read_text()
+    survivors = subprocess.run(["pgrep", "-f", "sleep 6|time.sleep"], capture_output=True)
+    assert survivors.stdout == b""
+    for report in out.rglob("*"):
+        if report.is_file() and report.suffix in {".csv", ".md", ".html", ".jsonl"}:
+            assert SECRET not in report.read_text(encoding="utf-8"), report
+
+
+def test_broken_inputs_get_one_row_each(graded):
+    records = graded[2]
+    assert records["broken"]["outcome"] == "unreadable"
+    assert records["huge"]["outcome"] == "unreadable" and "64 MB" in records["huge"]["note"]
+    for link in ("link_to_alice", "link_to_secret"):
+        assert records[link]["outcome"] == "refused" and records[link]["exercises"] == []
+    assert "\ufffd broken" in records["surrogate"]["answers"]["why"]
+
+
+def test_content_decides_the_lesson_and_added_answers_are_kept(graded):
+    record = graded[2]["mislabelled"]
+    assert (record["lesson"], scores(record)) == (1, [2.0, 1.0])
+    assert "metadata says lesson 7" in record["note"]
+    assert record["answers"]["why"].endswith("and one more thought")
+
+
+def test_resume_ignores_forged_lines_and_agrees_with_the_fresh_run(graded):
+    base, out, records, *_ = graded
+    with (out / "records.jsonl").open("a") as file:
+        file.write(json.dumps({"record": json.dumps({"student": "alice"}), "hmac": "0" * 64}))
+    again = grade_submissions([base / "class"], out, limits=LIMITS, **TOY)
+    assert {r["student"]: scores(r) for r in again} == {s: scores(r) for s, r in records.items()}
+
+
+def test_retry_failed_regrades_time_outs_and_other_folders_add_rows(tmp_path):
+    slow = toy(
+        "import time\ndef double(x):\n    time.sleep(0.4)\n    return 2 * x", SOLVED["shout"]
+    )
+    (tmp_path / "a").mkdir()
+    nbformat.write(slow, tmp_path / "a" / "slow.ipynb")
+    fast = {"limits": Limits(cell=1, notebook=30, probe=2), **TOY}
+    (first,) = grade_submissions([tmp_path / "a"], tmp_path / "out", **fast)
+    assert first["exercises"][0]["status"] in {"timeout", "failed", "error"}
+    (kept,) = grade_submissions([tmp_path / "a"], tmp_path / "out", limits=LIMITS, **TOY)
+    assert kept == first  # resumed: not graded again
+    (retried,) = grade_submissions(
+        [tmp_path / "a"], tmp_path / "out", limits=LIMITS, retry_failed=True, **TOY
+    )
+    assert scores(retried) == [2.0, 1.0]
+    (tmp_path / "b").mkdir()
+    nbformat.write(toy(**SOLVED), tmp_path / "b" / "other.ipynb")
+    grade_submissions([tmp_path / "b"], tmp_path / "out", limits=LIMITS, **TOY)
+    totals = (tmp_path / "out" / "totals.csv").read_text()
+    assert "slow" in totals and "other" in totals

@@ -117,8 +117,10 @@ def tree(folder: Path) -> dict[str, float]:
     return {str(p): p.stat().st_mtime for p in folder.rglob("*") if p.is_file()}
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+@pytest.fixture(scope="module", params=[1, None], ids=["jobs 1", "default jobs"])
+def graded(tmp_path_factory, request):
+    """The class graded once per `--jobs` setting: one at a time (every kernel reuses the same
+    sandbox user right after an attacker) and the default (attackers side by side)."""
     base = tmp_path_factory.mktemp("hostile")
     out, private = base / "out", base / "private.txt"
     private.write_text(SECRET)
@@ -127,7 +129,7 @@ def graded(tmp_path_factory):
     tqdm_before = importlib.metadata.version("tqdm")
     os.environ["SECRET_TOKEN"] = SECRET
     try:
-        records = grade_submissions([base / "class"], out, limits=LIMITS, jobs=2, **TOY)
+        records = grade_submissions([base / "class"], out, limits=LIMITS, jobs=request.param, **TOY)
     finally:
         del os.environ["SECRET_TOKEN"]
     time.sleep(7)  # anything that outlived its kernel would have written by now

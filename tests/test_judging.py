@@ -103,16 +103,16 @@ def hostile_answers():
     }
 
 
+def exercise_of(*cases: Case, name: str = "square") -> Exercise:
+    """A one-off exercise whose target is called `name`, with these cases."""
+    return Exercise(
+        name=name, lesson=0, target=name, hint="", solution="", cases=lambda: list(cases)
+    )
+
+
 @pytest.mark.parametrize("name", list(hostile_answers()))
 def test_hostile_answers_score_nothing_and_check_still_prints(name, capsys):
-    exercise = Exercise(
-        name="square",
-        lesson=0,
-        target="square",
-        hint="",
-        solution="",
-        cases=lambda: [Case(args=(n,), expected=n * n) for n in range(3)],
-    )
+    exercise = exercise_of(*[Case(args=(n,), expected=n * n) for n in range(3)])
     started = time.perf_counter()
     result = exercise.grade({"square": hostile_answers()[name]}, time_limit=2)
     assert (result.status, result.score) == ("failed", 0), result.reason
@@ -125,14 +125,7 @@ def test_hostile_answers_score_nothing_and_check_still_prints(name, capsys):
 def test_an_exception_is_judged_by_its_builtin_kinds_without_calling_its_str():
     outcomes = run_cases(lambda: (_ for _ in ()).throw(LoudError("x")), [((), {})], 2)
     assert outcomes[0]["raised"] == "LoudError" and "ValueError" in outcomes[0]["kinds"]
-    exercise = Exercise(
-        name="e",
-        lesson=0,
-        target="e",
-        hint="",
-        solution="",
-        cases=lambda: [Case(expected=Raises(ValueError))],
-    )
+    exercise = exercise_of(Case(expected=Raises(ValueError)), name="e")
     assert exercise.judge(exercise.cases(), outcomes).status == "passed"
 
 
@@ -161,13 +154,6 @@ def test_answers_too_big_or_too_deep_are_refused():
     ],
 )
 def test_malformed_outcomes_from_a_kernel_are_failed_cases(forged):
-    exercise = Exercise(
-        name="e",
-        lesson=0,
-        target="e",
-        hint="",
-        solution="",
-        cases=lambda: [Case(expected=1), Case(expected=Raises(ValueError))],
-    )
+    exercise = exercise_of(Case(expected=1), Case(expected=Raises(ValueError)), name="e")
     result = exercise.judge(exercise.cases(), [forged, forged])
     assert (result.status, result.score) in {("failed", 0), ("error", 0)}

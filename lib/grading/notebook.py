@@ -11,6 +11,7 @@ import hashlib
 import importlib
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -181,9 +182,8 @@ def identify_lesson(
     return lesson, note
 
 
-def handout_prose(notebooks_dir: Path) -> dict[int, set[str]]:
-    """Each lesson's handout text (markdown cells), from the instructor's lesson notebooks."""
-    prose: dict[int, set[str]] = {}
+def handouts(notebooks_dir: Path) -> Iterator[tuple[int, nbformat.NotebookNode]]:
+    """The instructor's own lesson notebooks, as (lesson, notebook); unreadable ones skipped."""
     for path in sorted(notebooks_dir.glob("*.ipynb")):
         try:
             notebook = read_notebook(path)
@@ -191,7 +191,14 @@ def handout_prose(notebooks_dir: Path) -> dict[int, set[str]]:
             continue
         lesson = (notebook.metadata.get("course") or {}).get("lesson")
         if isinstance(lesson, int):
-            prose.setdefault(lesson, set()).update(_prose(notebook))
+            yield lesson, notebook
+
+
+def handout_prose(notebooks_dir: Path) -> dict[int, set[str]]:
+    """Each lesson's handout text (markdown cells), from the instructor's lesson notebooks."""
+    prose: dict[int, set[str]] = {}
+    for lesson, notebook in handouts(notebooks_dir):
+        prose.setdefault(lesson, set()).update(_prose(notebook))
     return prose
 
 
@@ -247,12 +254,7 @@ def answer_questions(notebooks_dir: Path) -> dict[int, dict[str, str]]:
     """For the instructor's own lesson notebooks: lesson -> answer id -> the question, which is
     the markdown cell just before the answer cell."""
     questions: dict[int, dict[str, str]] = {}
-    for path in sorted(notebooks_dir.glob("*.ipynb")):
-        try:
-            notebook = read_notebook(path)
-        except UnreadableNotebook:
-            continue
-        lesson = (notebook.metadata.get("course") or {}).get("lesson")
+    for lesson, notebook in handouts(notebooks_dir):
         for before, cell in zip(notebook.cells, notebook.cells[1:], strict=False):
             if cell.cell_type == before.cell_type == "markdown" and cell.metadata.get("answer"):
                 asked = questions.setdefault(lesson, {})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -51,6 +52,7 @@ import importlib.util, os, pathlib, re, subprocess, sys
 root = pathlib.Path({root!r})
 if str(root) not in sys.path:
     sys.path.insert(0, str(root))"""
+CHECK_CALL = re.compile(r"\w+\.\w+\.(check|hint|solution)\(\)\s*(#.*)?")
 RETRIED = {"timeout", "crashed", "error"}  # what --retry-failed grades again
 NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
 
@@ -84,13 +86,24 @@ def is_setup_cell(source: str) -> bool:
     return source.strip().startswith(SETUP_CELL.split(".")[0])
 
 
+def is_check_cell(source: str) -> bool:
+    """Only `ex.name.check()` (or `.hint()`, `.solution()`) calls and comments? Such a cell would
+    compute the expected answers inside the student's kernel, so the grader leaves it out."""
+    lines = [line.strip() for line in source.splitlines()]
+    calls = [line for line in lines if line and not line.startswith("#")]
+    return bool(calls) and all(CHECK_CALL.fullmatch(line) for line in calls)
+
+
 def _prepared(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook as it will run: outputs dropped, the set-up cell replaced by `GRADER_SETUP`."""
+    """The notebook as it will run: outputs dropped, the set-up cell replaced by `GRADER_SETUP`,
+    check cells left out."""
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cell.outputs = []
             if is_setup_cell(cell.source):
                 cell.source = GRADER_SETUP.format(root=str(ROOT))
+            elif is_check_cell(cell.source):
+                cell.source = ""
     return notebook
 
 

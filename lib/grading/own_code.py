@@ -24,7 +24,7 @@ from collections.abc import Iterable
 import nbformat
 
 DYNAMIC = {"__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "builtins"}
-DYNAMIC |= {"__builtins__", "__loader__", "__spec__"}
+DYNAMIC |= {"__builtins__", "__loader__", "__spec__", "gc"}  # gc: objects found by search
 
 
 def _parse(source: str) -> ast.Module | None:

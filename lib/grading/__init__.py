@@ -1,10 +1,15 @@
 """The instructor's batch grader, in small pieces (`python -m lib.grade` is the way in).
 
 - `notebook`: finding submissions, and reading what a notebook says without running it.
+- `own_code`: reading the cells for answers borrowed from the course's `lib`.
+- `sandbox`: the bubblewrap box, limits and clean environment each kernel runs in.
 - `kernel`: one kernel driven through nbclient: run a cell within a time limit, report how it went.
-- `execute`: run a whole notebook, survive what it does, then grade it inside its kernel.
-- `kernel_side`: the few lines that run *inside* the student's kernel to grade and report.
-- `store`, `reports`, `batch`: remembering results, writing the CSVs and pages, the whole run.
+- `execute`: run a whole notebook, survive what it does, then have the kernel call the student's
+  functions and judge what came back, here.
+- `kernel_side`: the few lines that run *inside* the student's kernel to call and report.
+- `store`: the signed record of what was graded, for resuming.
+- `reports`, `tables`, `feedback`, `gradebook`, `roster`, `versions`, `summary_chart`: the CSVs,
+  pages and chart an instructor reads; `batch`: the whole run.
 - `gradescope`: the same grader as a Gradescope autograder, and results in Gradescope's format.
 
 Nothing is imported here on purpose: the kernel imports `lib.grading.kernel_side` and should not

@@ -183,8 +183,9 @@ def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tup
     return rows, unreadable
 
 
-async def grade_one(submission: Submission, settings: Settings, slot: int = 0) -> dict:
-    """Grade one submission. Never raises for anything the submission does: the record says."""
+async def grade_one(submission: Submission, settings: Settings, uid: int | None = None) -> dict:
+    """Grade one submission (its kernel as `uid`, when the grader is root: see
+    `sandbox.OwnUser`). Never raises for anything the submission does: the record says."""
     started = time.monotonic()
     if submission.refused:
         note = f"refused: {submission.refused}, which the grader never follows"
@@ -216,7 +217,6 @@ async def grade_one(submission: Submission, settings: Settings, slot: int = 0) -
             if settings.sandboxed:
                 job.runtime = Path(tmp, "runtime")
                 job.runtime.mkdir()
-                uid = sandbox.own_user(slot)
                 job.box = _Box(settings, Path(tmp, "work"), job.runtime, uid)
                 env = sandbox.environment(settings.import_paths)
             else:
@@ -256,24 +256,31 @@ def _checked(result: dict, exercise: Exercise) -> dict:
 
 
 async def _grade_all(todo: list[Submission], settings: Settings, jobs: int, done) -> None:
-    slots: asyncio.Queue[int] = asyncio.Queue()
-    for slot in range(jobs):
-        slots.put_nowait(slot)
+    """Grade `todo`, `jobs` at a time; each parallel slot has a sandbox user of its own."""
+    slots: asyncio.Queue[sandbox.OwnUser | None] = asyncio.Queue()
+    users = [sandbox.OwnUser() if settings.sandboxed else None for _ in range(jobs)]
+    for user in users:
+        slots.put_nowait(user)
 
     async def one(submission: Submission) -> dict:
-        slot = await slots.get()
+        user = await slots.get()
         try:
-            return await grade_one(submission, settings, slot)
+            return await grade_one(submission, settings, user.uid if user else None)
         except Exception as error:  # a bug of ours must not cost the rest of the class
             note = f"grader error ({type(error).__name__}: {clean(str(error), 300)})"
             return _record(submission, settings, outcome="error", note=note)
         finally:
-            if settings.sandboxed:  # what a fork bomb left must not count against the next one
-                await asyncio.to_thread(sandbox.reap, sandbox.own_user(slot))
-            slots.put_nowait(slot)
+            if user is not None:  # what a fork bomb left must not count against the next one
+                await asyncio.to_thread(sandbox.reap, user.uid)
+            slots.put_nowait(user)
 
-    for finished in asyncio.as_completed([one(s) for s in todo]):
-        done(await finished)
+    try:
+        for finished in asyncio.as_completed([one(s) for s in todo]):
+            done(await finished)
+    finally:
+        for user in users:
+            if user is not None:
+                user.release()
 
 
 def _run(coroutine) -> None:

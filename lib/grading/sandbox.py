@@ -12,17 +12,19 @@ its own (`setpriv`), because Linux does not count root's processes against any l
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 NAMESPACES = ("ipc", "pid", "net", "uts", "cgroup-try")  # all but the user namespace
-FIRST_UID = 61_000  # one unprivileged user per parallel slot when grading as root
+FIRST_UID, USERS = 61_000, 1000  # unprivileged users for kernels when grading as root
 PASSED_THROUGH = ("LANG", "LC_ALL", "TZ", "COURSE_DATA_MIRROR", "TIKTOKEN_CACHE_DIR")
 SYSTEM = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/opt")
 INSTALL_HINT = (
@@ -40,7 +42,8 @@ class SandboxUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class Caps:
-    """Resource limits for one kernel: address space, processes (threads count), file size."""
+    """Resource limits for one kernel: writable memory (RLIMIT_DATA: what a kernel really uses,
+    not the address space its threads reserve), processes (threads count), file size."""
 
     memory_mb: int = 4096
     processes: int = 256
@@ -109,7 +112,7 @@ def command(
     unprivileged user to become (needed when we are root)."""
     limits = [
         "prlimit",
-        f"--as={caps.memory_mb * 2**20}",
+        f"--data={caps.memory_mb * 2**20}",  # writable memory; address space counts reservations
         f"--nproc={caps.processes}",
         f"--fsize={caps.file_mb * 2**20}",
         "--",
@@ -131,10 +134,33 @@ def command(
     return [*limits, *box, *become, *kernel]
 
 
-def own_user(slot: int) -> int | None:
-    """The user a kernel in parallel slot `slot` runs as: its own one when we are root (so one
-    student's processes cannot use up another's limit), else None (stay who we are)."""
-    return FIRST_UID + slot if os.geteuid() == 0 else None
+class OwnUser:
+    """An unprivileged user for one kernel at a time, when the grader runs as root (Linux does not
+    count root's processes against any limit). Claimed with a lock file, so two graders running
+    at once never share a user: each cleans up (`reap`) only its own kernels' processes.
+    `uid` is None when we are not root: kernels then run as we do."""
+
+    def __init__(self) -> None:
+        self.uid, self._lock = None, None
+        if os.geteuid() != 0:
+            return
+        for uid in range(FIRST_UID, FIRST_UID + USERS):
+            lock = open(f"{tempfile.gettempdir()}/course-grader-user-{uid}.lock", "w")  # noqa: SIM115
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                lock.close()
+                continue
+            self.uid, self._lock = uid, lock
+            return
+        raise SandboxUnavailable(f"all {USERS} sandbox users are in use by other graders")
+
+    def release(self) -> None:
+        """Kill what is left of this user's processes and let another grader have the user."""
+        reap(self.uid)
+        if self._lock is not None:
+            self._lock.close()
+            self.uid, self._lock = None, None
 
 
 def give_to(uid: int | None, *folders: Path) -> None:

@@ -22,6 +22,7 @@ import pytest
 from nbformat.v4 import new_markdown_cell
 
 from lib.grade import Limits, grade_submissions
+from lib.grading import sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
@@ -84,6 +85,7 @@ def attackers(out: Path, private: Path) -> dict[str, nbformat.NotebookNode]:
             f"def double(x):\n    return open({str(private)!r}).read()",
             **shout,
         ),
+        "memory_hog": toy(before=["hog = bytearray(8 * 2**30)"], **shout),
         "fork_bomb": toy(
             before=[
                 "import os, time\nfor _ in range(5000):\n    if os.fork() == 0:\n"
@@ -156,6 +158,7 @@ def test_reasons_say_what_was_found(graded):
     records = graded[2]
     assert "not plain data" in records["eq_true"]["exercises"][0]["reason"]
     assert records["wrapper"]["exercises"][0]["status"] == "not own code"
+    assert "MemoryError" in records["memory_hog"]["events"][0]
     assert "lib" in records["wrapper"]["exercises"][0]["reason"]
 
 
@@ -164,8 +167,10 @@ def test_nothing_outside_out_changed_and_nothing_survived(graded):
     assert tree(ROOT / "lib") == lib_before
     assert importlib.metadata.version("tqdm") == tqdm_before
     assert "HACKED" not in (out / "totals.csv").read_text()
-    survivors = subprocess.run(["pgrep", "-f", "sleep 6|time.sleep"], capture_output=True)
+    survivors = subprocess.run(["pgrep", "-f", str(out)], capture_output=True)  # the setsid one
     assert survivors.stdout == b""
+    first = sandbox.FIRST_UID
+    assert not [pid for uid in range(first, first + 8) for pid in sandbox._pids_of(uid)]
     for report in out.rglob("*"):
         if report.is_file() and report.suffix in {".csv", ".md", ".html", ".jsonl"}:
             assert SECRET not in report.read_text(encoding="utf-8"), report

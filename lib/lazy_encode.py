@@ -21,7 +21,9 @@ With no split pattern the whole text is one chunk, so only special tokens can cu
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Collection, Iterable, Iterator
+from itertools import accumulate
 
 from lib import patterns, specials
 from lib.bpe import replace_lone_surrogates
@@ -35,7 +37,7 @@ def pieces(
     special_tokens: Collection[str],
     allowed: frozenset[str],
     disallowed: frozenset[str] = frozenset(),
-    block: int = BLOCK,
+    block: int | None = None,
 ) -> Iterator[str]:
     """Yield pieces whose concatenation is `texts` joined (lone surrogates replaced, as encode
     does) and whose separate encodings, concatenated, equal the encoding of the whole.
@@ -47,6 +49,7 @@ def pieces(
         raise TypeError(
             "encode_iterable takes an iterable of str (such as an open file); use encode"
         )
+    block = look_at = BLOCK if block is None else block
     held, high = "", ""  # text not yet settled; a high surrogate still waiting for its partner
     hold_back = max(map(len, [*special_tokens, *disallowed]), default=0)
     for text in texts:
@@ -54,13 +57,16 @@ def pieces(
             raise TypeError(f"encode_iterable needs str pieces, got {type(text).__name__}")
         text, high = _hold_high_surrogate(high + text)
         held += replace_lone_surrogates(text)
-        if len(held) >= block:
+        if len(held) >= look_at:
             # Every special token starting before the cut lies wholly inside `held` here.
             specials.check_disallowed(held, disallowed)
             cut = _safe_cut(held, len(held) - hold_back, pattern, special_tokens, allowed)
             if cut > 0:
                 yield held[:cut]
                 held = held[cut:]
+            # Text with no place to cut (one huge pre-token) is looked at again only once it has
+            # doubled, so that it costs linear time, not quadratic.
+            look_at = max(block, 2 * len(held))
     held += replace_lone_surrogates(high)
     specials.check_disallowed(held, disallowed)
     if held:
@@ -94,9 +100,10 @@ def _last_settled_start(text: str, limit: int, pattern: str | None) -> int:
     """The start of the last pre-token starting at or before `limit` (0 with no pattern)."""
     if pattern is None:
         return 0
-    last = 0
-    for match in patterns.compiled(patterns.resolve(pattern)).finditer(text, 0, len(text)):
-        if match.start() > limit:
-            break
-        last = match.start()
-    return last
+    compiled = patterns.compiled(patterns.resolve(pattern))
+    chunks = compiled.findall(text)  # in C; positions follow when the chunks cover the text
+    if sum(map(len, chunks)) == len(text):
+        starts = [0, *accumulate(map(len, chunks[:-1]))]
+        return starts[bisect_right(starts, limit) - 1]
+    starts = [match.start() for match in compiled.finditer(text)]  # a pattern that skips text
+    return max((start for start in starts if start <= limit), default=0)

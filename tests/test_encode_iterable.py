@@ -55,7 +55,7 @@ def test_equals_encode_of_the_whole(tok, tiny_blocks, text, points):
 
 
 def test_newlines_are_not_safe_cuts(tiny_blocks):
-    """GPT-2 splits "a\\n\\n\\nb" as a | \\n\\n | \\n | b: cutting at a newline would change that."""
+    """GPT-2 splits "a\\n\\n\\nb" as a | \\n\\n | \\n | b: a cut at a newline changes that."""
     gpt2 = Tokenizer.from_tiktoken("gpt2")
     text = "a\n\n\nb"
     assert [gpt2.decode([i]) for i in gpt2.encode(text)] == ["a", "\n\n", "\n", "b"]

@@ -252,6 +252,45 @@ class Tokenizer:
         vocab, merges, pattern, special, name = tokenizer_file.read(Path(path))
         return cls(vocab, merges, pattern, special_tokens=special, name=name)
 
+    @classmethod
+    def from_gpt2_files(
+        cls,
+        vocab_json: str | Path,
+        merges_txt: str | Path,
+        special_tokens: Iterable[str] | Mapping[str, int] = (),
+        *,
+        pattern: str | None = "gpt2",
+        name: str = "gpt2-files",
+    ) -> Tokenizer:
+        """Load GPT-2's `vocab.json` and `merges.txt` (see `lib.gpt2_files`); special tokens
+        listed by name take the ids vocab.json gives them."""
+        from lib import gpt2_files
+
+        vocab, merges = gpt2_files.read(vocab_json, merges_txt)
+        return cls(vocab, merges, pattern, special_tokens=special_tokens, name=name)
+
+    def save_gpt2_files(self, vocab_json: str | Path, merges_txt: str | Path) -> None:
+        """Write GPT-2's two files (special tokens go in vocab.json, as GPT-2's own did)."""
+        from lib import gpt2_files
+
+        ids = {**self._ids, **{s.encode("utf-8"): i for s, i in self._special.items()}}
+        gpt2_files.write(vocab_json, merges_txt, ids, self.merges)
+
+    @classmethod
+    def from_huggingface(cls, path: str | Path, *, name: str | None = None) -> Tokenizer:
+        """Load a byte-level BPE `tokenizer.json` from Hugging Face (see `lib.hf_files`)."""
+        from lib import hf_files
+
+        vocab, merges, pattern, special = hf_files.read(path)
+        return cls(vocab, merges, pattern, special_tokens=special, name=name or Path(path).stem)
+
+    def save_huggingface(self, path: str | Path) -> None:
+        """Write a `tokenizer.json` that Hugging Face's `tokenizers` encodes with the same ids."""
+        from lib import hf_files
+
+        text = hf_files.dumps(self._ids, self.merges, self._pattern, self._special)
+        Path(path).write_text(text, encoding="utf-8")
+
     def to_tiktoken(self):
         """This tokenizer as a `tiktoken.Encoding`: the same ids, from tiktoken's Rust core."""
         from lib import tiktoken_files

@@ -11,7 +11,7 @@ views and `merges` a fresh list, so nothing derived from them can fall out of st
 
 >>> tok = Tokenizer.train("low lower lowest", 260, pattern="gpt2")
 >>> tok.merges[:2]
-[(b'l', b'o'), (b'lo', b'w')]
+[(b'o', b'w'), (b'l', b'ow')]
 >>> tok.decode(tok.encode("slow"))
 'slow'
 """

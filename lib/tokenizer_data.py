@@ -8,7 +8,7 @@ tools break these rules in ways that would otherwise surface much later, as a wr
 
 >>> check({i: bytes([i]) for i in range(256)}, [(b"a", b"b")], ["<|end|>"])
 Traceback (most recent call last):
-ValueError: merge 0 (b'a', b'b') makes b'ab', which is not in the vocabulary
+ValueError: merge 0 (b'a', b'b') makes b'ab', which is not in the vocab
 """
 
 from __future__ import annotations

@@ -174,8 +174,8 @@ def test_all_tiktoken_encodings_load_offline(tmp_path):
         }
     )
     script = (
-        "import os, tiktoken; from lib import data\n"
-        "for n in ('gpt2', 'r50k_base', 'p50k_base', 'cl100k_base', 'o200k_base'):\n"
+        "import os, tiktoken; from lib import data; from lib.tiktoken_files import ENCODINGS\n"
+        "for n in ENCODINGS:\n"
         "    ids = data.tiktoken_encoding(n).encode('hello world')\n"
         "    assert tiktoken.get_encoding(n).decode(ids) == 'hello world' and len(ids) == 2, n\n"
         "print(os.environ['TIKTOKEN_CACHE_DIR'])\n"

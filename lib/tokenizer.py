@@ -19,21 +19,22 @@ views and `merges` a fresh list, so nothing derived from them can fall out of st
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from pathlib import Path
 from types import MappingProxyType
 
 from lib import bpe, patterns, specials, tokenizer_data
 from lib.specials import Specials
+from lib.tokenizer_io import TokenizerFiles
 
 _CACHE_LIMIT = 200_000  # chunks remembered: whole words repeat, so a cache saves most BPE work
 
 
-class Tokenizer:
+class Tokenizer(TokenizerFiles):
     """A byte-level BPE tokenizer: vocabulary, merges, split pattern and special tokens.
 
     `Tokenizer(vocab, merges, pattern, special_tokens=[...])` checks that the parts agree and
     raises ValueError naming the entry at fault. `special_tokens` is a list (ids taken from the
-    vocabulary, else the next free ones) or a dict {token: id}.
+    vocabulary, else the next free ones) or a dict {token: id}. Loading and saving (tiktoken,
+    GPT-2's and Hugging Face's files, our own) come from `lib.tokenizer_io`.
     """
 
     def __init__(
@@ -99,18 +100,6 @@ class Tokenizer:
             raise ValueError("two tokens in ranks share an id; ids must be unique")
         tok._init(vocab, None, pattern, special_tokens, name)
         return tok
-
-    @classmethod
-    def from_tiktoken(cls, name: str) -> Tokenizer:
-        """Load one of OpenAI's encodings ("gpt2", "r50k_base", "p50k_base", "cl100k_base",
-        "o200k_base") from tiktoken's files into this pure-Python tokenizer.
-
-        The ids are tiktoken's own, so `encode` gives exactly what tiktoken gives.
-        """
-        from lib import tiktoken_files
-
-        ranks, pattern, special = tiktoken_files.load(name)
-        return cls.from_ranks(ranks, pattern=pattern, special_tokens=special, name=name)
 
     # -- what it is made of (read-only) ---------------------------------------------------------
     @property
@@ -236,79 +225,6 @@ class Tokenizer:
         """Decode ids to text. A token can be part of a character, so a sequence of ids need not be
         valid UTF-8: by default broken bytes become "\ufffd"; `errors="strict"` raises instead."""
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
-
-    # -- files and other libraries ----------------------------------------------------------------
-    def save(self, path: str | Path) -> None:
-        """Write the tokenizer as plain text (see `lib.tokenizer_file` for the format)."""
-        from lib import tokenizer_file
-
-        Path(path).write_text(tokenizer_file.dumps(self), encoding="utf-8")
-
-    @classmethod
-    def load(cls, path: str | Path) -> Tokenizer:
-        """Read a tokenizer written by `save`; a damaged file raises ValueError naming the line."""
-        from lib import tokenizer_file
-
-        vocab, merges, pattern, special, name = tokenizer_file.read(Path(path))
-        return cls(vocab, merges, pattern, special_tokens=special, name=name)
-
-    @classmethod
-    def from_gpt2_files(
-        cls,
-        vocab_json: str | Path,
-        merges_txt: str | Path,
-        special_tokens: Iterable[str] | Mapping[str, int] = (),
-        *,
-        pattern: str | None = "gpt2",
-        name: str = "gpt2-files",
-    ) -> Tokenizer:
-        """Load GPT-2's `vocab.json` and `merges.txt` (see `lib.gpt2_files`); special tokens
-        listed by name take the ids vocab.json gives them."""
-        from lib import gpt2_files
-
-        vocab, merges = gpt2_files.read(vocab_json, merges_txt)
-        return cls(vocab, merges, pattern, special_tokens=special_tokens, name=name)
-
-    def save_gpt2_files(self, vocab_json: str | Path, merges_txt: str | Path) -> None:
-        """Write GPT-2's two files (special tokens go in vocab.json, as GPT-2's own did)."""
-        from lib import gpt2_files
-
-        ids = {**self._ids, **{s.encode("utf-8"): i for s, i in self._special.items()}}
-        gpt2_files.write(vocab_json, merges_txt, ids, self.merges)
-
-    @classmethod
-    def from_huggingface(cls, path: str | Path, *, name: str | None = None) -> Tokenizer:
-        """Load a byte-level BPE `tokenizer.json` from Hugging Face (see `lib.hf_files`)."""
-        from lib import hf_files
-
-        vocab, merges, pattern, special = hf_files.read(path)
-        return cls(vocab, merges, pattern, special_tokens=special, name=name or Path(path).stem)
-
-    def save_huggingface(self, path: str | Path) -> None:
-        """Write a `tokenizer.json` that Hugging Face's `tokenizers` encodes with the same ids."""
-        from lib import hf_files
-
-        text = hf_files.dumps(self._ids, self.merges, self._pattern, self._special)
-        Path(path).write_text(text, encoding="utf-8")
-
-    def to_tiktoken(self):
-        """This tokenizer as a `tiktoken.Encoding`: the same ids, from tiktoken's Rust core."""
-        from lib import tiktoken_files
-
-        if self._ranks is not self._ids and not self._ids_follow_merges():
-            raise ValueError(
-                "tiktoken uses ids as merge ranks, but this tokenizer's ids are not in merge "
-                "order (or it has tokens no merge makes); it cannot be exported to tiktoken"
-            )
-        return tiktoken_files.to_encoding(self._name, self._pattern, self._ids, self._special)
-
-    def _ids_follow_merges(self) -> bool:
-        """True when ordering tokens by id is ordering them by merge: tiktoken's data model."""
-        made = [self._ids[left + right] for left, right in self._merges]
-        multi_byte = sum(len(token) > 1 for token in self._ids)
-        return len(set(made)) == multi_byte and all(
-            a < b for a, b in zip(made, made[1:], strict=False)
-        )
 
 
 def _check_text(text: object) -> None:

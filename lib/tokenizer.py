@@ -79,6 +79,8 @@ class Tokenizer(TokenizerFiles):
         progress: bool = False,
     ) -> Tokenizer:
         """Train on `text` (see `lib.bpe.train` for the rules) and return the tokenizer."""
+        if not isinstance(special_tokens, str):  # a str is refused by bpe.train, clearly
+            special_tokens = list(special_tokens)  # read twice below: a generator would not be
         vocab, merges = bpe.train(text, vocab_size, pattern, special_tokens, method, progress)
         names = list(dict.fromkeys(special_tokens))
         ids = range(256 + len(merges), 256 + len(merges) + len(names))

@@ -47,6 +47,8 @@ def test_special_tokens_as_a_list_or_a_dict(tok):
     added = Tokenizer(vocab, tok.merges, special_tokens=["<|a|>", "<|b|>", "<|a|>"])
     assert added.special_tokens == {"<|a|>": 399, "<|b|>": 400}
     assert added.vocab[400] == b"<|b|>" and added.decode([399]) == "<|a|>"
+    from_generator = Tokenizer.train(TEXT, 300, special_tokens=(s for s in ["<|a|>"]))
+    assert from_generator.special_tokens == {"<|a|>": 299}
 
 
 # -- checked on construction --------------------------------------------------------------------

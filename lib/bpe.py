@@ -15,9 +15,11 @@ import heapq
 import operator
 import warnings
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from lib import patterns
+from lib.bpe_fast import train_fast
+from lib.progress import progress as progress_bar
 
 Vocab = dict[int, bytes]
 Merges = list[tuple[bytes, bytes]]
@@ -118,8 +120,6 @@ def train(
     if method == "naive":
         merges = _train_naive(words, n_merges, progress)
     else:
-        from lib.bpe_fast import train_fast
-
         merges = train_fast(words, n_merges, progress)
     if len(merges) < n_merges:
         warnings.warn(
@@ -136,7 +136,8 @@ def _train_naive(words: Counter, n_merges: int, progress: bool) -> Merges:
     chunks = [(list(chunk), count) for chunk, count in words.items()]
     vocab = {i: bytes([i]) for i in range(256)}
     merges: Merges = []
-    for new_id in _steps(range(256, 256 + n_merges), progress):
+    steps = range(256, 256 + n_merges)
+    for new_id in progress_bar(steps, total=len(steps), desc="merges", enabled=progress):
         stats: dict[tuple[int, int], int] = {}
         for ids, count in chunks:
             get_stats(ids, stats, count)
@@ -147,14 +148,6 @@ def _train_naive(words: Counter, n_merges: int, progress: bool) -> Merges:
         vocab[new_id] = vocab[a] + vocab[b]
         merges.append((vocab[a], vocab[b]))
     return merges
-
-
-def _steps(steps: range, progress: bool) -> Iterable[int]:
-    if not progress:
-        return steps
-    from lib.progress import progress as bar
-
-    return bar(steps, total=len(steps), desc="merges")
 
 
 def _check_specials(special_tokens: Iterable[str]) -> list[str]:
@@ -190,7 +183,9 @@ def encode_chunk_naive(data: bytes, merges: Merges) -> list[int]:
 _BYTES = [bytes([b]) for b in range(256)]  # byte value -> the one-byte token
 
 
-def encode_chunk(data: bytes, ranks: dict[bytes, int]) -> list[int]:
+def encode_chunk(
+    data: bytes, ranks: Mapping[bytes, int], ids: Mapping[bytes, int] | None = None
+) -> list[int]:
     """Encode one chunk the rank-driven way, as tiktoken does.
 
     Start from single bytes; repeatedly join the adjacent pair whose joined bytes have the lowest
@@ -198,11 +193,17 @@ def encode_chunk(data: bytes, ranks: dict[bytes, int]) -> list[int]:
     A min-heap of candidate pairs keeps this fast on long chunks. An entry goes stale when one of
     its two parts was merged with another neighbour first: that part grew, so the two lengths no
     longer add up to the size the entry recorded, and the entry is skipped when it surfaces.
+
+    `ranks` maps token bytes to merge order; the result maps the final parts through `ids`
+    ({token bytes: id}), which defaults to `ranks` because tiktoken's ids *are* the ranks.
+
+    >>> encode_chunk(b"aaab", {b"aa": 256, b"aaa": 257, b"a": 97, b"b": 98})
+    [257, 98]
     """
+    ids = ranks if ids is None else ids
     get = ranks.get
-    whole = get(data)
-    if whole is not None:  # a chunk that is one token is taken as it is, as tiktoken does
-        return [whole]
+    if get(data) is not None:  # a chunk that is one token is taken as it is, as tiktoken does
+        return [ids[data]]
     parts: list[bytes | None] = list(map(_BYTES.__getitem__, data))
     nxt = [*range(1, len(parts)), -1]  # a doubly linked list over the parts still alive
     prv = [*range(-1, len(parts) - 1)]
@@ -227,4 +228,40 @@ def encode_chunk(data: bytes, ranks: dict[bytes, int]) -> list[int]:
             rank = get(parts[h] + joined)
             if rank is not None:
                 heapq.heappush(heap, (rank, h, size + len(parts[h])))
-    return list(map(ranks.__getitem__, filter(None, parts)))
+    return list(map(ids.__getitem__, filter(None, parts)))
+
+
+def recover_merges(ranks: Mapping[bytes, int]) -> Merges:
+    """The merges behind tiktoken-style `ranks`, in rank order.
+
+    tiktoken stores only {token bytes: rank}. Running BPE on a token's own bytes with only the
+    tokens ranked before it stops at exactly the two parts that were merged to make it.
+
+    >>> recover_merges({b"a": 0, b"b": 1, b"ab": 2, b"abb": 3})
+    [(b'a', b'b'), (b'ab', b'b')]
+    """
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) > 1:
+            parts = _bpe_below(token, ranks, rank)
+            if len(parts) != 2:
+                raise ValueError(
+                    f"token {token!r} (rank {rank}) is not the merge of two earlier tokens"
+                )
+            merges.append((parts[0], parts[1]))
+    return merges
+
+
+def _bpe_below(token: bytes, ranks: Mapping[bytes, int], max_rank: int) -> list[bytes]:
+    """BPE on `token` with only the tokens ranked below `max_rank`: lowest-ranked pair first."""
+    parts = [token[i : i + 1] for i in range(len(token))]
+    while len(parts) > 1:
+        best, best_rank = None, max_rank
+        for i in range(len(parts) - 1):
+            rank = ranks.get(parts[i] + parts[i + 1])
+            if rank is not None and rank < best_rank:
+                best, best_rank = i, rank
+        if best is None:
+            break
+        parts[best : best + 2] = [parts[best] + parts[best + 1]]
+    return parts

@@ -28,13 +28,20 @@ from collections import Counter, defaultdict
 from collections.abc import Callable
 from operator import add
 
-from lib.bpe import Merges, _steps
+from lib.progress import progress as progress_bar
+
+Merges = list[tuple[bytes, bytes]]
 
 
 def train_fast(words: Counter, n_merges: int, progress: bool = False) -> Merges:
     """Learn up to `n_merges` merges from {chunk bytes: count}; see `lib.bpe.train`."""
-    edge = chr(256 + n_merges)  # one more than the largest id: never a token
     kept = [chunk for chunk in words if len(chunk) > 1]  # a single byte holds no pair
+    # Every merge shortens some chunk by one token, so the text cannot give more merges than this;
+    # capping here keeps every id a valid character (chr stops at 0x10FFFF) for any vocab_size.
+    n_merges = min(n_merges, sum(len(chunk) - 1 for chunk in kept))
+    if 256 + n_merges >= 0x110000:
+        raise ValueError(f"{n_merges} merges do not fit in the fast trainer's id space (1.1M)")
+    edge = chr(256 + n_merges)  # one more than the largest id: never a token
     weights = [words[chunk] for chunk in kept]
     chunks = [edge + chunk.decode("latin-1") + edge for chunk in kept]  # byte b -> chr(b)
     counts, where = _count_pairs(chunks, weights)
@@ -43,7 +50,8 @@ def train_fast(words: Counter, n_merges: int, progress: bool = False) -> Merges:
     queue = _PairQueue(counts, key=lambda k: (token_bytes[ord(k[0])], token_bytes[ord(k[1])]))
     merges: Merges = []
 
-    for new_id in _steps(range(256, 256 + n_merges), progress):
+    steps = range(256, 256 + n_merges)
+    for new_id in progress_bar(steps, total=len(steps), desc="merges", enabled=progress):
         pair = queue.pop(counts)
         if pair is None:
             break

@@ -22,6 +22,7 @@ import io
 import json
 import os
 import shutil
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -82,7 +83,7 @@ def _fetch(label: str, url: str, sha256: str, target: Path, mirror_path: str) ->
     if target.is_file():
         if _sha256(target) == sha256:
             return target
-        target.unlink()  # damaged or outdated: never used, fetched again below
+        target.unlink(missing_ok=True)  # damaged or outdated (another thread may have gone first)
     mirror = os.environ.get(MIRROR_VAR)
     source = Path(mirror) / mirror_path if mirror else None
     if source is not None and source.is_file():
@@ -93,10 +94,7 @@ def _fetch(label: str, url: str, sha256: str, target: Path, mirror_path: str) ->
                 f"from {url}."
             )
         target.parent.mkdir(parents=True, exist_ok=True)
-        # Copy beside the target, then rename: a half-copied file never looks like a cached one.
-        partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-        shutil.copyfile(source, partial)
-        partial.replace(target)
+        _copy_atomically(source, target)
         return target
     try:
         import pooch  # imported here: only a download needs it
@@ -116,6 +114,24 @@ def _fetch(label: str, url: str, sha256: str, target: Path, mirror_path: str) ->
             f"{MIRROR_VAR} to a folder holding the course's mirror (datasets/ and tiktoken_cache/)."
         ) from error
     return target
+
+
+def _copy_atomically(source: Path, target: Path) -> None:
+    """Copy to a uniquely named file beside the target, then rename it into place.
+
+    A half-copied file never looks like a cached one, and loads running at the same time (threads
+    or processes) each write their own temporary file; the renames replace whole files only.
+    """
+    handle, partial = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".partial", dir=target.parent
+    )
+    os.close(handle)
+    try:
+        shutil.copyfile(source, partial)
+        os.replace(partial, target)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
 
 
 def _resolve(name: str) -> str:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from tqdm import tqdm
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 T = TypeVar("T")
 
@@ -44,6 +45,8 @@ def progress(
     `bar.close()`. With `enabled=False` (or in a batch run, see the module's docstring) it
     iterates just the same and prints nothing.
     """
+    from tqdm import tqdm  # imported here, so that `import lib` does not pay for it
+
     if not (enabled and someone_is_watching()):
         return tqdm(iterable, total=total, desc=desc, disable=True)
     # Imported here: tqdm.auto picks the notebook widget when it can, and it warns on import

@@ -10,10 +10,17 @@ The fix is to keep the trailing bytes of an unfinished character back until the 
 arrive. Python's incremental UTF-8 decoder (`codecs.getincrementaldecoder("utf-8")`) does exactly
 that: it returns every complete character it has seen and remembers the rest.
 
-    >>> dec = StreamingDecoder(tok)
-    >>> for token_id in ids:
-    ...     print(dec.feed(token_id), end="")   # only complete characters
-    >>> print(dec.flush())                      # whatever is left when the stream ends
+With a tokenizer whose tokens are single bytes, "é👋" arrives as six tokens:
+
+>>> from lib import Tokenizer
+>>> tok = Tokenizer({b: bytes([b]) for b in range(256)}, [])
+>>> dec = StreamingDecoder(tok)
+>>> [dec.feed(token_id) for token_id in "é👋".encode("utf-8")]  # only complete characters
+['', 'é', '', '', '', '👋']
+>>> dec.feed(0xF0), dec.pending                 # a character begun, not finished
+('', b'\xf0')
+>>> dec.flush()                                 # the stream ends: it can never be finished
+'�'
 """
 
 from __future__ import annotations

@@ -1,41 +1,70 @@
 """`Tokenizer`: a byte-level BPE tokenizer you can train, use, save, and compare with GPT's.
 
-The data model is tiktoken's: a vocabulary `dict[int, bytes]`, the ordered merges, a split
-pattern and special tokens. `encode` cuts text at special tokens, splits the rest with the pattern,
-and turns each chunk into ids by merge rank (`lib.bpe.encode_chunk`); `decode` joins the bytes.
+The data model is tiktoken's and CS336's: a vocabulary `dict[int, bytes]`, the merges in the
+order they were learned (that order, not the ids, decides which pair joins first), a split
+pattern and special tokens. `encode` cuts text at special tokens, splits the rest with the
+pattern, and turns each chunk into ids by merge rank (`lib.bpe.encode_chunk`); `decode` joins
+the bytes.
+
+A tokenizer never changes after it is made: `vocab`, `ranks` and `special_tokens` are read-only
+views and `merges` a fresh list, so nothing derived from them can fall out of step.
+
+>>> tok = Tokenizer.train("low lower lowest", 260, pattern="gpt2")
+>>> tok.merges[:2]
+[(b'o', b'w'), (b'l', b'ow')]
+>>> tok.decode(tok.encode("slow"))
+'slow'
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
-from pathlib import Path
-from typing import Literal
+from collections.abc import Iterable, Iterator, Mapping
+from types import MappingProxyType
 
-from lib import bpe, patterns
+from lib import bpe, patterns, specials, tokenizer_data
+from lib.specials import Specials
+from lib.tokenizer_io import TokenizerFiles
 
-Specials = Literal["all"] | Collection[str]
+_CACHE_LIMIT = 200_000  # chunks remembered: whole words repeat, so a cache saves most BPE work
 
 
-class Tokenizer:
-    """A byte-level BPE tokenizer: vocabulary, merges, split pattern and special tokens."""
+class Tokenizer(TokenizerFiles):
+    """A byte-level BPE tokenizer: vocabulary, merges, split pattern and special tokens.
+
+    `Tokenizer(vocab, merges, pattern, special_tokens=[...])` checks that the parts agree and
+    raises ValueError naming the entry at fault. `special_tokens` is a list (ids taken from the
+    vocabulary, else the next free ones) or a dict {token: id}. Loading and saving (tiktoken,
+    GPT-2's and Hugging Face's files, our own) come from `lib.tokenizer_io`.
+    """
 
     def __init__(
         self,
-        vocab: dict[int, bytes],
-        merges: bpe.Merges | None,
+        vocab: Mapping[int, bytes],
+        merges: Iterable[tuple[bytes, bytes]],
         pattern: str | None = None,
-        special_tokens: dict[str, int] | None = None,
+        *,
+        special_tokens: Iterable[str] | Mapping[str, int] | None = None,
         name: str = "custom",
     ):
-        self.vocab = dict(vocab)
-        self.pattern = patterns.resolve(pattern)
-        self.special_tokens = dict(special_tokens or {})
-        self.name = name
-        special_ids = set(self.special_tokens.values())
-        # The encoder looks tokens up by their bytes: {token bytes: id}, special tokens excluded.
-        self.ranks = {token: i for i, token in self.vocab.items() if i not in special_ids}
-        self._merges = merges  # None until asked for, for tokenizers loaded from tiktoken
-        self._cache: dict[str, list[int]] = {}
+        if merges is None:
+            raise TypeError("merges is required; build from tiktoken ranks with from_ranks()")
+        self._init(vocab, merges, pattern, special_tokens, name)
+
+    def _init(self, vocab, merges, pattern, special_tokens, name) -> None:
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, not {type(name).__name__}")
+        vocab, merges, special = tokenizer_data.check(vocab, merges, special_tokens)
+        self._vocab, self._merges, self._special = vocab, merges, special
+        self._pattern, self._name = patterns.resolve(pattern), name
+        special_ids = set(special.values())
+        self._ids = {token: i for i, token in vocab.items() if i not in special_ids}
+        # Merge order is the rank. tiktoken's data has no merges: its ids are the ranks.
+        self._ranks = self._ids
+        if merges is not None:
+            self._ranks = {}
+            for k, (left, right) in enumerate(merges):
+                self._ranks.setdefault(left + right, k)
+        self._cache: dict[str, list[int]] = {}  # chunk -> ids, a pure function of the above
 
     # -- making one ---------------------------------------------------------------------------
     @classmethod
@@ -45,49 +74,76 @@ class Tokenizer:
         vocab_size: int,
         pattern: str | None = None,
         special_tokens: Iterable[str] = (),
+        *,
         method: str = "fast",
         progress: bool = False,
     ) -> Tokenizer:
         """Train on `text` (see `lib.bpe.train` for the rules) and return the tokenizer."""
-        special_tokens = (
-            list(special_tokens) if not isinstance(special_tokens, str) else special_tokens
-        )
+        if not isinstance(special_tokens, str):  # a str is refused by bpe.train, clearly
+            special_tokens = list(special_tokens)  # read twice below: a generator would not be
         vocab, merges = bpe.train(text, vocab_size, pattern, special_tokens, method, progress)
-        specials = {s: 256 + len(merges) + k for k, s in enumerate(dict.fromkeys(special_tokens))}
-        return cls(vocab, merges, pattern, specials)
+        names = list(dict.fromkeys(special_tokens))
+        ids = range(256 + len(merges), 256 + len(merges) + len(names))
+        return cls(vocab, merges, pattern, special_tokens=dict(zip(names, ids, strict=True)))
 
     @classmethod
-    def from_tiktoken(cls, name: str) -> Tokenizer:
-        """Load one of OpenAI's encodings ("gpt2", "r50k_base", "p50k_base", "cl100k_base",
-        "o200k_base") from tiktoken's files into this pure-Python tokenizer.
-
-        The ids are tiktoken's own, so `encode` gives exactly what tiktoken gives.
-        """
-        from lib import tiktoken_files
-
-        ranks, pattern, specials = tiktoken_files.load(name)
+    def from_ranks(
+        cls,
+        ranks: Mapping[bytes, int],
+        *,
+        pattern: str | None = None,
+        special_tokens: Mapping[str, int] | None = None,
+        name: str = "custom",
+    ) -> Tokenizer:
+        """Build from tiktoken-style ranks {token bytes: id}, where an id is also a merge rank."""
+        tok = cls.__new__(cls)
         vocab = {i: token for token, i in ranks.items()}
-        vocab.update({i: s.encode("utf-8") for s, i in specials.items()})
-        return cls(vocab, None, pattern, specials, name=name)
+        if len(vocab) != len(ranks):
+            raise ValueError("two tokens in ranks share an id; ids must be unique")
+        tok._init(vocab, None, pattern, special_tokens, name)
+        return tok
+
+    # -- what it is made of (read-only) ---------------------------------------------------------
+    @property
+    def vocab(self) -> Mapping[int, bytes]:
+        """{id: token bytes}, special tokens included (read-only)."""
+        return MappingProxyType(self._vocab)
 
     @property
-    def merges(self) -> bpe.Merges:
-        """The merges in the order learned (recovered from the ranks for tiktoken's encodings)."""
-        if self._merges is None:
-            from lib import tiktoken_files
+    def ranks(self) -> Mapping[bytes, int]:
+        """{token bytes: id} for every token but the special ones (read-only)."""
+        return MappingProxyType(self._ids)
 
-            self._merges = tiktoken_files.recover_merges(self.ranks)
-        return self._merges
+    @property
+    def special_tokens(self) -> Mapping[str, int]:
+        """{special token: id} (read-only)."""
+        return MappingProxyType(self._special)
+
+    @property
+    def merges(self) -> list[tuple[bytes, bytes]]:
+        """The merges in the order learned (recovered from the ranks for tiktoken's encodings)."""
+        if self._merges is None:  # computed once: the ranks it comes from never change
+            self._merges = bpe.recover_merges(self._ids)
+        return list(self._merges)
+
+    @property
+    def pattern(self) -> str | None:
+        """The split pattern's regex, or None when each text is one chunk."""
+        return self._pattern
+
+    @property
+    def name(self) -> str:
+        return self._name
 
     @property
     def n_vocab(self) -> int:
         """One more than the largest id (tiktoken's convention; some ids may be unused)."""
-        return max(self.vocab) + 1
+        return max(self._vocab) + 1
 
     def __repr__(self) -> str:
         return (
-            f"Tokenizer(name={self.name!r}, n_vocab={self.n_vocab}, "
-            f"special_tokens={sorted(self.special_tokens)})"
+            f"Tokenizer(name={self._name!r}, n_vocab={self.n_vocab}, "
+            f"special_tokens={sorted(self._special)})"
         )
 
     # -- encoding -----------------------------------------------------------------------------
@@ -99,73 +155,63 @@ class Tokenizer:
     def encode(
         self,
         text: str,
+        *,
         allowed_special: Specials = frozenset(),
         disallowed_special: Specials = "all",
     ) -> list[int]:
-        """Encode `text`, with tiktoken's rules for special tokens.
+        """Encode `text`, with tiktoken's rules for special tokens (see `lib.specials`).
 
         Special tokens named in `allowed_special` become their ids. One that is *disallowed* (by
         default: every special token not allowed) raises ValueError if it appears in the text,
-        because
-        text from a user that can smuggle in "<|endoftext|>" can end a conversation early.
+        because text from a user that can smuggle in "<|endoftext|>" can end a conversation early.
         """
         _check_text(text)
-        allowed = self._special_set(allowed_special, "allowed_special")
-        disallowed = self._special_set(disallowed_special, "disallowed_special")
-        if disallowed_special == "all":
-            disallowed = disallowed - allowed
-        found = [special for special in disallowed if special in text]
-        if found:
-            special = min(found, key=text.find)
-            raise ValueError(
-                f"the text contains the special token {special!r}, which is disallowed. "
-                f"To encode it "
-                f'as its special id, pass allowed_special={{{special!r}}} (or "all"); to encode it '
-                f"as plain text, pass disallowed_special=() or use encode_ordinary()."
-            )
-        text = bpe.replace_lone_surrogates(text)
+        allowed, disallowed = specials.resolve(allowed_special, disallowed_special, self._special)
+        specials.check_disallowed(text, disallowed)
+        return self._encode_allowed(bpe.replace_lone_surrogates(text), allowed)
+
+    def encode_iterable(
+        self,
+        texts: Iterable[str],
+        *,
+        allowed_special: Specials = frozenset(),
+        disallowed_special: Specials = "all",
+    ) -> Iterator[int]:
+        """Lazily encode the concatenation of `texts` (an open file works): exactly `encode` of
+        the whole, in memory that does not grow with its length. See `lib.lazy_encode`.
+
+        A disallowed special token raises ValueError when the stream reaches it."""
+        from lib import lazy_encode
+
+        allowed, disallowed = specials.resolve(allowed_special, disallowed_special, self._special)
+        for piece in lazy_encode.pieces(texts, self._pattern, self._special, allowed, disallowed):
+            yield from self._encode_allowed(piece, allowed)
+
+    def _encode_allowed(self, text: str, allowed: frozenset[str]) -> list[int]:
         ids: list[int] = []
-        for piece in patterns.split_on_special(text, allowed):
-            if piece in allowed:
-                ids.append(self.special_tokens[piece])
+        for piece, is_special in specials.split(text, self._special, allowed):
+            if is_special:
+                ids.append(self._special[piece])
             else:
                 ids.extend(self._encode_plain(piece))
         return ids
 
     def _encode_plain(self, text: str) -> list[int]:
         ids: list[int] = []
-        cache, ranks = self._cache, self.ranks
-        for chunk in patterns.split_text(text, self.pattern):
+        cache, ranks, token_ids = self._cache, self._ranks, self._ids
+        for chunk in patterns.split_text(text, self._pattern):
             chunk_ids = cache.get(chunk)
             if chunk_ids is None:
-                chunk_ids = bpe.encode_chunk(chunk.encode("utf-8"), ranks)
-                if (
-                    len(chunk) < 64 and len(cache) < 200_000
-                ):  # whole words repeat; long runs rarely do
+                chunk_ids = bpe.encode_chunk(chunk.encode("utf-8"), ranks, token_ids)
+                if len(chunk) < 64 and len(cache) < _CACHE_LIMIT:  # long runs rarely repeat
                     cache[chunk] = chunk_ids
             ids.extend(chunk_ids)
         return ids
 
-    def _special_set(self, value: Specials, argument: str) -> set[str]:
-        if value == "all":
-            return set(self.special_tokens)
-        if isinstance(value, str):
-            raise TypeError(
-                f'{argument} must be "all" or a collection of strings, e.g. {{{value!r}}}'
-            )
-        unknown = set(value) - set(self.special_tokens)
-        if unknown:
-            raise ValueError(
-                f"{argument} names {sorted(unknown)}, which are not special tokens of this "
-                f"tokenizer "
-                f"(it has {sorted(self.special_tokens) or 'none'})"
-            )
-        return set(value)
-
     # -- decoding -----------------------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
         """The bytes that `ids` stand for, joined; ValueError for an id not in the vocabulary."""
-        vocab, ids = self.vocab, list(ids)
+        vocab, ids = self._vocab, list(ids)
         try:
             return b"".join([vocab[i] for i in ids])
         except (KeyError, TypeError):
@@ -181,26 +227,6 @@ class Tokenizer:
         """Decode ids to text. A token can be part of a character, so a sequence of ids need not be
         valid UTF-8: by default broken bytes become "\ufffd"; `errors="strict"` raises instead."""
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
-
-    # -- files and tiktoken ---------------------------------------------------------------------
-    def save(self, path: str | Path) -> None:
-        """Write the tokenizer as plain text (see `lib.tokenizer_file` for the format)."""
-        from lib import tokenizer_file
-
-        tokenizer_file.save(self, Path(path))
-
-    @classmethod
-    def load(cls, path: str | Path) -> Tokenizer:
-        """Read a tokenizer written by `save`; a damaged file raises ValueError naming the line."""
-        from lib import tokenizer_file
-
-        return tokenizer_file.load(cls, Path(path))
-
-    def to_tiktoken(self):
-        """This tokenizer as a `tiktoken.Encoding`: the same ids, from tiktoken's Rust core."""
-        from lib import tiktoken_files
-
-        return tiktoken_files.to_encoding(self)
 
 
 def _check_text(text: object) -> None:

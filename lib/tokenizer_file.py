@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NoReturn
 
 HEADER = "lib.Tokenizer"
 VERSION = 1
@@ -72,9 +73,15 @@ def unescape(text: str) -> bytes:
     return bytes(out)
 
 
-def save(tok, path: Path) -> None:
-    """Write `tok` to `path` in the format above."""
-    byte_ids = [tok.ranks[bytes([b])] for b in range(256)]
+def dumps(tok) -> str:
+    """`tok` (a `lib.Tokenizer`) as text in the format above."""
+    ids, merges, specials = tok.ranks, tok.merges, tok.special_tokens
+    if len(tok.vocab) != 256 + len(merges) + len(specials):
+        raise ValueError(
+            "this format stores bytes, merges and special tokens only, but the vocabulary has "
+            f"{len(tok.vocab) - 256 - len(merges) - len(specials)} tokens that no merge makes"
+        )
+    byte_ids = [ids[bytes([b])] for b in range(256)]
     lines = [
         f"{HEADER} v{VERSION}",
         f"name {escape(tok.name.encode('utf-8'))}",
@@ -82,21 +89,19 @@ def save(tok, path: Path) -> None:
         "bytes identity"
         if byte_ids == list(range(256))
         else "bytes " + " ".join(map(str, byte_ids)),
-        f"specials {len(tok.special_tokens)}",
-        *(f"{i} {escape(s.encode('utf-8'))}" for s, i in tok.special_tokens.items()),
-        f"merges {len(tok.merges)}",
-        *(f"{tok.ranks[a + b]} {escape(a)} {escape(b)}" for a, b in tok.merges),
+        f"specials {len(specials)}",
+        *(f"{i} {escape(s.encode('utf-8'))}" for s, i in specials.items()),
+        f"merges {len(merges)}",
+        *(f"{ids[a + b]} {escape(a)} {escape(b)}" for a, b in merges),
     ]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return "\n".join(lines) + "\n"
 
 
-def load(cls, path: Path):
-    """Read a tokenizer file; any damage raises ValueError naming the file and the line."""
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{path}: not a tokenizer file (not UTF-8 text: {err.reason})") from None
-    if lines and lines[-1] == "":
+def read(path: Path) -> tuple[dict[int, bytes], list, str | None, dict[str, int], str]:
+    """(vocab, merges, pattern, special tokens, name) from a tokenizer file; any damage raises
+    ValueError naming the file and the line."""
+    lines = path.read_bytes().split(b"\n")
+    if lines and lines[-1] == b"":
         lines.pop()
     reader = _Reader(path, lines)
     header = reader.next("header")
@@ -112,19 +117,24 @@ def load(cls, path: Path):
         if byte_field == "identity"
         else reader.parse(lambda: _ints(byte_field, 256), "'identity' or 256 ids")
     )
+    if len(set(byte_ids)) != 256:
+        reader.fail("two bytes share an id")
     vocab = {i: bytes([b]) for b, i in enumerate(byte_ids)}
-    specials = {}
+    specials: dict[str, int] = {}
     for _ in range(reader.parse(lambda: int(reader.field("specials")), "a count")):
         i, token = reader.parse(
             lambda: _id_and_tokens(reader.next("a special token"), 1), "an id and a token"
         )
-        specials[token[0].decode("utf-8")] = i
+        special = reader.parse(token[0].decode, "a special token in UTF-8")
+        if i in vocab or i in specials.values() or special in specials:
+            reader.fail(f"special token {special!r} with id {i}: the id or the token is taken")
+        specials[special] = i
     merges, known = [], set(vocab.values())
     for _ in range(reader.parse(lambda: int(reader.field("merges")), "a count")):
         i, (left, right) = reader.parse(
             lambda: _id_and_tokens(reader.next("a merge"), 2), "an id and two tokens"
         )
-        if i in vocab or left not in known or right not in known:
+        if i in vocab or i in specials.values() or left not in known or right not in known:
             reader.fail(f"merge {i} joins tokens that do not exist yet, or reuses id {i}")
         vocab[i] = left + right
         known.add(left + right)
@@ -132,8 +142,7 @@ def load(cls, path: Path):
     if reader.pos < len(lines):
         reader.pos += 1
         reader.fail("unexpected text after the last merge")
-    vocab.update({i: s.encode("utf-8") for s, i in specials.items()})
-    return cls(vocab, merges, pattern, specials, name=name)
+    return vocab, merges, pattern, specials, name
 
 
 def _ints(text: str, count: int) -> list[int]:
@@ -153,17 +162,20 @@ def _id_and_tokens(line: str, count: int) -> tuple[int, list[bytes]]:
 class _Reader:
     """Walks the lines of a tokenizer file and words errors as "file, line N: what is wrong"."""
 
-    def __init__(self, path: Path, lines: list[str]):
+    def __init__(self, path: Path, lines: list[bytes]):
         self.path, self.lines, self.pos = path, lines, 0
 
-    def fail(self, message: str):
+    def fail(self, message: str) -> NoReturn:
         raise ValueError(f"{self.path}, line {self.pos}: {message}")
 
     def next(self, what: str) -> str:
         if self.pos >= len(self.lines):
             self.fail(f"the file ends where {what} should be (truncated?)")
         self.pos += 1
-        return self.lines[self.pos - 1]
+        try:
+            return self.lines[self.pos - 1].decode("utf-8")
+        except UnicodeDecodeError as err:
+            self.fail(f"not a tokenizer file (not UTF-8 text: {err.reason} at byte {err.start})")
 
     def field(self, key: str) -> str:
         line = self.next(f"'{key} ...'")
@@ -177,4 +189,5 @@ class _Reader:
         except (ValueError, UnicodeDecodeError) as err:
             if str(err).startswith(str(self.path)):
                 raise
-            self.fail(f"expected {expected}, found {self.lines[self.pos - 1][:60]!r}")
+            found = self.lines[self.pos - 1][:60].decode("utf-8", errors="replace")
+            self.fail(f"expected {expected}, found {found!r}")

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pooch
@@ -173,8 +174,8 @@ def test_all_tiktoken_encodings_load_offline(tmp_path):
         }
     )
     script = (
-        "import os, tiktoken; from lib import data\n"
-        "for n in ('gpt2', 'r50k_base', 'p50k_base', 'cl100k_base', 'o200k_base'):\n"
+        "import os, tiktoken; from lib import data; from lib.tiktoken_files import ENCODINGS\n"
+        "for n in ENCODINGS:\n"
         "    ids = data.tiktoken_encoding(n).encode('hello world')\n"
         "    assert tiktoken.get_encoding(n).decode(ids) == 'hello world' and len(ids) == 2, n\n"
         "print(os.environ['TIKTOKEN_CACHE_DIR'])\n"
@@ -190,3 +191,35 @@ def test_all_tiktoken_encodings_load_offline(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == str(tmp_path / "tiktoken")
     assert len(list((tmp_path / "tiktoken").iterdir())) == 6
+
+
+def test_80_concurrent_loads_all_succeed(fake, monkeypatch):
+    """Threads that all find the cache empty copy from the mirror at once: none may fail."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    copy = data.shutil.copyfile
+
+    def slow_copy(source, target):  # widen the window between copying and renaming
+        copy(source, target)
+        time.sleep(0.05)
+
+    monkeypatch.setattr(data.shutil, "copyfile", slow_copy)
+    with ThreadPoolExecutor(max_workers=80) as pool:
+        texts = list(pool.map(lambda _: data.read_text("fake/crlf.txt"), range(80)))
+    assert texts == ["one\r\ntwo\n"] * 80
+    assert [p.name for p in fake["cached"].parent.iterdir()] == ["crlf.txt"]  # no temp files left
+
+
+def test_concurrent_processes_share_one_cache(fake, tmp_path):
+    script = (
+        "import json, sys; from lib import data\n"
+        "data._manifest = lambda: json.loads(sys.argv[1])\n"
+        "assert data.read_text('fake/crlf.txt') == 'one\\r\\ntwo\\n'\n"
+    )
+    manifest = __import__("json").dumps(FAKE_MANIFEST)
+    runs = [
+        subprocess.Popen([sys.executable, "-c", script, manifest], cwd=data.REPO_ROOT)
+        for _ in range(6)
+    ]
+    assert [run.wait(timeout=120) for run in runs] == [0] * 6
+    assert fake["cached"].read_bytes() == CONTENT

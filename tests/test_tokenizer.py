@@ -17,6 +17,11 @@ def tok():
 
 
 @pytest.fixture(scope="module")
+def special_tok():  # one special token (line 6), then merges: 256 is the first (line 8)
+    return Tokenizer.train(data.read_text("the-verdict"), 300, special_tokens=[EOT])
+
+
+@pytest.fixture(scope="module")
 def raw_tok():
     return Tokenizer.train(data.read_text("the-verdict"), 400)  # no pattern: one byte stream
 
@@ -71,8 +76,11 @@ def test_special_tokens_follow_tiktoken(tok):
     assert tok.special_tokens[EOT] in only_eot and tok.special_tokens["<|end|>"] not in only_eot
     with pytest.raises(ValueError, match=r"<\|end\|>"):
         tok.encode(text, allowed_special={EOT})
-    with pytest.raises(ValueError, match="not special tokens"):
-        tok.encode(text, allowed_special={"<|nope|>"})
+    # Names that are not special tokens: ignored when allowed, searched for when disallowed.
+    plain = "hi <|nope|>"
+    assert tok.encode(plain, allowed_special={"<|nope|>"}) == tok.encode_ordinary(plain)
+    with pytest.raises(ValueError, match=r"<\|nope\|>"):
+        tok.encode(plain, disallowed_special={"<|nope|>"})
     with pytest.raises(TypeError, match='"all" or a collection'):
         tok.encode(text, allowed_special=EOT)
 
@@ -170,13 +178,21 @@ def test_save_load_a_tiktoken_encoding(tmp_path):
             r"line \d+: merge 999 joins tokens that do not",
         ),
         (lambda lines: lines + ["extra"], r"line \d+: unexpected text after the last merge"),
+        (lambda lines: lines[:5] + ["256 <|x|>"] + lines[6:], r"line 8: merge 256 .*reuses id 256"),
+        (lambda lines: lines[:5] + ["65 <|x|>"] + lines[6:], r"line 6: special token .* id 65"),
+        (
+            lambda lines: lines[:4] + ["specials 2", lines[5], lines[5]] + lines[6:],
+            r"line 7: special token '<\|endoftext\|>'",
+        ),
+        (lambda lines: lines[:7] + ["256 \udcff a"] + lines[8:], r"line 8: .*not UTF-8"),
     ],
 )
-def test_damaged_files_name_file_and_line(raw_tok, tmp_path, damage, message):
+def test_damaged_files_name_file_and_line(special_tok, tmp_path, damage, message):
     path = tmp_path / "tok.txt"
-    raw_tok.save(path)
+    special_tok.save(path)
     lines = path.read_text(encoding="utf-8").splitlines()
-    path.write_text("\n".join(damage(lines)) + "\n", encoding="utf-8")
+    text = "\n".join(damage(lines)) + "\n"
+    path.write_bytes(text.encode("utf-8", errors="surrogateescape"))
     with pytest.raises(ValueError, match=message) as err:
         Tokenizer.load(path)
     assert str(path) in str(err.value)

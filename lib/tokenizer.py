@@ -57,6 +57,34 @@ class Tokenizer:
         return cls(vocab, merges, pattern, specials)
 
     @classmethod
+    def train_from_files(
+        cls,
+        paths: Iterable[str | Path],
+        *,
+        vocab_size: int,
+        pattern: str | None = "gpt4",
+        special_tokens: Iterable[str] = (),
+        workers: int | None = None,
+        progress: bool = False,
+    ) -> Tokenizer:
+        """Train on text files, streamed and split in parallel (see `lib.bpe_files`); the result
+        is the tokenizer `train` would learn from the files' concatenated text."""
+        from lib.bpe_files import train_from_files
+
+        if not isinstance(special_tokens, str):  # a str is refused by the trainer, with a hint
+            special_tokens = list(special_tokens)
+        vocab, merges = train_from_files(
+            paths,
+            vocab_size=vocab_size,
+            pattern=pattern,
+            special_tokens=special_tokens,
+            workers=workers,
+            progress=progress,
+        )
+        specials = {s: 256 + len(merges) + k for k, s in enumerate(dict.fromkeys(special_tokens))}
+        return cls(vocab, merges, pattern, specials)
+
+    @classmethod
     def from_tiktoken(cls, name: str) -> Tokenizer:
         """Load one of OpenAI's encodings ("gpt2", "r50k_base", "p50k_base", "cl100k_base",
         "o200k_base") from tiktoken's files into this pure-Python tokenizer.

@@ -109,7 +109,9 @@ def train(
     return train_from_counts(words, vocab_size, specials, method, progress)
 
 
-def check_request(vocab_size: int, special_tokens: Iterable[str], method: str = "fast") -> list[str]:
+def check_request(
+    vocab_size: int, special_tokens: Iterable[str], method: str = "fast"
+) -> list[str]:
     """Validate a training request before any work; returns the special tokens, each once."""
     specials = _check_specials(special_tokens)
     minimum = 256 + len(specials)

@@ -17,7 +17,10 @@ PIECES = ["a", "b", "Ab", " ", "  ", "\n", "\r\n", "\t", "é", "日本", "😀",
 PIECES += [EOT, "<|end|>", "<|endoftext|>x"]
 SPECIALS = st.sampled_from([[], [EOT], [EOT, "<|end|>"]])
 PATTERN = st.sampled_from(["gpt2", "gpt4", "gpt4o", None, r"\w+|\s+|."])
-FILES = st.lists(st.lists(st.sampled_from(PIECES), max_size=40).map("".join), min_size=1, max_size=4)
+TMP_PATH_IS_REUSED = HealthCheck.function_scoped_fixture  # fine: every example writes its files
+FILES = st.lists(
+    st.lists(st.sampled_from(PIECES), max_size=40).map("".join), min_size=1, max_size=4
+)
 
 
 def write(tmp: Path, texts: list[str]) -> list[Path]:
@@ -34,15 +37,15 @@ def counts_from_files(paths, pattern, specials, chunk_size, workers=1):
         return bpe_files.count_files(paths, pattern, specials, workers, chunk_size=chunk_size)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=400, deadline=None, suppress_health_check=[TMP_PATH_IS_REUSED])
 @given(texts=FILES, pattern=PATTERN, specials=SPECIALS, chunk_size=st.integers(1, 24))
-def test_counts_equal_those_of_the_concatenated_text(tmp_path, texts, pattern, specials, chunk_size):
+def test_counts_equal_those_of_the_text(tmp_path, texts, pattern, specials, chunk_size):
     paths = write(tmp_path, texts)
     counts = counts_from_files(paths, pattern, specials, chunk_size)
     assert counts == bpe.chunk_counts("".join(texts), pattern, specials)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[TMP_PATH_IS_REUSED])
 @given(texts=FILES, pattern=PATTERN, specials=SPECIALS, chunk_size=st.integers(1, 24))
 def test_merges_equal_those_of_train(tmp_path, texts, pattern, specials, chunk_size):
     paths = write(tmp_path, texts)
@@ -121,7 +124,7 @@ def test_clear_errors(paths, options, error, message):
 
 def test_memory_stays_far_below_the_file_size(tmp_path):
     # 50 MB of text over a small vocabulary: the text is large, its distinct pre-tokens are few.
-    words = [f"{w}{i}" for i in range(500) for w in (" tokenization", " vocab", "\nLine", " 日本語")]
+    words = [f"{w}{i}" for i in range(500) for w in (" tokens", " vocab", "\nLine", " 日本語")]
     block = "".join(words[(i * 7919) % len(words)] for i in range(100_000))
     repeats = 50_000_000 // len(block.encode())
     path = tmp_path / "big.txt"

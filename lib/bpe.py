@@ -6,7 +6,8 @@ tokenizer. Encoding replays the merges on new text; decoding concatenates the by
 
 `train(..., method="naive")` below is the lesson's loop, written to be read: recount every pair
 after every merge. `method="fast"` (in `bpe_fast.py`) learns exactly the same merges while touching
-only the places each merge changes.
+only the places each merge changes. Both learn from chunk counts alone (`train_from_counts`), which
+is what lets `bpe_files.train_from_files` count files too large for one string, in parallel.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from lib import bpe, corpus_files, patterns
 
-CHUNK_SIZE = 1 << 18  # characters per chunk: enough work per task, and a few MB per worker
+CHUNK_SIZE = 1 << 17  # characters per chunk: enough work per task, and a few MB per worker
 
 
 def train_from_files(

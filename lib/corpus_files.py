@@ -18,6 +18,7 @@ are read as one text, as if concatenated; each must be valid UTF-8 on its own.
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -42,6 +43,8 @@ def check_paths(paths: Iterable[str | Path]) -> list[Path]:
             raise FileNotFoundError(f"{path}: no such file")
         if not path.is_file():
             raise ValueError(f"{path}: not a file (pass the text files themselves)")
+        if not os.access(path, os.R_OK):
+            raise PermissionError(f"{path}: not readable (check the file's permissions)")
     return checked
 
 

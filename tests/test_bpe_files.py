@@ -14,7 +14,7 @@ EOT = "<|endoftext|>"
 # Pieces chosen to break naive cuts: whitespace runs of every kind, multi-byte characters (2, 3
 # and 4 bytes), contractions, digits, and special tokens, one a prefix of another.
 PIECES = ["a", "b", "Ab", " ", "  ", "\n", "\r\n", "\t", "é", "日本", "😀", "'s", ".", "1", "<|"]
-PIECES += [EOT, "<|end|>", "<|endoftext|>x"]
+PIECES += ["\u00a0", "e\u0301", "ǅ", "12345", "?!", EOT, "<|end|>", "<|endoftext|>x"]
 SPECIALS = st.sampled_from([[], [EOT], [EOT, "<|end|>"]])
 PATTERN = st.sampled_from(["gpt2", "gpt4", "gpt4o", None, r"\w+|\s+|."])
 TMP_PATH_IS_REUSED = HealthCheck.function_scoped_fixture  # fine: every example writes its files

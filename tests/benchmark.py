@@ -293,7 +293,7 @@ def files_worker(who: str, path: str) -> dict:
 
 def run_polled(who: str, path: Path) -> dict:
     """`files_worker` in a fresh process, with the peak of its resident memory (all its processes
-    together), polled every 0.1 s."""
+    together, polled every 0.1 s; forked workers' pages shared with the parent count twice)."""
     import psutil
 
     cmd = [sys.executable, __file__, "--files-worker", who, str(path)]
@@ -313,7 +313,8 @@ def run_polled(who: str, path: Path) -> dict:
 
 
 def same_as_train(path: Path) -> bool:
-    """train_from_files on the first 2 MB of `path` (tiny chunks, 2 workers) against bpe.train."""
+    """train_from_files on the first 2 million characters of `path` (small chunks, 2 workers)
+    against bpe.train."""
     with path.open(encoding="utf-8") as file:
         text = file.read(2_000_000)
     part = path.with_name("slice.txt")
@@ -336,7 +337,7 @@ def files_table(sizes: list[int], rounds: int, folder: Path) -> bool:
         path, distinct = zipf_corpus(megabytes, folder)
         if megabytes == sizes[0]:
             ok = same_as_train(path)
-            print(f"(train_from_files == bpe.train on a 2 MB slice: {'ok' if ok else 'FAILED'})")
+            print(f"(train_from_files == bpe.train on 2M characters: {'ok' if ok else 'FAILED'})")
         runs = {who: [run_polled(who, path) for _ in range(rounds)] for who in ("ours", "hf")}
         ok = ok and all(r["vocab"] == FILES_VOCAB for side in runs.values() for r in side)
         t = {who: statistics.median(r["seconds"] for r in runs[who]) for who in runs}

@@ -131,6 +131,9 @@ def test_memory_stays_far_below_the_file_size(tmp_path):
     with path.open("w") as file:
         for _ in range(repeats):
             file.write(block)
+    warm_up = tmp_path / "small.txt"
+    warm_up.write_text(block[:1000])
+    bpe_files.count_files([warm_up], "gpt4", [], workers=1)  # imports, compiled patterns: not text
     tracemalloc.start()
     try:
         counts = bpe_files.count_files([path], "gpt4", [], workers=1)

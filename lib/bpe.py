@@ -6,7 +6,8 @@ tokenizer. Encoding replays the merges on new text; decoding concatenates the by
 
 `train(..., method="naive")` below is the lesson's loop, written to be read: recount every pair
 after every merge. `method="fast"` (in `bpe_fast.py`) learns exactly the same merges while touching
-only the places each merge changes.
+only the places each merge changes. Both learn from chunk counts alone (`train_from_counts`), which
+is what lets `bpe_files.train_from_files` count files too large for one string, in parallel.
 """
 
 from __future__ import annotations
@@ -84,8 +85,9 @@ def chunk_counts(
     counts: Counter = Counter()
     for piece in patterns.split_on_special(replace_lone_surrogates(text), specials):
         if piece not in specials:
-            counts.update(chunk.encode("utf-8") for chunk in patterns.split_text(piece, pattern))
-    return counts
+            counts.update(patterns.split_text(piece, pattern))
+    # Encoded once per distinct chunk, not once per occurrence (UTF-8 keeps distinct strs distinct).
+    return Counter({chunk.encode("utf-8"): n for chunk, n in counts.items()})
 
 
 def train(
@@ -105,18 +107,41 @@ def train(
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}; decode bytes first")
+    specials = check_request(vocab_size, special_tokens, method)
+    words = chunk_counts(text, pattern, specials)
+    return train_from_counts(words, vocab_size, specials, method, progress)
+
+
+def check_request(
+    vocab_size: int, special_tokens: Iterable[str], method: str = "fast"
+) -> list[str]:
+    """Validate a training request before any work; returns the special tokens, each once."""
     specials = _check_specials(special_tokens)
     minimum = 256 + len(specials)
     if not isinstance(vocab_size, int) or vocab_size < minimum:
         raise ValueError(
             f"vocab_size must be an integer of at least {minimum} (256 bytes + {len(specials)}"
-            " special"
-            f" tokens), got {vocab_size!r}"
+            f" special tokens), got {vocab_size!r}"
         )
     if method not in ("fast", "naive"):
         raise ValueError(f'method must be "fast" or "naive", got {method!r}')
-    words = chunk_counts(text, pattern, specials)
-    n_merges = vocab_size - minimum
+    return specials
+
+
+def train_from_counts(
+    words: Counter,
+    vocab_size: int,
+    special_tokens: Iterable[str] = (),
+    method: str = "fast",
+    progress: bool = False,
+) -> tuple[Vocab, Merges]:
+    """Learn the merges from {chunk bytes: count}, however those counts were gathered.
+
+    `train` counts the chunks of one string; `lib.bpe_files` counts them file by file, in several
+    processes. The merges depend only on the counts, so both learn the same tokenizer.
+    """
+    specials = check_request(vocab_size, special_tokens, method)
+    n_merges = vocab_size - 256 - len(specials)
     if method == "naive":
         merges = _train_naive(words, n_merges, progress)
     else:
@@ -124,9 +149,9 @@ def train(
     if len(merges) < n_merges:
         warnings.warn(
             f"stopped after {len(merges)} of {n_merges} merges: no pair of adjacent tokens is left"
-            f" in the training text, so the vocabulary has {minimum + len(merges)} tokens, not"
-            f" {vocab_size}. Train on more text or ask for a smaller vocab_size.",
-            stacklevel=2,
+            f" in the training text, so the vocabulary has {vocab_size - n_merges + len(merges)}"
+            f" tokens, not {vocab_size}. Train on more text or ask for a smaller vocab_size.",
+            stacklevel=3,
         )
     return build_vocab(merges, specials), merges
 

@@ -77,7 +77,8 @@ def split_text(text: str, pattern: str | None) -> list[str]:
 
 
 @lru_cache(maxsize=32)
-def _special_regex(specials: tuple[str, ...]) -> regex.Pattern:
+def special_regex(specials: tuple[str, ...]) -> regex.Pattern:
+    """The regex that finds the special tokens `specials` (a sorted tuple) in a text."""
     # Longest first, so that "<|end|>" never wins over "<|endoftext|>" where both could match.
     ordered = sorted(specials, key=lambda s: (-len(s), s))
     return regex.compile("(" + "|".join(regex.escape(s) for s in ordered) + ")")
@@ -94,4 +95,4 @@ def split_on_special(text: str, specials) -> list[str]:
     specials = tuple(sorted(set(specials)))
     if not specials:
         return [text] if text else []
-    return [piece for piece in _special_regex(specials).split(text) if piece]
+    return [piece for piece in special_regex(specials).split(text) if piece]

@@ -19,6 +19,7 @@ views and `merges` a fresh list, so nothing derived from them can fall out of st
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
 from types import MappingProxyType
 
 from lib import bpe, patterns, specials, tokenizer_data
@@ -82,6 +83,35 @@ class Tokenizer(TokenizerFiles):
         if not isinstance(special_tokens, str):  # a str is refused by bpe.train, clearly
             special_tokens = list(special_tokens)  # read twice below: a generator would not be
         vocab, merges = bpe.train(text, vocab_size, pattern, special_tokens, method, progress)
+        names = list(dict.fromkeys(special_tokens))
+        ids = range(256 + len(merges), 256 + len(merges) + len(names))
+        return cls(vocab, merges, pattern, special_tokens=dict(zip(names, ids, strict=True)))
+
+    @classmethod
+    def train_from_files(
+        cls,
+        paths: Iterable[str | Path],
+        *,
+        vocab_size: int,
+        pattern: str | None = "gpt4",
+        special_tokens: Iterable[str] = (),
+        workers: int | None = None,
+        progress: bool = False,
+    ) -> Tokenizer:
+        """Train on text files, streamed and split in parallel (see `lib.bpe_files`); the result
+        is the tokenizer `train` would learn from the files' concatenated text."""
+        from lib.bpe_files import train_from_files
+
+        if not isinstance(special_tokens, str):  # a str is refused by the trainer, with a hint
+            special_tokens = list(special_tokens)
+        vocab, merges = train_from_files(
+            paths,
+            vocab_size=vocab_size,
+            pattern=pattern,
+            special_tokens=special_tokens,
+            workers=workers,
+            progress=progress,
+        )
         names = list(dict.fromkeys(special_tokens))
         ids = range(256 + len(merges), 256 + len(merges) + len(names))
         return cls(vocab, merges, pattern, special_tokens=dict(zip(names, ids, strict=True)))

@@ -12,15 +12,24 @@ raised the process's resident memory above what it held before, in MB. Hugging F
 runs once with one thread (RAYON_NUM_THREADS=1) and once with its default threads. Every row
 checks that what was timed is right (the same merges as the naive trainer, the same ids as
 tiktoken); a failed check exits with status 1.
+
+Training from files at scale is a separate table (`--only files`, about 15 minutes for the three
+sizes): a generated multilingual corpus with Zipf-distributed words, trained to 10,000 tokens
+by `bpe_files.train_from_files` and by Hugging Face's `Tokenizer.train` from the same file, each
+run in a fresh process whose memory (with its workers) is polled while it runs:
+
+    python tests/benchmark.py --only files --sizes 30,100,300 --rounds 1
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import itertools
 import json
 import os
 import platform
+import random
 import resource
 import statistics
 import subprocess
@@ -31,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lib import Tokenizer, bpe, data, patterns  # noqa: E402
+from lib import Tokenizer, bpe, bpe_files, data, patterns  # noqa: E402
 
 # A job is "kind:corpus:vocab size or encoding". Training: (title, job, reference, target).
 TRAIN = [
@@ -95,8 +104,8 @@ def same_as_naive(text: str, vocab_size: int, pattern: str | None) -> dict:
     return verified(ok, f"fast == naive on a {kb} KB slice, vocab {vocab_size}")
 
 
-def hf_train(text: str, vocab_size: int) -> int:
-    """Hugging Face's byte-level BPE trainer, GPT-4 split pattern; returns the vocab size."""
+def hf_setup(vocab_size: int, specials: list[str] = ()):
+    """Hugging Face's byte-level BPE tokenizer and trainer, GPT-4 split pattern."""
     from tokenizers import Regex, models, pre_tokenizers, trainers
     from tokenizers import Tokenizer as HFTokenizer
 
@@ -107,12 +116,20 @@ def hf_train(text: str, vocab_size: int) -> int:
             pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
+    tok.add_special_tokens(list(specials))  # cut out of the text, as ours are
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
         min_frequency=0,
         show_progress=False,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=list(specials),
     )
+    return tok, trainer
+
+
+def hf_train(text: str, vocab_size: int) -> int:
+    """Hugging Face's trainer on a string; returns the vocab size."""
+    tok, trainer = hf_setup(vocab_size)
     lines = text.splitlines(keepends=True)  # batches of whole lines: work its threads can share
     tok.train_from_iterator(
         ["".join(lines[i : i + 200]) for i in range(0, len(lines), 200)], trainer
@@ -218,15 +235,149 @@ def verdict(target: tuple | None, ours: float, ref: float) -> str:
     return f"<= {value}: " + ("met" if ours / ref <= value else "MISSED")
 
 
+# -- training from files, at scale -------------------------------------------------------------
+EOT = "<|endoftext|>"
+FILES_VOCAB = 10_000
+CORPUS_WORDS = 2_000_000  # candidate words; Zipf's law decides how many of them a size shows
+
+
+def zipf_corpus(megabytes: int, folder: Path) -> tuple[Path, int]:
+    """A made-up multilingual corpus of about `megabytes` MB and its number of distinct words.
+
+    The words are those of the 32 FLORES languages (11 scripts), and compounds of them up to
+    `CORPUS_WORDS`, drawn by Zipf's law (the r-th commonest has frequency ~1/r) into sentences of
+    4 to 24 words, about 30 to a document, documents separated by <|endoftext|>. Made once per
+    size and kept in `folder`.
+    """
+    path, meta = folder / f"zipf_{megabytes}mb.txt", folder / f"zipf_{megabytes}mb.json"
+    if path.exists() and meta.exists():
+        return path, json.loads(meta.read_text())["distinct_words"]
+    folder.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(megabytes)
+    lines = [line for code in data.flores_languages() for line in data.flores(code)]
+    words = sorted({word for line in lines for word in line.split() if word.isalpha()})
+    base = len(words)
+    while len(words) < CORPUS_WORDS:  # a word and the end of another: new, with the same letters
+        words.append(words[rng.randrange(base)] + words[rng.randrange(base)][-3:])
+    rng.shuffle(words)
+    cum_weights = list(itertools.accumulate(1 / rank for rank in range(1, len(words) + 1)))
+    seen: set[str] = set()
+    size = 0
+    with path.open("wb") as file:
+        while size < megabytes * 1_000_000:
+            batch = rng.choices(words, cum_weights=cum_weights, k=200_000)
+            seen.update(batch)
+            pieces, i = [], 0
+            while i < len(batch):
+                n = rng.randint(4, 24)
+                pieces.append(" ".join(batch[i : i + n]) + rng.choice([". ", ".\n", "? ", ",\n"]))
+                pieces += [EOT] if rng.random() < 1 / 30 else []
+                i += n
+            size += file.write("".join(pieces).encode("utf-8"))
+    meta.write_text(json.dumps({"distinct_words": len(seen)}))
+    return path, len(seen)
+
+
+def files_worker(who: str, path: str) -> dict:
+    """Train to FILES_VOCAB tokens from the file at `path`: "ours" or "hf"; returns the time."""
+    start = time.perf_counter()
+    if who == "ours":
+        vocab = bpe_files.train_from_files([path], vocab_size=FILES_VOCAB, special_tokens=[EOT])[0]
+        n_vocab = len(vocab)
+    else:
+        tok, trainer = hf_setup(FILES_VOCAB, [EOT])
+        tok.train([path], trainer)
+        n_vocab = tok.get_vocab_size()
+    return {"seconds": time.perf_counter() - start, "vocab": n_vocab}
+
+
+def run_polled(who: str, path: Path) -> dict:
+    """`files_worker` in a fresh process, with the peak of its resident memory (all its processes
+    together, polled every 0.1 s; forked workers' pages shared with the parent count twice)."""
+    import psutil
+
+    cmd = [sys.executable, __file__, "--files-worker", who, str(path)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    tree, peak = psutil.Process(proc.pid), 0
+    while proc.poll() is None:
+        try:
+            processes = [tree, *tree.children(recursive=True)]
+            peak = max(peak, sum(p.memory_info().rss for p in processes))
+        except psutil.Error:  # a process ended between listing and reading it
+            pass
+        time.sleep(0.1)
+    out, err = proc.communicate()
+    if proc.returncode:
+        sys.exit(f"training from files ({who}) failed:\n{err}")
+    return {**json.loads(out.splitlines()[-1]), "peak_mb": peak / 1e6}
+
+
+def same_as_train(path: Path) -> bool:
+    """train_from_files on the first 2 million characters of `path` (small chunks, 2 workers)
+    against bpe.train."""
+    with path.open(encoding="utf-8") as file:
+        text = file.read(2_000_000)
+    part = path.with_name("slice.txt")
+    part.write_text(text, encoding="utf-8")
+    ours = bpe_files.train_from_files(
+        [part], vocab_size=1000, special_tokens=[EOT], workers=2, chunk_size=10_000
+    )
+    return ours == bpe.train(text, 1000, "gpt4", [EOT])
+
+
+def files_table(sizes: list[int], rounds: int, folder: Path) -> bool:
+    """Time and memory of both trainers at each corpus size; False if a check failed."""
+    head = (
+        f"{'corpus MB':>9} {'distinct words':>14} {'ours s':>7} {'HF s':>7} {'ours/HF':>7}"
+        f" {'ours MB':>8} {'HF MB':>7}  targets: time <= 2x HF, memory <= 1000 MB"
+    )
+    print(head + "\n" + "-" * len(head))
+    ok = True
+    for megabytes in sizes:
+        path, distinct = zipf_corpus(megabytes, folder)
+        if megabytes == sizes[0]:
+            ok = same_as_train(path)
+            print(f"(train_from_files == bpe.train on 2M characters: {'ok' if ok else 'FAILED'})")
+        runs = {who: [run_polled(who, path) for _ in range(rounds)] for who in ("ours", "hf")}
+        ok = ok and all(r["vocab"] == FILES_VOCAB for side in runs.values() for r in side)
+        t = {who: statistics.median(r["seconds"] for r in runs[who]) for who in runs}
+        mb = {who: max(r["peak_mb"] for r in runs[who]) for who in runs}
+        met = (
+            ("met" if t["ours"] <= 2 * t["hf"] else "MISSED")
+            + ", "
+            + ("met" if mb["ours"] <= 1000 else "MISSED")
+        )
+        print(
+            f"{path.stat().st_size / 1e6:9.0f} {distinct:14,} {t['ours']:7.1f} {t['hf']:7.1f}"
+            f" {t['ours'] / t['hf']:7.2f} {mb['ours']:8.0f} {mb['hf']:7.0f}  {met}",
+            flush=True,
+        )
+    return ok
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds per job (3 if slow)")
     parser.add_argument("--only", default="", help="only the rows whose job contains this text")
+    parser.add_argument("--sizes", default="30,100,300", help="corpus sizes in MB, for files")
+    parser.add_argument(
+        "--corpus-dir", type=Path, default=Path("/tmp/course-benchmark"), help="generated corpora"
+    )
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--files-worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         job, sides, rounds = args.worker
         print(json.dumps(worker(job, sides.split(","), int(rounds))))
+        return
+    if args.files_worker:
+        print(json.dumps(files_worker(*args.files_worker)))
+        return
+    if args.only == "files":  # its own table: minutes per size, so only when asked for
+        sizes = [int(size) for size in args.sizes.split(",")]
+        print(f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; median of {args.rounds}")
+        if not files_table(sizes, args.rounds, args.corpus_dir):
+            sys.exit("correctness check failed for training from files")
         return
     data.ensure_tiktoken_cache(["cl100k_base", "o200k_base"])
     import tiktoken

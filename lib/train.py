@@ -1,0 +1,140 @@
+"""Train a tokenizer on your own text files, from the command line.
+
+    python -m lib.train corpus/*.txt --vocab-size 10000 --special-token "<|endoftext|>" \\
+        --out my.tok
+
+The files are read as one UTF-8 text, split by the pattern in parallel and never held in memory
+whole (see `lib.bpe_files`). At the end it prints how long each phase took, the peak memory, and
+the compression the tokenizer reaches on a sample of text (bytes per token: higher is better).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import os
+import resource
+import sys
+import time
+from pathlib import Path
+
+from lib import bpe, corpus_files, patterns
+from lib.bpe_files import train_from_files
+from lib.tokenizer import Tokenizer
+
+FORMATS = ("course", "tiktoken", "huggingface")
+SAMPLE_BYTES = 1_000_000  # enough text for a stable compression figure, quick to encode
+
+
+def parser() -> argparse.ArgumentParser:
+    cli = argparse.ArgumentParser(prog="python -m lib.train", description=__doc__.split("\n\n")[0])
+    cli.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read in order")
+    cli.add_argument(
+        "--vocab-size", type=int, required=True, metavar="N",
+        help="tokens in the vocabulary: 256 bytes + merges + special tokens",
+    )  # fmt: skip
+    cli.add_argument(
+        "--pattern", default="gpt4", metavar="gpt2|gpt4|gpt4o|none|REGEX",
+        help="split pattern: a name, 'none' (no splitting) or a regex (default: gpt4)",
+    )  # fmt: skip
+    cli.add_argument(
+        "--special-token", action="append", default=[], metavar="T", dest="specials",
+        help="a special token such as <|endoftext|>, never merged with text (repeatable)",
+    )  # fmt: skip
+    cli.add_argument(
+        "--workers", type=int, default=None, metavar="N",
+        help=f"processes that split the text (default: one per CPU, here {os.cpu_count()})",
+    )  # fmt: skip
+    cli.add_argument("--out", required=True, type=Path, metavar="PATH", help="file to write")
+    cli.add_argument(
+        "--format", choices=FORMATS, default="course",
+        help="course: Tokenizer.save's text file (default); tiktoken: a .tiktoken ranks file;"
+        " huggingface: a tokenizer.json for Hugging Face tokenizers",
+    )  # fmt: skip
+    cli.add_argument(
+        "--held-out", type=Path, metavar="FILE",
+        help="text not trained on, to measure compression (default: the start of the first FILE)",
+    )  # fmt: skip
+    return cli
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli = parser()
+    args = cli.parse_args(argv)
+    pattern = None if args.pattern == "none" else args.pattern
+    try:  # everything that can be checked before hours of work is checked now
+        paths = corpus_files.check_paths(args.files)
+        sample_path = corpus_files.check_paths([args.held_out or paths[0]])[0]
+        bpe.check_request(args.vocab_size, args.specials)
+        patterns.resolve(pattern)
+        _check_output(args.out, args.format)
+        if args.workers is not None and args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
+    except (ValueError, TypeError, OSError) as err:
+        cli.error(str(err))
+    timings: dict[str, float] = {}
+    try:
+        vocab, merges = train_from_files(
+            paths, vocab_size=args.vocab_size, pattern=pattern, special_tokens=args.specials,
+            workers=args.workers, progress=True, timings=timings,
+        )  # fmt: skip
+    except ValueError as err:  # invalid UTF-8, named with its file and byte
+        sys.exit(f"error: {err}")
+    first_special = 256 + len(merges)
+    specials = {vocab[i].decode(): i for i in range(first_special, len(vocab))}
+    tok = Tokenizer(vocab, merges, pattern, special_tokens=specials, name=args.out.stem)
+    start = time.perf_counter()
+    _save(tok, args.out, args.format)
+    timings["saving"] = time.perf_counter() - start
+    print(_summary(tok, timings, sample_path, held_out=args.held_out is not None, out=args.out))
+    if args.format == "tiktoken":
+        print(
+            "  a .tiktoken file holds the ranks only; in tiktoken, pass them with the pattern:"
+            " tiktoken.Encoding(name, pat_str=..., mergeable_ranks=tiktoken.load."
+            f"load_tiktoken_bpe({str(args.out)!r}), special_tokens={specials!r})"
+        )
+
+
+def _check_output(out: Path, fmt: str) -> None:
+    if out.is_dir():
+        raise ValueError(f"--out {out} is a directory; give a file name")
+    folder = out.parent if str(out.parent) else Path(".")
+    if not folder.is_dir():
+        raise ValueError(f"--out {out}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK) or (out.exists() and not os.access(out, os.W_OK)):
+        raise ValueError(f"--out {out}: not writable; choose another place")
+
+
+def _save(tok: Tokenizer, out: Path, fmt: str) -> None:
+    if fmt == "course":
+        tok.save(out)
+    elif fmt == "tiktoken":  # tiktoken's own writer needs the optional blobfile package
+        lines = (
+            f"{base64.b64encode(token).decode()} {rank}\n" for token, rank in tok.ranks.items()
+        )
+        out.write_text("".join(lines), encoding="ascii")
+    else:
+        tok.save_huggingface(out)
+
+
+def _summary(tok: Tokenizer, timings: dict, sample: Path, held_out: bool, out: Path) -> str:
+    with sample.open("rb") as file:
+        text = file.read(SAMPLE_BYTES).decode("utf-8", errors="ignore")  # a cut last character
+    n_bytes = len(text.encode("utf-8"))
+    n_tokens = len(tok.to_tiktoken().encode_ordinary(text))
+    ratio = f"{n_bytes / n_tokens:.2f} bytes per token" if n_tokens else "no text to measure"
+    where = "held-out" if held_out else "training (pass --held-out FILE for unseen text)"
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3  # kB on Linux
+    worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1e3
+    lines = [
+        f"wrote {out}: {len(tok.vocab)} tokens ({len(tok.merges)} merges,"
+        f" {len(tok.special_tokens)} special)",
+        *(f"  {phase:9} {seconds:8.1f} s" for phase, seconds in timings.items()),
+        f"  peak memory: {own:.0f} MB in this process, {worker:.0f} MB in the largest worker",
+        f"  compression on {n_bytes:,} bytes of {where} text from {sample}: {ratio}",
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()

@@ -159,8 +159,11 @@ def test_generated_strings_with_specials_allowed_and_disallowed(pair):
             assert ours.encode(text) == ref.encode(text), text
 
 
+# Code points this Python's Unicode tables call unassigned are left out: the `regex` package knows
+# newer Unicode than tiktoken's Rust regex, so for a letter added recently (U+3D000 is one) the two
+# split patterns disagree, and that is a difference of Unicode versions, not of BPE.
 @settings(max_examples=150, deadline=None)
-@given(text=st.text(max_size=100))
+@given(text=st.text(st.characters(exclude_categories=("Cn",)), max_size=100))
 def test_hypothesis_text(pair, text):
     ours, ref = pair
     assert ours.encode(text, disallowed_special=()) == ref.encode(text, disallowed_special=())

@@ -65,16 +65,18 @@ _VOLATILE_CELL_METADATA = ("execution", "collapsed", "scrolled", "ExecuteTime", 
 _KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 
-class _ThisPython(KernelSpecManager):
+class ThisPython(KernelSpecManager):
     """Kernel specs that always start the kernel with this interpreter (like nbval's
-    --nbval-current-env), so a `python3` kernel registered elsewhere cannot change the outputs."""
+    --nbval-current-env), so a `python3` kernel registered elsewhere cannot change the outputs.
+    `interrupt_mode` "message" is for kernels a signal cannot reach (the grader's sandbox)."""
+
+    interrupt_mode = "signal"
 
     def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
         import ipykernel.kernelspec
 
-        return KernelSpec(
-            resource_dir=ipykernel.kernelspec.RESOURCES, **ipykernel.kernelspec.get_kernel_dict()
-        )
+        spec = {**ipykernel.kernelspec.get_kernel_dict(), "interrupt_mode": self.interrupt_mode}
+        return KernelSpec(resource_dir=ipykernel.kernelspec.RESOURCES, **spec)
 
 
 def notebook_paths(paths: list[str] | None = None) -> list[Path]:
@@ -95,7 +97,7 @@ def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = CELL_TIMEOUT) -
     """Run every cell of `nb` in a fresh kernel started in `cwd`, store the outputs in `nb`, and
     return the run time in seconds. Raises nbclient's CellExecutionError if a cell fails (unless
     the cell is tagged `raises-exception`)."""
-    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
+    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=ThisPython())
     client = NotebookClient(
         nb,
         km=kernel,

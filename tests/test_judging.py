@@ -157,3 +157,16 @@ def test_malformed_outcomes_from_a_kernel_are_failed_cases(forged):
     exercise = exercise_of(Case(expected=1), Case(expected=Raises(ValueError)), name="e")
     result = exercise.judge(exercise.cases(), [forged, forged])
     assert (result.status, result.score) in {("failed", 0), ("error", 0)}
+
+
+@pytest.mark.parametrize(
+    ("claimed", "kept"), [(99, 2.0), (-5, 0.0), ("2", 0.0), (None, 0.0), (True, 1.0), (1.5, 1.5)]
+)
+def test_the_grader_clamps_any_score_to_what_the_exercise_is_worth(claimed, kept):
+    from lib.grading.batch import _checked
+
+    exercise = exercise_of(Case(expected=1))
+    exercise.points = 2
+    row = _checked({"score": claimed, "status": "passed", "reason": "x" * 5000}, exercise)
+    assert (row["score"], row["max_score"]) == (kept, 2.0)
+    assert len(row["reason"]) < 1100  # capped, with a note saying so

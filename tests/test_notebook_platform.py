@@ -243,9 +243,9 @@ def test_progress_bar_shows_when_a_person_runs_the_cell():
     """Jupyter, Colab and VS Code send cells with allow_stdin=True; batch runners send False."""
     from jupyter_client.manager import KernelManager
 
-    from lib.notebooks import _ThisPython
+    from lib.notebooks import ThisPython
 
-    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=_ThisPython())
+    kernel = KernelManager(kernel_name="python3", kernel_spec_manager=ThisPython())
     kernel.start_kernel(cwd=str(ROOT))
     client = kernel.client()
     client.start_channels()

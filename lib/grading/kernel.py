@@ -15,13 +15,13 @@ from queue import Empty
 from time import monotonic
 
 import nbformat
-from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
 from lib.grading.kernel_side import MIME
+from lib.notebooks import ThisPython
 
 TIMEOUT = "CellTimeout"  # the error name nbclient reports for an interrupted, too-long cell
 
@@ -36,20 +36,6 @@ class KernelLost(Exception):
     def __init__(self, cell_index: int, why: str):
         super().__init__(why)
         self.cell_index, self.why = cell_index, why
-
-
-class _ThisPython(KernelSpecManager):
-    """The `python3` kernel of the grader's own environment, whatever else is installed. In a
-    sandbox, interrupts go as messages: a signal cannot reach into the box's own process tree."""
-
-    boxed = False
-
-    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-        import ipykernel.kernelspec
-
-        spec = ipykernel.kernelspec.get_kernel_dict()
-        spec["interrupt_mode"] = "message" if self.boxed else "signal"
-        return KernelSpec(resource_dir=ipykernel.kernelspec.RESOURCES, **spec)
 
 
 class _BoxedManager(AsyncKernelManager):
@@ -138,8 +124,8 @@ class Kernel(NotebookClient):
     ) -> None:
         """Start the kernel in `cwd`. With `box`, the kernel command is wrapped by it and the
         kernel talks through sockets in `runtime` (a folder the box shares), not over TCP."""
-        specs = _ThisPython()
-        specs.boxed = box is not None
+        specs = ThisPython()  # in a box, interrupts go as messages: no signal reaches inside
+        specs.interrupt_mode = "signal" if box is None else "message"
         if box is None:
             self.km = _BoxedManager(kernel_name="python3", kernel_spec_manager=specs)
         else:

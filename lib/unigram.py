@@ -131,7 +131,7 @@ class Unigram:
         lattice = self.lattice(text)
         forward = [0.0]  # forward[end]: log of the total weight of all the paths to `end`
         for end in range(1, len(text) + 1):
-            forward.append(_logsumexp([forward[s] + alpha * score for s, score in lattice[end]]))
+            forward.append(logsumexp([forward[s] + alpha * score for s, score in lattice[end]]))
         pieces = []
         end = len(text)
         while end > 0:
@@ -148,6 +148,9 @@ def _first(candidate: tuple[float, int]) -> float:
     return candidate[0]
 
 
-def _logsumexp(values: list[float]) -> float:
+def logsumexp(values: list[float]) -> float:
+    """log(sum(exp(v) for v in values)), without overflow: factor out the largest first."""
     top = max(values)
+    if top == -math.inf:
+        return top
     return top + math.log(sum(math.exp(v - top) for v in values))

@@ -8,7 +8,8 @@ and so on. A piece that does not start a word is written with `##` in front (`"t
 `"##ization"`), so "izat" inside a word and "izat" as a word are different tokens.
 
 If some part of a word matches no piece at all, the *whole word* becomes `[UNK]`: unlike
-byte-level BPE, WordPiece can lose text. This is what Hugging Face `tokenizers`' `WordPiece` model
+byte-level BPE, WordPiece can lose text. `vocab_from_bpe` builds a vocabulary from BPE pieces, as
+Hugging Face's `WordPieceTrainer` does. This is what Hugging Face `tokenizers`' `WordPiece` model
 does with `BertPreTokenizer` (and a `BertNormalizer` that only separates CJK characters); the tests
 check it piece for piece, id for id and offset for offset.
 
@@ -141,3 +142,28 @@ def decode(pieces: list[str]) -> str:
     for piece in pieces:
         text += piece[len(PREFIX) :] if piece.startswith(PREFIX) else " " * bool(text) + piece
     return text
+
+
+def vocab_from_bpe(pieces: list[str], size: int) -> dict[str, int]:
+    """A WordPiece vocabulary of `size` pieces (ids in order) from BPE pieces written in
+    SentencePiece's notation, in the order they were learned.
+
+    Hugging Face's `WordPieceTrainer` learns its vocabulary with BPE's merge loop, then writes
+    the pieces the WordPiece way; its ties are broken in hash order, so its vocabulary changes
+    from run to run. SentencePiece's BPE trainer is deterministic, and its `▁x` (x at the start of
+    a word) is WordPiece's `x`, any other piece `y` is `##y`. First come `[UNK]` and every
+    character (with its `##` form too, except punctuation and CJK ideographs, which are always
+    words of their own), so that any word of known characters can be spelled; then the longer
+    pieces in order until the vocabulary is full.
+    """
+    alone = {c for p in pieces for c in p if is_punctuation(c) or is_cjk(c)}
+    chars = sorted({c for p in pieces for c in p if c != "▁"})
+    vocab = dict.fromkeys(
+        [UNK, *(form for c in chars for form in (c, PREFIX + c)[: 2 - (c in alone)])]
+    )
+    for piece in pieces:
+        if len(vocab) >= size:
+            break
+        if len(piece.lstrip("▁")) > 1 and not alone & set(piece):
+            vocab[piece[1:] if piece.startswith("▁") else PREFIX + piece] = None
+    return {piece: i for i, piece in enumerate(list(vocab)[:size])}

@@ -149,9 +149,9 @@ def vocab_from_bpe(pieces: list[str], size: int) -> dict[str, int]:
     SentencePiece's notation, in the order they were learned.
 
     Hugging Face's `WordPieceTrainer` learns its vocabulary with BPE's merge loop, then writes
-    the pieces the WordPiece way; its ties are broken in hash order, so its vocabulary changes
-    from run to run. SentencePiece's BPE trainer is deterministic, and its `▁x` (x at the start of
-    a word) is WordPiece's `x`, any other piece `y` is `##y`. First come `[UNK]` and every
+    the pieces the WordPiece way, but its vocabulary can differ from one run to the next.
+    SentencePiece's BPE trainer is deterministic, and its `▁x` (x at the start of a word) is
+    WordPiece's `x`, any other piece `y` is `##y`. First come `[UNK]` and every
     character (with its `##` form too, except punctuation and CJK ideographs, which are always
     words of their own), so that any word of known characters can be spelled; then the longer
     pieces in order until the vocabulary is full.

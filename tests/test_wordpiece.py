@@ -90,3 +90,28 @@ def test_greedy_longest_match_and_whole_word_unknowns():
         ("!", 8, 9),
     ]
     assert wordpiece.decode(["un", "##aff", "##able", "[UNK]", "!"]) == "unaffable [UNK] !"
+
+
+def test_vocabulary_from_bpe_pieces():
+    pieces = ["▁t", "he", "▁the", "▁a", ",", "▁世界", "er", "t", "h", "e", "a", "r", "世", "界"]
+    vocab = wordpiece.vocab_from_bpe(pieces, 17)
+    alphabet = [
+        "[UNK]",
+        ",",
+        "a",
+        "##a",
+        "e",
+        "##e",
+        "h",
+        "##h",
+        "r",
+        "##r",
+        "t",
+        "##t",
+        "世",
+        "界",
+    ]
+    assert list(vocab) == [*alphabet, "##he", "the", "##er"]  # no "▁a": a is already there
+    assert list(vocab.values()) == list(range(17))
+    assert wordpiece.encode_word("there", vocab) == ["the", "##r", "##e"]
+    assert len(wordpiece.vocab_from_bpe(pieces, 5)) == 5

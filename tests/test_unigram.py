@@ -10,6 +10,7 @@ import random
 from collections import Counter
 
 import pytest
+import sentencepiece as spm
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
@@ -35,7 +36,6 @@ def sp():
     that does not put combining marks in canonical order (Arabic shadda + damma come out in the
     other order than Python's NFKC), so the pipeline is compared without it, and NFKC on its own.
     """
-    spm = pytest.importorskip("sentencepiece", reason="sentencepiece is not installed")
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(

@@ -1,0 +1,153 @@
+"""Lesson 7 exercises: WordPiece's greedy match, Unigram's Viterbi, SentencePiece's byte fallback.
+
+Expected values come from `lib.wordpiece` and `lib.unigram`, which the tests prove equal to
+Hugging Face `tokenizers` and SentencePiece.
+"""
+
+from __future__ import annotations
+
+from lib import unigram, wordpiece
+from lib.exercises.core import Case, Exercise
+
+# A small vocabulary written for these checks: English, German and Hindi pieces, with traps for
+# a shortest-match or a forgotten "##".
+_VOCAB = {"[UNK]", "un", "##aff", "##able", "##a", "##ff", "a", "able", "token", "##izer"}
+_VOCAB |= {"##s", "##iz", "##er", "haus", "##haus", "##tür", "tür", "##en", "नम", "##स्", "##ते", "न"}
+
+_WORDS = [
+    "unaffable",  # un ##aff ##able: the longest first, not ##a ##ff
+    "tokenizer",
+    "tokenizers",
+    "able",
+    "a",
+    "haustür",
+    "türhaus",
+    "haustüren",
+    "नमस्ते",
+    "unaffablex",  # the x matches nothing: the whole word is [UNK]
+    "xunaffable",
+    "ट",
+    "",
+]
+
+
+def _wordpiece_cases() -> list[Case]:
+    return [
+        Case(args=(word, set(_VOCAB)), expected=wordpiece.encode_word(word, _VOCAB))
+        for word in _WORDS
+    ]
+
+
+# Scores chosen so that no two segmentations of these texts tie (checked when the cases are made).
+_SCORES = {"a": -2.1, "b": -2.6, "c": -3.3, "ab": -3.9, "bc": -4.4, "abc": -7.2, "ca": -4.0}
+_SCORES |= {"▁": -1.7, "▁a": -3.1, "▁ab": -5.3, "ा": -2.9, "क": -3.05, "का": -4.6, "▁का": -6.4}
+_TEXTS = ["abc", "abcabc", "cab", "▁abc▁ca", "bcbc", "a", "▁का▁क", "काका", "▁abcab▁bca", "ccca"]
+
+
+def _segmentations(text: str) -> list[list[str]]:
+    if not text:
+        return [[]]
+    return [
+        [text[:end], *rest]
+        for end in range(1, len(text) + 1)
+        if text[:end] in _SCORES
+        for rest in _segmentations(text[end:])
+    ]
+
+
+def _viterbi_cases() -> list[Case]:
+    model = unigram.Unigram([("<unk>", 0.0), *_SCORES.items()])
+    cases = []
+    for text in _TEXTS:
+        totals = sorted(round(sum(_SCORES[p] for p in s), 9) for s in _segmentations(text))
+        assert len(totals) < 2 or totals[-1] != totals[-2], f"a tie in {text!r}"
+        best = [piece for piece, _, _ in model.segment(text)]
+        cases.append(Case(args=(text, dict(_SCORES)), expected=best))
+    return cases
+
+
+_FALLBACK_TEXTS = ["A", "é", "ஆ", "€", "😀", "aஆ", "", "世界", "ü", "\n"]
+
+
+def _byte_fallback_cases() -> list[Case]:
+    return [Case(args=(text,), expected=unigram.byte_fallback(text)) for text in _FALLBACK_TEXTS]
+
+
+wordpiece_word = Exercise(
+    name="wordpiece_word",
+    lesson=7,
+    points=1,
+    target="wordpiece_word",
+    cases=_wordpiece_cases,
+    hint=(
+        "Keep a position `start`, beginning at 0. While start < len(word): try end = len(word), "
+        "len(word) - 1, ... down to start + 1, and take the first candidate word[start:end] (with "
+        '"##" in front when start > 0) that is in vocab; append it and set start = end. If no end '
+        'works, return ["[UNK]"] at once: the whole word is unknown, not just that part.'
+    ),
+    solution="""\
+def wordpiece_word(word: str, vocab: set[str]) -> list[str]:
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            piece = ("##" if start > 0 else "") + word[start:end]
+            if piece in vocab:
+                pieces.append(piece)
+                start = end
+                break
+        else:
+            return ["[UNK]"]
+    return pieces
+""",
+)
+
+viterbi = Exercise(
+    name="viterbi",
+    lesson=7,
+    points=2,
+    target="viterbi",
+    cases=_viterbi_cases,
+    hint=(
+        "Make a list `best` of len(text) + 1 entries; best[0] = (0.0, 0) and the others None. For "
+        "each end from 1 to len(text), look at every start < end with text[start:end] in scores: "
+        "the candidate is (best[start][0] + scores[text[start:end]], start); keep the one with the "
+        "highest score in best[end]. Then walk back: end = len(text); the last piece is "
+        "text[best[end][1]:end]; set end = best[end][1] and repeat until end is 0. Reverse."
+    ),
+    solution="""\
+def viterbi(text: str, scores: dict[str, float]) -> list[str]:
+    best = [(0.0, 0)] + [None] * len(text)
+    for end in range(1, len(text) + 1):
+        for start in range(end):
+            piece = text[start:end]
+            if piece in scores and best[start] is not None:
+                candidate = (best[start][0] + scores[piece], start)
+                if best[end] is None or candidate[0] > best[end][0]:
+                    best[end] = candidate
+    pieces, end = [], len(text)
+    while end > 0:
+        start = best[end][1]
+        pieces.append(text[start:end])
+        end = start
+    return pieces[::-1]
+""",
+)
+
+byte_fallback = Exercise(
+    name="byte_fallback",
+    lesson=7,
+    points=1,
+    target="byte_fallback",
+    cases=_byte_fallback_cases,
+    hint=(
+        'Encode the text to UTF-8 bytes with text.encode("utf-8"); iterating over a bytes object '
+        'gives integers. Write each as "<0x" + two upper-case hex digits + ">": the format '
+        'f"<0x{b:02X}>" does exactly that.'
+    ),
+    solution="""\
+def byte_fallback(text: str) -> list[str]:
+    return [f"<0x{b:02X}>" for b in text.encode("utf-8")]
+""",
+)
+
+EXERCISES = [wordpiece_word, viterbi, byte_fallback]  # in the order the notebook asks them

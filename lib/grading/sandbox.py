@@ -120,8 +120,8 @@ def command(
     # As root, no user namespace: it would map only root, and the kernel must become `uid`.
     unshare = ["--unshare-all"] if uid is None else [f"--unshare-{n}" for n in NAMESPACES]
     box = ["bwrap", *unshare, "--die-with-parent", "--new-session"]
-    box += _binds(SYSTEM) + _binds(readonly)
-    box += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/tmp/home"]
+    box += _binds(SYSTEM) + ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    box += ["--perms", "1777", "--dir", "/tmp/home", *_binds(readonly)]  # a venv in /tmp shows
     box += _binds([str(work), str(runtime)], "--bind")
     # The kernel would watch for its parent by pid, which means nothing in its own pid namespace;
     # --die-with-parent does that job.

@@ -59,6 +59,11 @@ def test_mirror_copy_lands_in_cache_and_keeps_crlf(fake):
     assert data.read_text("fake/crlf.txt") == "one\r\ntwo\n"
 
 
+def test_cached_copies_are_readable_by_everyone(fake):
+    """The grader's sandboxed kernels run as other users and read the instructor's cache."""
+    assert data.path("fake/crlf.txt").stat().st_mode & 0o777 == 0o644
+
+
 def test_cached_copy_is_used_without_mirror(fake, monkeypatch):
     data.path("fake/crlf.txt")
     monkeypatch.delenv(data.MIRROR_VAR)

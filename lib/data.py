@@ -128,7 +128,7 @@ def _copy_atomically(source: Path, target: Path) -> None:
     os.close(handle)
     try:
         shutil.copyfile(source, partial)
-        os.chmod(partial, 0o644)  # mkstemp makes it private; the cache is shared (e.g. the grader's)
+        os.chmod(partial, 0o644)  # mkstemp makes it private; the cache is shared (the grader)
         os.replace(partial, target)
     except BaseException:
         Path(partial).unlink(missing_ok=True)

@@ -8,10 +8,9 @@ character on their own shown as their bytes. It accepts our `lib.Tokenizer` (or 
 The chart helpers return plotly figures (display one by making it a cell's last expression); each
 needs a title and axis labels that say the unit, e.g. "UTF-8 bytes per character".
 
-Importing this module also picks how figures are stored in a Jupyter notebook: the plotly mime
-type (drawn by JupyterLab, Notebook 7 and VS Code) plus an HTML version that loads plotly.js from
-its CDN (drawn by nbviewer and HTML exports). On Colab, and wherever plotly chose a special
-renderer, plotly's own choice stays.
+In a Jupyter kernel plotly stores a figure as its JSON only (JupyterLab, Notebook 7 and VS Code
+draw it; Colab uses its own renderer). Readers without JavaScript (GitHub, nbviewer, HTML exports)
+see the PNG that `python -m lib.notebooks regenerate` stores beside it (lib/static_figures.py).
 """
 
 from __future__ import annotations
@@ -23,10 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import plotly.graph_objects as go
-import plotly.io as pio
-
-if pio.renderers.default in ("plotly_mimetype", "vscode"):  # a Jupyter kernel, not Colab
-    pio.renderers.default = "plotly_mimetype+notebook_connected"
 
 # Light colours that keep black text readable; neighbours always differ.
 PALETTE = ("#c9e4f6", "#fde2b8", "#cdeccd", "#f7cfd8", "#e2d6f3", "#fff3b0", "#d3ecea", "#eadccc")

@@ -149,7 +149,11 @@ def test_normalize_keeps_lesson_metadata_and_drops_run_metadata():
     assert nb.metadata == {
         "course": {"lesson": 3},
         "language_info": {"name": "python"},
-        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "kernelspec": {
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+            "name": "python3",
+        },
     }
     assert nb.cells[0].metadata == {"tags": ["exercise"], "exercise": "merge"}
 

@@ -6,7 +6,8 @@ which only a JavaScript front end draws: JupyterLab, Notebook 7, VS Code. GitHub
 output, so `python -m lib.notebooks regenerate` adds a PNG of each figure to its output (made with
 plotly's static export, kaleido, which drives a headless Chromium). Jupyter front ends still draw
 the interactive figure from the JSON; a live kernel on Colab or JupyterLab makes its own outputs
-and never sees these images.
+and never sees these images. Chromium draws text only in the scripts it has fonts for: on Debian,
+install `fonts-noto-core` before regenerating, or Devanagari labels come out as empty boxes.
 
 `pytest --nbval` does not compare `image/png` outputs (pixels may differ between Chromium builds),
 so a fresh run, which has no PNG, still matches the stored notebook.

@@ -279,3 +279,16 @@ def test_progress_bar_shows_when_a_person_runs_the_cell():
     assert shown[True][0]["data"]["application/vnd.jupyter.widget-view+json"]
     assert shown[True][-1]["data"] == {"text/plain": "merges: 3/3"}
     assert shown[False] == [{"name": "stdout", "text": "merges: 3/3\n"}]
+
+
+def test_check_reports_a_figure_without_its_static_image():
+    figure = {"data": [{"type": "bar", "x": ["a"], "y": [1]}], "layout": {}}
+    output = nbformat.v4.new_output("display_data", data={"application/vnd.plotly.v1+json": figure})
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# L"), nbformat.v4.new_code_cell(SETUP_CELL)]
+    nb.cells += [nbformat.v4.new_code_cell("chart()", execution_count=2, outputs=[output])]
+    nb.cells[1].execution_count = 1
+    normalize(nb)
+    assert problems(nb) == ["1 plotly figure(s) without a static image"]
+    output.data["image/png"] = "iVBORw0KGgo="
+    assert problems(nb) == []

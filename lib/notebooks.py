@@ -9,8 +9,8 @@ and are what `pytest --nbval` compares against, so they are always made the same
 `regenerate` puts the current `SETUP_CELL` in each notebook's second cell (replacing a `# SETUP`
 placeholder too), runs the notebook top to bottom in a fresh kernel of this Python environment
 with `PYTHONHASHSEED=0` (the rest of the environment, e.g. `COURSE_DATA_MIRROR`, is passed
-through), then strips what changes on every run without meaning anything: per-cell timestamps
-and widget state.
+through), then strips what changes on every run without meaning anything (per-cell timestamps
+and widget state) and stores a static image beside each plotly figure (`lib.static_figures`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import nbformat
 from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
+
+from lib.static_figures import add_static_images, figures_without_image
 
 REPO_URL = "https://github.com/tokenization-course/tokenization-course"
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,7 +64,9 @@ if str(root) not in sys.path:
 
 # Cell metadata that records one particular run (timing) or one particular editor's view.
 _VOLATILE_CELL_METADATA = ("execution", "collapsed", "scrolled", "ExecuteTime", "colab", "outputId")
-_KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
+# Exactly what JupyterLab writes when it opens a notebook with ipykernel's `python3` kernel, so
+# that opening a lesson does not mark it as modified.
+_KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
 class ThisPython(KernelSpecManager):
@@ -141,8 +145,10 @@ def problems(nb: nbformat.NotebookNode) -> list[str]:
         found.append("cells carry run or editor metadata (timestamps, scroll state)")
     if "widgets" in nb.metadata:
         found.append("the notebook stores widget state")
-    if nb.metadata.get("kernelspec", {}).get("name") != "python3":
-        found.append("the kernel is not python3")
+    if nb.metadata.get("kernelspec") != _KERNELSPEC:
+        found.append(f"the kernelspec is not {_KERNELSPEC}")
+    if missing := figures_without_image(nb):
+        found.append(f"{missing} plotly figure(s) without a static image")
     return found
 
 
@@ -152,6 +158,7 @@ def regenerate(path: Path) -> float:
     install_setup_cell(nb)
     seconds = execute(nb, cwd=path.resolve().parent)
     normalize(nb)
+    add_static_images(nb)
     nbformat.write(nb, path)
     return seconds
 

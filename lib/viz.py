@@ -1,121 +1,35 @@
 """Pictures for the lessons: tokens as coloured spans, and plotly charts.
 
-`show_tokens(text, tokenizer)` shows how a tokenizer cuts a text, as the tiktokenizer web app does:
-one coloured span per token, whitespace made visible, and tokens that are not a whole UTF-8
-character on their own shown as their bytes. It accepts our `lib.Tokenizer` (or anything with
-`encode` and `decode_bytes`) and a `tiktoken.Encoding`.
+`show_tokens(text, tokenizer)` shows how a tokenizer cuts a text, as the tiktokenizer web app does
+(it lives in lib/token_view.py and is re-exported here, where the lessons look for pictures).
 
 The chart helpers return plotly figures (display one by making it a cell's last expression); each
 needs a title and axis labels that say the unit, e.g. "UTF-8 bytes per character".
 
-Importing this module also picks how figures are stored in a Jupyter notebook: the plotly mime
-type (drawn by JupyterLab, Notebook 7 and VS Code) plus an HTML version that loads plotly.js from
-its CDN (drawn by nbviewer and HTML exports). On Colab, and wherever plotly chose a special
-renderer, plotly's own choice stays.
+In a Jupyter kernel plotly stores a figure as its JSON only (JupyterLab, Notebook 7 and VS Code
+draw it; Colab uses its own renderer). Readers without JavaScript (GitHub, nbviewer, HTML exports)
+see the PNG that `python -m lib.notebooks regenerate` stores beside it (lib/static_figures.py).
 """
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import plotly.graph_objects as go
-import plotly.io as pio
 
-if pio.renderers.default in ("plotly_mimetype", "vscode"):  # a Jupyter kernel, not Colab
-    pio.renderers.default = "plotly_mimetype+notebook_connected"
+from lib.token_view import TokenView, readable, show_tokens, token_bytes
 
-# Light colours that keep black text readable; neighbours always differ.
-PALETTE = ("#c9e4f6", "#fde2b8", "#cdeccd", "#f7cfd8", "#e2d6f3", "#fff3b0", "#d3ecea", "#eadccc")
-_VISIBLE = str.maketrans({" ": "·", "\n": "↵", "\t": "→", "\r": "␍"})
-# Bytes that are not valid UTF-8 come back from "surrogateescape" as U+DC80..U+DCFF; other
-# control characters would be invisible. Both are shown as hex bytes.
-_UNPRINTABLE = re.compile(r"[\udc80-\udcff\x00-\x08\x0b\x0c\x0e-\x1f\x7f]+")
-
-
-def readable(piece: bytes) -> str:
-    """How one token is written on screen: b" caf\\xc3\\xa9" -> "·café" (whitespace made
-    visible), b"\\xe0\\xa4" -> "<e0 a4>" (bytes that are not a whole character)."""
-    text = piece.decode("utf-8", errors="surrogateescape")
-
-    def as_hex(match: re.Match[str]) -> str:
-        return "<" + " ".join(f"{ord(c) & 0xFF:02x}" for c in match.group()) + ">"
-
-    return _UNPRINTABLE.sub(as_hex, text.translate(_VISIBLE))
-
-
-@dataclass
-class TokenView:
-    """A text cut into tokens; Jupyter shows it as coloured HTML, `print` as plain text."""
-
-    text: str
-    ids: list[int]
-    pieces: list[bytes]  # the bytes of each token; b"".join(pieces) == text.encode()
-    show_ids: bool = False
-
-    def summary(self) -> str:
-        n, n_bytes = len(self.ids), len(self.text.encode("utf-8"))
-        per_token = f" · {n_bytes / n:.2f} bytes per token" if n else ""
-        return (
-            f"{n} token{'s' * (n != 1)} · {len(self.text)} characters · {n_bytes} bytes{per_token}"
-        )
-
-    def __repr__(self) -> str:
-        # One "│" between tokens; a new line after each token that ends a line of the text.
-        shown = "".join(f"│{readable(p)}" + "\n" * p.endswith(b"\n") for p in self.pieces)
-        ids = f"\nids: {self.ids}" if self.show_ids else ""
-        return f"{self.summary()}\n{shown}│{ids}"
-
-    def _repr_html_(self) -> str:
-        spans = []
-        for i, (token_id, piece) in enumerate(zip(self.ids, self.pieces, strict=True)):
-            label = html.escape(readable(piece))
-            if self.show_ids:  # the id in small print under the token
-                label = (
-                    f'<span style="display:inline-block;text-align:center">{label}<br>'
-                    f'<small style="color:#555">{token_id}</small></span>'
-                )
-            tip = html.escape(f"id {token_id} · {piece!r}")
-            colour = PALETTE[i % len(PALETTE)]
-            spans.append(
-                f'<span title="{tip}" style="background:{colour};border-radius:3px;'
-                f'padding:1px 0;margin-right:1px">{label}</span>' + "\n" * piece.endswith(b"\n")
-            )
-        ids = ", ".join(map(str, self.ids))
-        return (
-            '<div style="font-family:ui-monospace,Menlo,Consolas,monospace;line-height:1.9">'
-            f'<div style="font-family:sans-serif;font-size:90%"><b>{self.summary()}</b> '
-            "(hover over a token to see its id)</div>"
-            '<div style="white-space:pre-wrap;word-break:break-all;color:#111">'
-            f"{''.join(spans)}</div>"
-            f'<details><summary style="font-family:sans-serif;font-size:90%">token ids'
-            f"</summary><code>[{ids}]</code></details></div>"
-        )
-
-
-def token_bytes(tokenizer: Any, token_id: int) -> bytes:
-    """The bytes of one token, for tiktoken encodings and for our tokenizers."""
-    if hasattr(tokenizer, "decode_single_token_bytes"):  # tiktoken.Encoding
-        return tokenizer.decode_single_token_bytes(token_id)
-    if hasattr(tokenizer, "decode_bytes"):  # lib.Tokenizer
-        return tokenizer.decode_bytes([token_id])
-    return tokenizer.decode([token_id]).encode("utf-8")  # e.g. a character-level tokenizer
-
-
-def show_tokens(text: str, tokenizer: Any, show_ids: bool = False) -> TokenView:
-    """Show how `tokenizer` cuts `text` into tokens (special tokens in the text are allowed).
-
-    Make it the last line of a cell to see coloured tokens; `show_ids=True` also prints each id
-    under its token.
-    """
-    try:
-        ids = list(tokenizer.encode(text, allowed_special="all"))
-    except TypeError:  # a tokenizer without special tokens
-        ids = list(tokenizer.encode(text))
-    return TokenView(text, ids, [token_bytes(tokenizer, i) for i in ids], show_ids)
+__all__ = [
+    "TokenView",
+    "bar_chart",
+    "grouped_bar_chart",
+    "line_chart",
+    "readable",
+    "show_tokens",
+    "text_table",
+    "token_bytes",
+]
 
 
 def text_table(rows: Sequence[Any], header: Sequence[str] | None = None) -> str:

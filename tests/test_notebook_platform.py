@@ -149,7 +149,11 @@ def test_normalize_keeps_lesson_metadata_and_drops_run_metadata():
     assert nb.metadata == {
         "course": {"lesson": 3},
         "language_info": {"name": "python"},
-        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "kernelspec": {
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+            "name": "python3",
+        },
     }
     assert nb.cells[0].metadata == {"tags": ["exercise"], "exercise": "merge"}
 
@@ -196,11 +200,15 @@ def test_regenerated_notebook_passes_strict_nbval(tmp_path):
     outputs = [o for cell in stored.cells[2:-1] for o in cell.get("outputs", [])]
     assert not [o for o in outputs if o.get("name") == "stderr"], "no progress bars stored"
     assert stored.cells[2].outputs[0].text == "a person is watching: False\n"
-    assert stored.cells[3].outputs[0].data["text/plain"] == str(sum(range(300_000)))
+    assert stored.cells[3].outputs[0].text == "counting: 300,000/300,000\n"  # the bar's last line
+    assert stored.cells[3].outputs[1].data["text/plain"] == str(sum(range(300_000)))
+    assert stored.cells[4].outputs[0].text == "merges: 44/44\n"
+    figures = [cell.outputs[0].data for cell in stored.cells[5:7]]
+    assert all(f["image/png"].startswith("iVBORw0KGgo") for f in figures)  # PNG, base64
     assert str(here / "lib" / "viz.py") in stored.cells[-1].outputs[0].text  # the warning
 
     nbformat.write(stored, there / "notebooks" / "probe.ipynb")
-    stored.cells[3].outputs[0].data["text/plain"] = "42"
+    stored.cells[3].outputs[1].data["text/plain"] = "42"
     nbformat.write(stored, there / "notebooks" / "tampered.ipynb")
     done = subprocess.run(
         [
@@ -259,10 +267,28 @@ def test_progress_bar_shows_when_a_person_runs_the_cell():
                 code, allow_stdin=allow_stdin, timeout=60, output_hook=outputs.append
             )
             shown[allow_stdin] = [
-                o["content"] for o in outputs if o["msg_type"] in ("stream", "display_data")
+                o["content"]
+                for o in outputs
+                if o["msg_type"] in ("stream", "display_data", "update_display_data")
             ]
     finally:
         client.stop_channels()
         kernel.shutdown_kernel(now=True)
-    assert shown[True] and "merges:" in str(shown[True][0])  # tqdm's widget (or its text)
-    assert shown[False] == []
+    # A person sees tqdm's widget, replaced by one plain line when it ends; a batch run gets
+    # only that line.
+    assert shown[True][0]["data"]["application/vnd.jupyter.widget-view+json"]
+    assert shown[True][-1]["data"] == {"text/plain": "merges: 3/3"}
+    assert shown[False] == [{"name": "stdout", "text": "merges: 3/3\n"}]
+
+
+def test_check_reports_a_figure_without_its_static_image():
+    figure = {"data": [{"type": "bar", "x": ["a"], "y": [1]}], "layout": {}}
+    output = nbformat.v4.new_output("display_data", data={"application/vnd.plotly.v1+json": figure})
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# L"), nbformat.v4.new_code_cell(SETUP_CELL)]
+    nb.cells += [nbformat.v4.new_code_cell("chart()", execution_count=2, outputs=[output])]
+    nb.cells[1].execution_count = 1
+    normalize(nb)
+    assert problems(nb) == ["1 plotly figure(s) without a static image"]
+    output.data["image/png"] = "iVBORw0KGgo="
+    assert problems(nb) == []

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import html
+import re
+from html.parser import HTMLParser
 
 import pytest
+from IPython.core.formatters import DisplayFormatter
 
-from lib import data, viz
+from lib import data, token_view, viz
 from lib.tokenizer import Tokenizer
 
 TEXTS = ["Hello world!\n\tindented", "नमस्ते दुनिया", "안녕하세요 👋🏽", "<b>bold</b> & café", ""]
@@ -62,7 +65,7 @@ def test_plain_text_fallback_lists_tokens_and_ids(cl100k):
         f"│Hello│·world│\nids: {ids}"
     )
     page = view._repr_html_()
-    assert all(f'<small style="color:#555">{i}</small>' in page for i in ids)
+    assert all(f'<small style="color:#444444">{i}</small>' in page for i in ids)
 
 
 def test_special_tokens_are_shown_as_one_token(cl100k):
@@ -128,3 +131,94 @@ def test_text_table_from_lists_or_dicts():
     rows = [{"a": 1, "long name": "x"}, {"a": 100, "long name": "yy"}]
     expected = ["  a  long name", "-" * 14, "  1  x", "100  yy"]
     assert viz.text_table(rows).splitlines() == expected
+
+
+# What JupyterLab's themes give text that sets no colours of its own (its light and dark themes).
+THEMES = {"light": ("#000000", "#ffffff"), "dark": ("#d4d4d4", "#111111")}
+
+
+def luminance(colour: str) -> float:
+    """WCAG relative luminance of "#rrggbb"."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+class TextColours(HTMLParser):
+    """Each piece of text in a page with the text and background colour it is drawn in, when
+    the page sits on a theme's (text, background)."""
+
+    def __init__(self, theme: tuple[str, str]) -> None:
+        super().__init__()
+        self.stack, self.seen = [theme], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("br", "wbr"):
+            return
+        style = dict(attrs).get("style") or ""
+        ink, paper = self.stack[-1]
+        ink = (re.search(r"(?:^|;)color:(#\w+)", style) or [None, ink])[1]
+        paper = (re.search(r"background:(#\w+)", style) or [None, paper])[1]
+        self.stack.append((ink, paper))
+
+    def handle_endtag(self, tag):
+        self.stack.pop()
+
+    def handle_data(self, text):
+        if text.strip():
+            self.seen.append((text, *self.stack[-1]))
+
+
+@pytest.mark.parametrize("show_ids", [False, True])
+def test_token_view_is_readable_in_light_and_dark_themes(cl100k, show_ids):
+    page = viz.show_tokens("Hello world!\n\tनमस्ते 👋", cl100k, show_ids)._repr_html_()
+    drawn = {}
+    for theme, colours in THEMES.items():
+        parser = TextColours(colours)
+        parser.feed(page)
+        drawn[theme] = parser.seen
+        for text, ink, paper in parser.seen:
+            assert contrast(ink, paper) >= 4.5, (theme, text, ink, paper)
+    assert drawn["light"] == drawn["dark"]  # every colour is the view's own, not the theme's
+    assert len(drawn["light"]) > 10
+
+
+def test_palette_is_okabe_ito_tints_and_tokens_have_borders(cl100k):
+    okabe_ito = ("#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7")
+    tints = [
+        "#" + "".join(f"{round(0.35 * int(c[i : i + 2], 16) + 0.65 * 255):02x}" for i in (1, 3, 5))
+        for c in okabe_ito
+    ]
+    assert list(token_view.PALETTE) == tints
+    assert min(contrast(token_view.INK, colour) for colour in tints) > 11
+    page = viz.show_tokens("one two three four five six seven eight", cl100k)._repr_html_()
+    styles = re.findall(r'<span title="[^"]*" style="([^"]*)"', page)
+    assert len(styles) == 8 and all("border:1px solid" in style for style in styles)
+    backgrounds = [re.search(r"background:(#\w+)", style)[1] for style in styles]
+    assert all(a != b for a, b in zip(backgrounds, backgrounds[1:], strict=False))
+
+
+def test_tokens_never_break_inside_and_whitespace_is_marked(cl100k):
+    view = viz.show_tokens("a long word\nnext line", cl100k)
+    page = view._repr_html_()
+    tokens = re.findall(r'<span title="[^"]*" style="([^"]*)">([^<]*)</span>', page)
+    assert [label for _, label in tokens] == ["a", "·long", "·word", "↵", "next", "·line"]
+    assert all("white-space:pre" in style for style, _ in tokens)
+    # Between two tokens there is only a break opportunity (and a line break after "↵").
+    between = re.findall(r"</span>(.*?)<span title", page)
+    assert between == ["<wbr>"] * 3 + ["<wbr><br>"] + ["<wbr>"]
+
+
+def test_token_view_has_a_plain_text_form_beside_the_html(cl100k):
+    view = viz.show_tokens("Hi there", cl100k)
+    bundle, _ = DisplayFormatter().format(view)
+    assert (
+        bundle["text/plain"]
+        == "2 tokens · 8 characters · 8 bytes · 4.00 bytes per token\n│Hi│·there│"
+    )
+    assert bundle["text/html"] == view._repr_html_()

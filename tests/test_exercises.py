@@ -232,3 +232,9 @@ def test_notebook_follows_the_exercise_pattern(path):
         assert stub.cell_type == "code" and "exercise" in stub.metadata.get("tags", [])
         assert nb.cells[index - 1].cell_type == "markdown", "the task comes right before the stub"
         assert check.cell_type == "code" and f".{exercise.name}.check()" in check.source
+
+
+def test_hints_are_wrapped_for_reading(capsys):
+    make_square(hint="word " * 60).hint()
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) > 2 and max(map(len, lines)) <= 88

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,7 +108,8 @@ class Exercise:
         return f"<Exercise {self.name!r} (lesson {self.lesson}, {self.points} points)>"
 
     def hint(self) -> None:
-        print(f"💡 Hint for {self.name}: {self.hint_text}")
+        """Print the hint, wrapped to a width that reads well in a notebook."""
+        print(textwrap.fill(f"💡 Hint for {self.name}: {self.hint_text}", width=88))
 
     def solution(self) -> None:
         """Show one solution. In a notebook the output also carries a marker the grader reads

@@ -238,3 +238,16 @@ def test_hints_are_wrapped_for_reading(capsys):
     make_square(hint="word " * 60).hint()
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) > 2 and max(map(len, lines)) <= 88
+
+
+def _encodes_with_str_encode(cp: int) -> bytes:
+    return chr(cp).encode("utf-8")
+
+
+def test_a_forbidden_shortcut_scores_nothing_and_says_why(capsys):
+    from lib.exercises import lesson1
+
+    result = lesson1.utf8_encode.grade({"utf8_encode": _encodes_with_str_encode})
+    assert (result.status, result.score) == ("not own code", 0)
+    lesson1.utf8_encode.check({"utf8_encode": _encodes_with_str_encode})
+    assert "uses `.encode`, which this exercise asks you to do without" in capsys.readouterr().out

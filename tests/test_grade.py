@@ -88,7 +88,7 @@ def test_hostile_submissions_get_rows_that_say_what_happened(toy_class):
     assert status["deaf_grading"] == status["crash_grading"] == ["crashed", "passed"]
     assert reason["crash_grading"][0] == "grading it killed the kernel"
     assert status["copier"] == ["not own code", "passed"]
-    assert reason["copier"][0] == "`double` imports `lib.bpe.merge` from the course's library"
+    assert reason["copier"][0] == "`double` is `lib.bpe.merge` from the course's library"
     assert records["broken"]["outcome"] == "unreadable" and "JSON" in records["broken"]["note"]
     assert records["anonymous"]["outcome"] == "unknown lesson"
     assert records["anonymous"]["exercises"] == []

@@ -26,11 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lib.exercises.forbidden import forbidden_in_function
 from lib.exercises.plain import NotPlain, from_wire, same
 from lib.exercises.running import run_cases
 
 SOLUTION_MIME = "application/vnd.tokenization-course.solution+json"
-STATUSES = ("passed", "partial", "failed", "not attempted", "missing", "error")
+STATUSES = ("passed", "partial", "failed", "not attempted", "missing", "error", "not own code")
 
 
 @dataclass
@@ -79,7 +80,9 @@ class Exercise:
     when the strict `plain.same` is too strict (e.g. `close` for measurements); hint: a nudge
     in words; solution: Python source that defines the target; time_limit: seconds per case in
     `check()`; allowed_lib: the `lib` helpers the learner may call (full names such as
-    "lib.bpe.merge"; the grader treats any other use of lib as not own code).
+    "lib.bpe.merge"; the grader treats any other use of lib as not own code); forbidden: what
+    the learner's code must not use (".encode" for any such attribute, "bytes" for a name; see
+    `forbidden.py`).
 
     A target that is not callable (e.g. `first_merge = ...`) is compared with each case's
     `expected` as it is; the value `...` counts as not attempted.
@@ -98,11 +101,12 @@ class Exercise:
         compare: Callable[[Any, Any], bool] | None = None,
         time_limit: float = 10.0,
         allowed_lib: tuple[str, ...] = (),
+        forbidden: tuple[str, ...] = (),
     ):
         self.name, self.lesson, self.target, self.points = name, lesson, target, points
         self.cases, self.compare, self.time_limit = cases, compare, time_limit
         self.hint_text, self.solution_code = hint, solution
-        self.allowed_lib = allowed_lib
+        self.allowed_lib, self.forbidden = allowed_lib, forbidden
 
     def __repr__(self) -> str:
         return f"<Exercise {self.name!r} (lesson {self.lesson}, {self.points} points)>"
@@ -139,8 +143,12 @@ class Exercise:
             return self._result(
                 "error", 0, f"the checks could not run: {type(error).__name__}: {error}"
             )
-        outcomes = run_cases(namespace[self.target], self.inputs(cases), time_limit)
-        return self.judge(cases, outcomes, callable(namespace[self.target]))
+        target = namespace[self.target]
+        used = forbidden_in_function(target, self.forbidden) if self.forbidden else ""
+        if used:
+            return self._result("not own code", 0, f"`{self.target}` {used}")
+        outcomes = run_cases(target, self.inputs(cases), time_limit)
+        return self.judge(cases, outcomes, callable(target))
 
     def judge(self, cases: list[Case], outcomes: list[dict], is_callable: bool = True) -> Result:
         """Score `outcomes` (from `running.run_cases`, possibly sent by an untrusted kernel)

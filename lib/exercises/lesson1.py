@@ -100,6 +100,7 @@ utf8_encode = Exercise(
     points=2,
     target="utf8_encode",
     cases=_utf8_encode_cases,
+    forbidden=(".encode", "codecs"),  # the lesson asks for the bit operations themselves
     hint=(
         "First choose the length: below 0x80 one byte, below 0x800 two, below 0x10000 three, else "
         "four. The last byte holds the lowest 6 bits: 0b10000000 | (cp & 0b111111). Shift right by "
@@ -181,6 +182,7 @@ is_valid_utf8 = Exercise(
     lesson=1,
     points=2,
     target="is_valid_utf8",
+    forbidden=(".decode", "codecs"),
     cases=_is_valid_utf8_cases,
     hint=(
         "Walk through the bytes one character at a time. A lead byte must be 0xxxxxxx, 110xxxxx, "

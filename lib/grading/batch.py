@@ -175,7 +175,7 @@ def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tup
     cell defines (if the kernel has them anyway, they came from `exec` or a file)."""
     code, rows, unreadable = Notebook(notebook), {}, set()
     for exercise in exercises:
-        found = code.borrowed(exercise.target, exercise.allowed_lib)
+        found = code.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
         if found and exercise.target in code.definitions:
             rows[exercise.name] = result_row(exercise, "not own code", found)
         elif found:

@@ -23,6 +23,8 @@ from collections.abc import Iterable
 
 import nbformat
 
+from lib.exercises.forbidden import forbidden_name
+
 DYNAMIC = {"__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "builtins"}
 DYNAMIC |= {"__builtins__", "__loader__", "__spec__", "gc"}  # gc: objects found by search
 
@@ -134,17 +136,30 @@ class Notebook:
                 elif root in self.lib:
                     self.patched.add(self._full(name))
 
+    def _alias(self, name: str) -> str:
+        """The lib function `name` is just another name for, if it is one."""
+        node = self.definitions[name]
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            return _imports(node).get(name, "")
+        dotted = _dotted(node)
+        return self._full(dotted) if dotted.partition(".")[0] in self.lib else ""
+
     def _full(self, dotted: str) -> str:
         root, _, rest = dotted.partition(".")
         return f"{self.lib[root]}.{rest}".rstrip(".")
 
-    def borrowed(self, target: str, allowed: Iterable[str] = ()) -> str:
+    def borrowed(
+        self, target: str, allowed: Iterable[str] = (), forbidden: Iterable[str] = ()
+    ) -> str:
         """ "" when `target` looks like the student's own code, else what was found, in words.
         A target the cells never define where it can be read is reported as well (the kernel
         may still have it, from `exec` or a file: then it was not written in the notebook)."""
-        allowed = set(allowed)
+        allowed, forbidden = set(allowed), set(forbidden)
         if target not in self.definitions:
             return f"`{target}` is not defined in a code cell the grader can read"
+        alias = self._alias(target)
+        if alias:  # `from lib.bpe import merge as f`, `f = bpe.merge`: the course's own function
+            return f"`{target}` is `{alias}` from the course's library"
         seen, todo = set(), [target]
         while todo:
             name = todo.pop()
@@ -162,6 +177,7 @@ class Notebook:
                 if id(item) in hints or (isinstance(item, ast.Name) and item.id in own):
                     continue  # a type hint, or a parameter or local variable
                 found = self._lib_use(item, local, allowed) or self._dynamic(item)
+                found = found or forbidden_name(item, forbidden)
                 if found:
                     where = "" if name == target else f" (through `{name}`)"
                     return f"`{target}` {found}{where}"

@@ -1,0 +1,119 @@
+"""The grader's reading of a notebook's code for answers borrowed from the course's `lib`."""
+
+from __future__ import annotations
+
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from lib.grading.own_code import Notebook
+
+ALLOWED = {"lib.bpe.get_stats", "lib.bpe.merge"}
+
+
+def reading(*cells: str) -> Notebook:
+    return Notebook(new_notebook(cells=[new_code_cell(source) for source in cells]))
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [
+            "from lib import bpe",
+            "def train_bpe(t, v):\n    return bpe.merge(bpe.get_stats(t), 1, 2)",
+        ],
+        ["def train_bpe(t, v):\n    from lib.bpe import merge\n    return merge([1], (1, 2), 3)"],
+        ["from lib import Tokenizer", "def train_bpe(t: Tokenizer, v) -> Tokenizer:\n    return t"],
+        ["ids = bpe.train('x', 300)", "def train_bpe(t, ids):\n    return ids"],  # a parameter
+        ["import lib.bpe as bpe", "%%time\ndef train_bpe(t, v):\n    return [t, v]"],
+    ],
+    ids=["allowed helpers", "allowed import", "type hints", "shadowed name", "cell magic"],
+)
+def test_own_code_passes(cells):
+    assert reading(*cells).borrowed("train_bpe", ALLOWED) == ""
+
+
+@pytest.mark.parametrize(
+    ("cells", "found"),
+    [
+        (
+            ["from lib import bpe", "def train_bpe(t, v):\n    return bpe.train(t, v)[1]"],
+            "uses `lib.bpe.train`",
+        ),
+        (
+            ["def train_bpe(t, v):\n    from lib.bpe import train\n    return train(t, v)[1]"],
+            "imports `lib.bpe.train`",
+        ),
+        (
+            [
+                "from lib import bpe",
+                "def train_bpe(t, v):\n    return getattr(bpe, 'tr' + 'ain')(t)",
+            ],
+            "uses `lib.bpe`",
+        ),
+        (
+            [
+                "import lib.bpe as b",
+                "def h(t, v):\n    return b.train(t, v)",
+                "def train_bpe(t, v):\n    return h(t, v)[1]",
+            ],
+            "(through `h`)",
+        ),
+        (
+            [
+                "from lib import bpe",
+                "bpe.merge = bpe.train",
+                "def train_bpe(t, v):\n    return bpe.merge(t)",
+            ],
+            "which a cell of the notebook replaced",
+        ),
+        (
+            ["def train_bpe(t, v):\n    return __import__('lib').bpe.train(t, v)"],
+            "uses `__import__`",
+        ),
+        (["from lib.bpe import train", "train_bpe = lambda t, v: train(t, v)[1]"], "lib.bpe.train"),
+        (
+            ["from lib import bpe", "b = bpe", "def train_bpe(t, v):\n    return b.train(t, v)"],
+            "lib.bpe.train",
+        ),
+        (
+            ["from lib.bpe import *", "def train_bpe(t, v):\n    return train(t, v)[1]"],
+            "lib.bpe.train",
+        ),
+        (["from lib.bpe import merge as train_bpe"], "is `lib.bpe.merge` from the course's"),
+        (["from lib import bpe", "train_bpe = bpe.merge"], "is `lib.bpe.merge` from the course's"),
+        (
+            [
+                "from lib.exercises import lesson3 as ex",
+                "TABLE = ex.train_bpe.cases()",
+                "def train_bpe(t, v):\n    return TABLE[0]",
+            ],
+            "(through `TABLE`)",
+        ),
+        (["exec('def train_bpe(t, v): return 1')"], "not defined in a code cell"),
+    ],
+    ids=[
+        "wrapper",
+        "import inside",
+        "getattr",
+        "helper",
+        "patched helper",
+        "__import__",
+        "lambda",
+        "alias",
+        "star import",
+        "import as target",
+        "assigned helper",
+        "cases table",
+        "exec",
+    ],
+)
+def test_borrowed_code_is_found_and_named(cells, found):
+    assert found in reading(*cells).borrowed("train_bpe", ALLOWED)
+
+
+def test_forbidden_shortcuts_are_found_through_helpers():
+    notebook = reading(
+        "def h(cp):\n    return chr(cp).encode()", "def utf8_encode(cp):\n    return h(cp)"
+    )
+    assert "uses `.encode`" in notebook.borrowed("utf8_encode", (), (".encode",))
+    assert notebook.borrowed("utf8_encode") == ""

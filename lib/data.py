@@ -223,3 +223,26 @@ def tiktoken_encoding(name: str) -> tiktoken.Encoding:
 
     ensure_tiktoken_cache(name)
     return tiktoken.get_encoding(name)
+
+
+def _short_data_error(
+    shell: Any, kind: type, error: BaseException, tb: Any, tb_offset=None
+) -> None:
+    """In a notebook, a data problem is a few plain lines (what, where it looked, what to do),
+    not pages of traceback from pooch and requests."""
+    print(f"⚠️ {kind.__name__}: {error}")
+    return None
+
+
+def show_data_errors_briefly() -> None:
+    """Make IPython print `DataError`s as short messages (done on `import lib` in a notebook)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:  # plain Python: tracebacks are what a script's user expects
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.set_custom_exc((DataError,), _short_data_error)
+
+
+show_data_errors_briefly()

@@ -228,3 +228,40 @@ def test_concurrent_processes_share_one_cache(fake, tmp_path):
     ]
     assert [run.wait(timeout=120) for run in runs] == [0] * 6
     assert fake["cached"].read_bytes() == CONTENT
+
+
+def test_a_missing_file_offline_is_a_short_message_in_a_notebook(tmp_path):
+    """In a notebook, a data problem prints a few plain lines, not pooch's traceback."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    from lib.notebooks import ThisPython
+
+    cell = nbformat.v4.new_code_cell(
+        f"import sys; sys.path.insert(0, {str(data.REPO_ROOT)!r})\n"
+        "from lib import data\n"
+        "data.path('tinyshakespeare')"
+    )
+    notebook = nbformat.v4.new_notebook(cells=[cell])
+    env = {k: v for k, v in os.environ.items() if k != data.MIRROR_VAR}
+    env[data.CACHE_VAR] = str(tmp_path / "empty-cache")
+    env["HTTPS_PROXY"] = env["HTTP_PROXY"] = "http://127.0.0.1:9"  # no network, at once
+    client = NotebookClient(notebook, kernel_name="python3", allow_errors=True, timeout=60)
+    client.km = client.create_kernel_manager()
+    client.km.kernel_spec_manager = ThisPython()
+
+    async def run():
+        await client.async_start_new_kernel(env=env)
+        await client.async_start_new_kernel_client()
+        try:
+            await client.async_execute_cell(cell, 0)
+        finally:
+            await client._async_cleanup_kernel()
+
+    import asyncio
+
+    asyncio.run(run())
+    text = "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+    assert "DataUnavailableError: Could not get tinyshakespeare/input.txt" in text
+    assert "COURSE_DATA_MIRROR" in text and len(text.splitlines()) <= 3
+    assert not [o for o in cell.outputs if o.output_type == "error"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -26,14 +27,22 @@ from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
+from lib import __version__
 from lib.static_figures import add_static_images, figures_without_image
 
-REPO_URL = "https://github.com/tokenization-course/tokenization-course"
+# Where learners on Colab get the course from. A placeholder until the course is published:
+# `python -m lib.notebooks set-repo OWNER/NAME` sets it everywhere (and `check --release` fails
+# while it is still the placeholder).
+PLACEHOLDER_URL = "https://github.com/YOUR-GITHUB-NAME/tokenization-course"
+REPO_URL = PLACEHOLDER_URL
+VERSION = __version__  # the set-up cell asks an existing clone for at least this version
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 CELL_TIMEOUT = 120  # seconds; a lesson runs in about a minute, so a hung cell fails fast
 
-SETUP_CELL = f"""\
+# The set-up cell, with the course's address and version filled in below. Kept as ruff formats it:
+# `ruff format` also formats the notebooks.
+SETUP_TEMPLATE = r"""
 # Set-up: run this cell first. It makes `import lib` (the course's code) and its data work
 # on Google Colab and on your own computer. It prints nothing unless it has work to do.
 import importlib.util, os, pathlib, re, subprocess, sys
@@ -41,26 +50,46 @@ import importlib.util, os, pathlib, re, subprocess, sys
 if "google.colab" in sys.modules:  # on Colab: fetch the course and install what Colab lacks
     url = os.environ.get(
         "COURSE_REPO_URL",  # tests point this at a local copy
-        "{REPO_URL}",
+        "@REPO_URL@",
     )
     root = pathlib.Path(os.environ.get("COURSE_DIR", "/content/tokenization-course"))
+    sys.path.insert(0, str(root))  # first: whatever fails below, `import lib` finds the course
     if not (root / "lib").is_dir():
-        print("Downloading the course into", root)
-        subprocess.run(["git", "clone", "--quiet", "--depth=1", url, str(root)], check=True)
-    pins = dict(re.findall(r"^([\\w.-]+)(\\S*)", (root / "requirements.txt").read_text(), re.M))
+        print("Downloading the course from", url)
+        clone = ["git", "clone", "--quiet", "--depth=1", url, str(root)]
+        git = subprocess.run(clone, capture_output=True, text=True)
+        if git.returncode:
+            why = git.stderr.strip().splitlines()[-1:] or ["no message"]
+            raise SystemExit(
+                f"Could not download the course from {url} ({why[0]}). "
+                "Check the address and the internet connection, then run this cell again."
+            )
+    found = re.search(r'__version__ = "(.*)"', (root / "lib/__init__.py").read_text())
+    if not found or found.group(1) < "@VERSION@":
+        print(
+            f"The course in {root} is older than this notebook (version @VERSION@): "
+            f"run `!git -C {root} pull` (or delete that folder), then run this cell again."
+        )
+    requirements = (root / "requirements.txt").read_text()
+    pins = dict(re.findall(r"^([\w.-]+)(==[^\s;]*)", requirements, re.M))  # the last pin wins
     wanted = ["tiktoken", "regex", "plotly", "tqdm", "pooch"]
     missing = [name + pins.get(name, "") for name in wanted if not importlib.util.find_spec(name)]
     if missing:
         print("Installing", *missing)
-        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *missing], check=True)
+        pip = [sys.executable, "-m", "pip", "install", "--quiet", *missing]
+        if subprocess.run(pip, capture_output=True, text=True).returncode:
+            print("Could not install", *missing, "- the cells that need them will fail.")
 else:  # on your computer: the course folder is this folder or one above it
     root = pathlib.Path.cwd().resolve()
     while not (root / "lib/__init__.py").exists() or not (root / "datasets/manifest.json").exists():
         if root == root.parent:
             raise RuntimeError("Open this notebook from inside the course folder.")
         root = root.parent
-if str(root) not in sys.path:
-    sys.path.insert(0, str(root))"""
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))"""
+SETUP_CELL = (
+    SETUP_TEMPLATE.strip("\n").replace("@REPO_URL@", REPO_URL).replace("@VERSION@", VERSION)
+)
 
 # Cell metadata that records one particular run (timing) or one particular editor's view.
 _VOLATILE_CELL_METADATA = ("execution", "collapsed", "scrolled", "ExecuteTime", "colab", "outputId")
@@ -163,16 +192,68 @@ def regenerate(path: Path) -> float:
     return seconds
 
 
+def set_repo(slug: str, root: Path = ROOT) -> list[Path]:
+    """Point the course at github.com/OWNER/NAME: this module's `REPO_URL`, the README's Colab
+    badges and every lesson's set-up cell (no re-run needed: the cell prints nothing locally).
+    Returns the files changed."""
+    if not re.fullmatch(r"[\w.-]+/[\w.-]+", slug):
+        raise ValueError(f"{slug!r} is not OWNER/NAME (e.g. ada/tokenization-course)")
+    new_url, old_url = f"https://github.com/{slug}", REPO_URL
+    old_slug = old_url.removeprefix("https://github.com/")
+    replacements = {
+        root / "lib" / "notebooks.py": [
+            (f"REPO_URL = {_repo_url_source()}", f'REPO_URL = "{new_url}"')
+        ],
+        root / "README.md": [(f"/github/{old_slug}/", f"/github/{slug}/")],
+    }
+    for notebook in sorted((root / "notebooks").glob("*.ipynb")):
+        replacements[notebook] = [(old_url, new_url)]
+    changed = []
+    for path, pairs in replacements.items():
+        text = original = path.read_text(encoding="utf-8")
+        for old, new in pairs:
+            text = text.replace(old, new)
+        if text != original:
+            path.write_text(text, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+def _repo_url_source() -> str:
+    """How `REPO_URL` is written in this file: the placeholder's name, or a quoted address."""
+    return "PLACEHOLDER_URL" if REPO_URL == PLACEHOLDER_URL else f'"{REPO_URL}"'
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m lib.notebooks",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("command", choices=["regenerate", "check"])
-    parser.add_argument("notebooks", nargs="*", help="default: notebooks/*.ipynb")
-    args = parser.parse_args(argv)
+    parser.add_argument("command", choices=["regenerate", "check", "set-repo"])
+    parser.add_argument(
+        "notebooks", nargs="*", help="default: notebooks/*.ipynb (set-repo: OWNER/NAME)"
+    )
+    parser.add_argument(
+        "--release", action="store_true", help="check: also fail while the address is a placeholder"
+    )
+    args = parser.parse_intermixed_args(argv)
+    if args.command == "set-repo":
+        if len(args.notebooks) != 1:
+            parser.error("set-repo takes one OWNER/NAME, e.g. ada/tokenization-course")
+        try:
+            changed = set_repo(args.notebooks[0])
+        except ValueError as error:
+            parser.error(str(error))
+        print(*(f"updated {path}" for path in changed), sep="\n")
+        return 0
     failed = 0
+    if args.command == "check" and args.release and REPO_URL == PLACEHOLDER_URL:
+        print(
+            f"The course's address is still the placeholder {PLACEHOLDER_URL}: run "
+            "`python -m lib.notebooks set-repo OWNER/NAME` before publishing."
+        )
+        failed = 1
     for path in notebook_paths(args.notebooks):
         if args.command == "regenerate":
             try:

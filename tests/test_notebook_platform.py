@@ -30,7 +30,7 @@ def run(command, *args, **kwargs):
     if command[0] == "git":
         return real_run(command, *args, **kwargs)
     pip_calls.append(command[1:])
-    return subprocess.CompletedProcess(command, 0)
+    return subprocess.CompletedProcess(command, int(os.environ.get("PIP_FAILS", "0")), "", "")
 subprocess.run = run
 importlib.util.find_spec = lambda name, *a: None if name in missing else real_find_spec(name, *a)
 exec(open(os.environ["SETUP_CELL_FILE"], encoding="utf-8").read())
@@ -95,7 +95,7 @@ def test_setup_cell_on_colab_clones_once_and_installs_only_what_is_missing(tmp_p
     first = run_setup_cell(tmp_path, elsewhere, MISSING="pooch", **colab)
     assert first.returncode == 0, first.stderr
     assert first.stdout == (
-        f"Downloading the course into {clone}\nInstalling {pooch}\n"
+        f"Downloading the course from {colab['COURSE_REPO_URL']}\nInstalling {pooch}\n"
         f"lib: {clone / 'lib' / '__init__.py'}\n"
         f"pip: [['-m', 'pip', 'install', '--quiet', '{pooch}']]\n"
     )
@@ -103,6 +103,64 @@ def test_setup_cell_on_colab_clones_once_and_installs_only_what_is_missing(tmp_p
     again = run_setup_cell(tmp_path, elsewhere, **colab)  # cloned already, nothing missing
     assert again.returncode == 0, again.stderr
     assert again.stdout == f"lib: {clone / 'lib' / '__init__.py'}\npip: []\n"
+
+
+def test_setup_cell_on_colab_fails_with_a_short_message_and_never_strands_lib(tmp_path):
+    content = tmp_path / "content"
+    content.mkdir()
+    unreachable = run_setup_cell(
+        tmp_path, content, FAKE_COLAB="1", COURSE_REPO_URL="file:///no/such/course",
+        COURSE_DIR=str(content / "course"),
+    )  # fmt: skip
+    assert unreachable.returncode != 0
+    assert "Could not download the course from file:///no/such/course" in unreachable.stderr
+    assert "Traceback" not in unreachable.stderr and len(unreachable.stderr.splitlines()) <= 2
+
+    colab = dict(FAKE_COLAB="1", COURSE_REPO_URL=snapshot_of_the_working_tree(tmp_path))
+    colab["COURSE_DIR"] = str(content / "tokenization-course")
+    pip_fails = run_setup_cell(tmp_path, content, MISSING="pooch", PIP_FAILS="1", **colab)
+    assert pip_fails.returncode == 0, pip_fails.stderr  # the lesson goes on, and says why
+    assert "Could not install pooch==" in pip_fails.stdout and "lib: " in pip_fails.stdout
+
+
+def test_setup_cell_says_when_an_existing_clone_is_older_than_the_notebook(tmp_path):
+    clone = tmp_path / "content" / "tokenization-course"
+    shutil.copytree(ROOT / "lib", clone / "lib", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "requirements.txt", clone)
+    init = clone / "lib" / "__init__.py"
+    init.write_text(re.sub(r'__version__ = ".*"', '__version__ = "2000.01.01"', init.read_text()))
+    done = run_setup_cell(tmp_path, clone.parent, FAKE_COLAB="1", COURSE_DIR=str(clone))
+    assert done.returncode == 0, done.stderr
+    assert f"The course in {clone} is older than this notebook" in done.stdout
+    assert f"!git -C {clone} pull" in done.stdout
+
+
+def test_set_repo_points_badges_setup_cells_and_lib_at_the_published_course(tmp_path):
+    from lib import notebooks
+
+    for part in ("README.md", "lib/notebooks.py"):
+        (tmp_path / part).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / part, tmp_path / part)
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks")
+    changed = notebooks.set_repo("ada/tokenization-course", root=tmp_path)
+    assert len(changed) == 2 + len(NOTEBOOKS)
+    readme = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "github/ada/tokenization-course/blob/main/notebooks/" in readme
+    assert notebooks.PLACEHOLDER_URL.split("github.com/")[1] not in readme
+    module = (tmp_path / "lib/notebooks.py").read_text(encoding="utf-8")
+    assert 'REPO_URL = "https://github.com/ada/tokenization-course"' in module
+    for path in (tmp_path / "notebooks").glob("*.ipynb"):
+        assert "https://github.com/ada/tokenization-course" in path.read_text(encoding="utf-8")
+    with pytest.raises(ValueError, match="not OWNER/NAME"):
+        notebooks.set_repo("not a repository", root=tmp_path)
+
+
+def test_check_release_fails_while_the_address_is_a_placeholder(capsys):
+    from lib import notebooks
+
+    assert notebooks.REPO_URL == notebooks.PLACEHOLDER_URL  # until the course is published
+    assert notebooks.main(["check", "--release", str(NOTEBOOKS[0])]) == 1
+    assert "still the placeholder" in capsys.readouterr().out
 
 
 def test_setup_cell_clones_the_repository_of_the_readme_badges():

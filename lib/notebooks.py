@@ -157,6 +157,8 @@ def normalize(nb: nbformat.NotebookNode) -> None:
             cell.metadata.pop(key, None)
     language = {k: v for k, v in nb.metadata.get("language_info", {}).items() if k != "version"}
     kept = {key: nb.metadata[key] for key in ("course",) if key in nb.metadata}
+    if "course" in kept:  # which version of the course this notebook was made with
+        kept["course"] = {**kept["course"], "version": VERSION}
     nb.metadata = nbformat.NotebookNode(kernelspec=_KERNELSPEC, **kept)
     if language:
         nb.metadata.language_info = language
@@ -174,6 +176,8 @@ def problems(nb: nbformat.NotebookNode) -> list[str]:
         found.append("cells carry run or editor metadata (timestamps, scroll state)")
     if "widgets" in nb.metadata:
         found.append("the notebook stores widget state")
+    if (nb.metadata.get("course") or {}).get("version", VERSION) != VERSION:
+        found.append(f"the course version in its metadata is not {VERSION}")
     if nb.metadata.get("kernelspec") != _KERNELSPEC:
         found.append(f"the kernelspec is not {_KERNELSPEC}")
     if missing := figures_without_image(nb):

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lib.notebooks import REPO_URL, SETUP_CELL, normalize, problems, regenerate
+from lib.notebooks import REPO_URL, SETUP_CELL, VERSION, normalize, problems, regenerate
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -205,7 +205,7 @@ def test_normalize_keeps_lesson_metadata_and_drops_run_metadata():
     ]
     normalize(nb)
     assert nb.metadata == {
-        "course": {"lesson": 3},
+        "course": {"lesson": 3, "version": VERSION},
         "language_info": {"name": "python"},
         "kernelspec": {
             "display_name": "Python 3 (ipykernel)",

@@ -251,3 +251,42 @@ def test_a_forbidden_shortcut_scores_nothing_and_says_why(capsys):
     assert (result.status, result.score) == ("not own code", 0)
     lesson1.utf8_encode.check({"utf8_encode": _encodes_with_str_encode})
     assert "uses `.encode`, which this exercise asks you to do without" in capsys.readouterr().out
+
+
+def _top_level_bindings(source: str) -> set[str]:
+    """Names a cell binds in the notebook's namespace: assignments, loops, defs, imports."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for statement in tree.body:
+        nodes = [statement] + (
+            []
+            if isinstance(statement, (ast.FunctionDef, ast.ClassDef))
+            else list(ast.walk(statement))
+        )
+        for node in nodes:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names.update((a.asname or a.name).partition(".")[0] for a in node.names)
+    return names
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_lesson_cell_rebinds_an_exercise_target(path):
+    """The grader grades each target as it is after the whole notebook ran: a later cell that
+    reuses the name (`for name, premium in ...`) would cost every student the exercise."""
+    notebook = nbformat.read(path, as_version=4)
+    lesson = notebook.metadata["course"]["lesson"]
+    targets = {e.target: e.name for e in for_lesson(lesson)}
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code" or cell.metadata.get("exercise"):
+            continue
+        clash = _top_level_bindings(cell.source) & set(targets)
+        assert not clash, f"cell {index + 1} rebinds {sorted(clash)}"

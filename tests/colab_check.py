@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -117,6 +118,10 @@ def check(python: str, venv: Path, notebooks: list[Path]) -> bool:
             evalue = str(result["evalue"]).splitlines()[0][:160] if result["evalue"] else ""
             line += f"  cell {result['cell']}: {result['ename']}: {evalue}"
         print(line, f"(kernel Python {result.get('python', '?')})", flush=True)
+    if all_passed:  # ~40 MB of clones and caches; kept after a failure, to look into
+        shutil.rmtree(work)
+    else:
+        print("The failed runtimes' folders are in", work)
     return all_passed
 
 

@@ -3,12 +3,13 @@
 import re
 from pathlib import Path
 
+from lib.notebooks import REPO_URL
+
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-BADGE = (
-    "https://colab.research.google.com/github/tokenization-course/tokenization-course/"
-    "blob/main/notebooks/{}"
-)
+# The badges open the repository the set-up cell clones (`set-repo` changes both at once).
+BADGE = REPO_URL.replace("https://github.com/", "https://colab.research.google.com/github/")
+BADGE += "/blob/main/notebooks/{}"
 
 
 def command_under(heading: str) -> str:

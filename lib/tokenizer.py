@@ -83,9 +83,7 @@ class Tokenizer(TokenizerFiles):
         if not isinstance(special_tokens, str):  # a str is refused by bpe.train, clearly
             special_tokens = list(special_tokens)  # read twice below: a generator would not be
         vocab, merges = bpe.train(text, vocab_size, pattern, special_tokens, method, progress)
-        names = list(dict.fromkeys(special_tokens))
-        ids = range(256 + len(merges), 256 + len(merges) + len(names))
-        return cls(vocab, merges, pattern, special_tokens=dict(zip(names, ids, strict=True)))
+        return cls._trained(vocab, merges, pattern, special_tokens)
 
     @classmethod
     def train_from_files(
@@ -112,6 +110,13 @@ class Tokenizer(TokenizerFiles):
             workers=workers,
             progress=progress,
         )
+        return cls._trained(vocab, merges, pattern, special_tokens)
+
+    @classmethod
+    def _trained(
+        cls, vocab: dict[int, bytes], merges: list, pattern: str | None, special_tokens: list[str]
+    ) -> Tokenizer:
+        """What a trainer learned, as a tokenizer: special tokens numbered after the merges."""
         names = list(dict.fromkeys(special_tokens))
         ids = range(256 + len(merges), 256 + len(merges) + len(names))
         return cls(vocab, merges, pattern, special_tokens=dict(zip(names, ids, strict=True)))

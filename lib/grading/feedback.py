@@ -36,8 +36,14 @@ pre, blockquote { background: var(--box); padding: .6rem .8rem; border-radius: 6
 li { margin: .3rem 0; }"""
 
 
-def _mark(e: dict) -> str:
-    return "✅" if e["score"] >= e["max_score"] else ("🟡" if e["score"] > 0 else "❌")
+PLAIN_MARKS = ("✓", "½", "✗")  # in every font
+
+
+def _mark(e: dict, symbols: tuple[str, str, str] = ("✅", "🟡", "❌")) -> str:
+    """Full, partial or no marks, as a symbol (emoji in Markdown; the HTML page passes plain
+    ones that every font has, so a machine without emoji fonts shows no empty boxes)."""
+    full, partial, none = symbols
+    return full if e["score"] >= e["max_score"] else (partial if e["score"] > 0 else none)
 
 
 def _notes(record: dict) -> list[str]:
@@ -97,7 +103,8 @@ def html_page(record: dict, extra: list[str] = ()) -> str:
             status, why, case = _exercise(e, opened)
             points = f"{number(e['score'])} / {number(e['max_score'])}"
             body.append(
-                f"<li>{_mark(e)} <code>{escape(e['name'])}</code>, {points} ({escape(status)})"
+                f"<li>{_mark(e, PLAIN_MARKS)} <code>{escape(e['name'])}</code>, {points} "
+                f"({escape(status)})"
                 + (f": {escape(why)}" if why else "")
                 + (f"<pre>{escape(case)}</pre>" if case.strip() else "")
                 + "</li>"

@@ -217,6 +217,14 @@ def ensure_tiktoken_cache(names: str | Iterable[str] | None = None) -> Path:
     return folder
 
 
+def fetch_all() -> None:
+    """Put every file of the manifest (datasets and tiktoken's) into the cache now: before
+    grading (sandboxed kernels have no network and a read-only cache) or a class offline."""
+    ensure_tiktoken_cache()
+    for name in _datasets():
+        path(name)
+
+
 def tiktoken_encoding(name: str) -> tiktoken.Encoding:
     """`tiktoken.get_encoding(name)`, with its files fetched and verified first (works offline)."""
     import tiktoken

@@ -6,7 +6,7 @@ Gradescope (`source/`, `submission/`, `results/`, `run_autograder`) and runs `ru
 a bubblewrap mount namespace where that folder *is* `/autograder` (the real root is not touched:
 the namespace's `/` is a tmpfs with the real top-level folders bound into it). setup.sh is not
 run: the apt and pip steps are replaced by this environment's Python (`COURSE_PYTHON`), its data
-step by the same `fetch_data` call. About 20-40 s on 2 cores: two lesson 3 notebooks at once.
+step by the same `data.fetch_all` call. About 20-40 s on 2 cores: two lesson 3 notebooks at once.
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def test_bundle_grades_honest_and_hostile_submissions_end_to_end(tmp_path):
         for info in bundle.infolist():  # as unzip does, with each file's mode from the zip
             os.chmod(bundle.extract(info, source), info.external_attr >> 16 & 0o777)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "TIKTOKEN_CACHE_DIR")}
-    fetch = "from lib.grading.gradescope import fetch_data; fetch_data()"  # setup.sh's data step
+    fetch = "from lib import data; data.fetch_all()"  # setup.sh's data step
     subprocess.run([sys.executable, "-c", fetch], cwd=source, env=env, check=True)
     env.pop("COURSE_DATA_MIRROR", None)  # from here on, only the bundle's own data cache
     runs = {}

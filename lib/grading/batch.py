@@ -304,9 +304,7 @@ def _warm_data_cache() -> None:
     from lib import data
 
     try:
-        data.ensure_tiktoken_cache()
-        for entry in data._datasets():
-            data.path(entry)
+        data.fetch_all()
     except data.DataError as error:
         print(f"Note: not all course data could be fetched ({str(error)[:200]}...)")
 

@@ -122,7 +122,7 @@ class _Run:
         report carrying our marker is judged here against the cases' expected answers."""
         client.published.clear()
         cases = self.job.cases[exercise.name]
-        seconds = min(getattr(exercise, "time_limit", self.limits.cell), self.limits.cell)
+        seconds = min(exercise.time_limit, self.limits.cell)
         source = CELL_TEMPLATE.format(
             tag=self.marker[:8],
             paths=self.job.import_paths,

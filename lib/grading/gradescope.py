@@ -44,7 +44,7 @@ python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install --no-cache-dir -r /autograder/source/requirements.txt
 # Grading runs without network: every file the lessons read is fetched now (sha256-checked).
 cd /autograder/source
-/autograder/venv/bin/python -c "from lib.grading.gradescope import fetch_data; fetch_data()"
+/autograder/venv/bin/python -c "from lib import data; data.fetch_all()"
 """
 
 RUN_AUTOGRADER = """\
@@ -92,15 +92,6 @@ def build_bundle(out_zip: Path) -> list[str]:
     finally:
         partial.unlink(missing_ok=True)
     return names
-
-
-def fetch_data() -> None:
-    """Put every data file of the manifest, tiktoken's included, into the course's data cache."""
-    from lib import data
-
-    for entry in json.loads(data.MANIFEST_FILE.read_text(encoding="utf-8"))["datasets"]:
-        data.path(entry["path"])
-    data.ensure_tiktoken_cache()
 
 
 def _test(name: str, output: str, points: tuple[float, float] | None = None) -> dict:

@@ -181,7 +181,7 @@ def reap(uid: int | None, seconds: float = 10) -> int:
         return 0
     killed, deadline = 0, time.monotonic() + seconds
     while time.monotonic() < deadline:
-        left = [pid for pid in _pids_of(uid)]
+        left = processes_of(uid)
         if not left:
             break
         for pid in left:
@@ -192,7 +192,8 @@ def reap(uid: int | None, seconds: float = 10) -> int:
     return killed
 
 
-def _pids_of(uid: int) -> list[int]:
+def processes_of(uid: int) -> list[int]:
+    """The ids of the processes running as `uid`."""
     pids = []
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():

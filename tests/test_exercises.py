@@ -11,6 +11,7 @@ import pytest
 
 from lib.exercises import Case, Exercise, all_exercises, for_lesson
 from lib.exercises.core import STATUSES, Raises, close
+from lib.exercises.running import run_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -290,3 +291,30 @@ def test_no_lesson_cell_rebinds_an_exercise_target(path):
             continue
         clash = _top_level_bindings(cell.source) & set(targets)
         assert not clash, f"cell {index + 1} rebinds {sorted(clash)}"
+
+
+def test_hints_come_in_steps_and_each_points_to_the_next(capsys):
+    exercise = make_square(hint=("Think of area.", "n times n.", "return n * n"))
+    exercise.hint()
+    first = capsys.readouterr().out
+    assert "Hint 1 of 3" in first and "Think of area." in first and "hint(2)" in first
+    exercise.hint(3)
+    last = capsys.readouterr().out
+    assert "Hint 3 of 3" in last and "return n * n" in last and "hint(4)" not in last
+    exercise.hint(7)
+    assert "has hints 1 to 3" in capsys.readouterr().out
+
+
+def test_hidden_cases_are_graded_but_never_shown_by_check(capsys):
+    hidden = lambda: [Case(args=(12,), expected=144)]  # noqa: E731
+    exercise = make_square(hidden_cases=hidden)
+    hard_coded = run("def square(n):\n    return {0: 0, 1: 1, 2: 4, 3: 9}[n]\n")
+    exercise.check(hard_coded)
+    assert "✅" in capsys.readouterr().out  # the visible cases pass...
+    cases = exercise.grading_cases()
+    assert len(cases) == 5 and cases[-1].args == (12,)
+    outcomes = run_cases(hard_coded["square"], exercise.inputs(cases), 5)
+    assert exercise.judge(cases, outcomes).status == "partial"  # ...the hidden one does not
+    honest = run(exercise.solution_code)["square"]
+    outcomes = run_cases(honest, exercise.inputs(cases), 5)
+    assert exercise.judge(cases, outcomes).status == "passed"

@@ -22,7 +22,7 @@ import math
 import re
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,12 +77,14 @@ class Exercise:
     name: short id, e.g. "utf8_encode"; lesson: the lesson's number; points: what it is worth;
     target: the name the learner defines; cases: a function returning the list of Cases (called
     at check time, so expected values come from lib); compare: `compare(got, expected) -> bool`
-    when the strict `plain.same` is too strict (e.g. `close` for measurements); hint: a nudge
-    in words; solution: Python source that defines the target; time_limit: seconds per case in
-    `check()`; allowed_lib: the `lib` helpers the learner may call (full names such as
-    "lib.bpe.merge"; the grader treats any other use of lib as not own code); forbidden: what
-    the learner's code must not use (".encode" for any such attribute, "bytes" for a name; see
-    `forbidden.py`).
+    when the strict `plain.same` is too strict (e.g. `close` for measurements); hidden_cases:
+    more cases that only the grader runs, so that hard-coding the answers `check()` shows earns
+    nothing; hint: a nudge in words, or a sequence of them from gentle to nearly the answer
+    (`hint()`, `hint(2)`, ...); solution: Python source that defines the target; time_limit:
+    seconds per case in `check()`; allowed_lib: the `lib` helpers the learner may call (full
+    names such as "lib.bpe.merge"; the grader treats any other use of lib as not own code);
+    forbidden: what the learner's code must not use (".encode" for any such attribute, "bytes"
+    for a name; see `forbidden.py`).
 
     A target that is not callable (e.g. `first_merge = ...`) is compared with each case's
     `expected` as it is; the value `...` counts as not attempted.
@@ -95,25 +97,42 @@ class Exercise:
         lesson: int,
         target: str,
         cases: Callable[[], list[Case]],
-        hint: str,
+        hint: str | Sequence[str],
         solution: str,
         points: int = 1,
         compare: Callable[[Any, Any], bool] | None = None,
         time_limit: float = 10.0,
         allowed_lib: tuple[str, ...] = (),
         forbidden: tuple[str, ...] = (),
+        hidden_cases: Callable[[], list[Case]] | None = None,
     ):
         self.name, self.lesson, self.target, self.points = name, lesson, target, points
         self.cases, self.compare, self.time_limit = cases, compare, time_limit
-        self.hint_text, self.solution_code = hint, solution
+        self.hints = (hint,) if isinstance(hint, str) else tuple(hint)
+        self.solution_code, self.hidden_cases = solution, hidden_cases
         self.allowed_lib, self.forbidden = allowed_lib, forbidden
 
     def __repr__(self) -> str:
         return f"<Exercise {self.name!r} (lesson {self.lesson}, {self.points} points)>"
 
-    def hint(self) -> None:
-        """Print the hint, wrapped to a width that reads well in a notebook."""
-        print(textwrap.fill(f"💡 Hint for {self.name}: {self.hint_text}", width=88))
+    def hint(self, step: int = 1) -> None:
+        """Print hint number `step` (1 is the gentlest), wrapped to a width that reads well in a
+        notebook, and say whether a further step exists."""
+        count = len(self.hints)
+        if not 1 <= step <= count:
+            print(
+                f"{self.name} has hints 1 to {count}: try ex.{self.name}.hint({min(step, count)})"
+            )
+            return
+        label = f"Hint {step} of {count}" if count > 1 else "Hint"
+        text = f"💡 {label} for {self.name}: {self.hints[step - 1]}"
+        if step < count:
+            text += f" (Still stuck? ex.{self.name}.hint({step + 1}))"
+        print(textwrap.fill(text, width=88))
+
+    def grading_cases(self) -> list[Case]:
+        """Every case the grader runs: the ones `check()` shows, then the hidden ones."""
+        return self.cases() + (self.hidden_cases() if self.hidden_cases else [])
 
     def solution(self) -> None:
         """Show one solution. In a notebook the output also carries a marker the grader reads
@@ -213,7 +232,8 @@ class Exercise:
         result = self.grade(namespace, self.time_limit)
         print(f"Checking {self.name}")
         if result.status == "passed":
-            print(f"✅ {result.reason} ({result.score:g}/{self.points} points)")
+            more = "; the grader also runs cases not shown here" if self.hidden_cases else ""
+            print(f"✅ {result.reason} ({result.score:g}/{self.points} points{more})")
         elif result.status == "missing":
             print(f"❌ `{self.target}` is not defined — run the cell above")
         elif result.status == "not attempted":

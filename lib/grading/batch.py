@@ -52,7 +52,7 @@ import importlib.util, os, pathlib, re, subprocess, sys
 root = pathlib.Path({root!r})
 if str(root) not in sys.path:
     sys.path.insert(0, str(root))"""
-CHECK_CALL = re.compile(r"\w+\.\w+\.(check|hint|solution)\(\)\s*(#.*)?")
+CHECK_CALL = re.compile(r"\w+\.\w+\.(check\(\)|hint\(\d*\)|solution\(\))\s*(#.*)?")
 RETRIED = {"timeout", "crashed", "error"}  # what --retry-failed grades again
 NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
 
@@ -72,11 +72,12 @@ class Settings:
     cases: dict[str, list[Case]] = field(default_factory=dict)
 
     def cases_of(self, exercise: Exercise) -> list[Case]:
-        """The exercise's test cases, computed once per run, here (never in a kernel)."""
+        """The exercise's test cases, hidden ones included, computed once per run, here (never
+        in a kernel)."""
         if exercise.name not in self.cases:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                self.cases[exercise.name] = exercise.cases()
+                self.cases[exercise.name] = exercise.grading_cases()
         return self.cases[exercise.name]
 
 

@@ -169,8 +169,7 @@ def test_nothing_outside_out_changed_and_nothing_survived(graded):
     assert "HACKED" not in (out / "totals.csv").read_text()
     survivors = subprocess.run(["pgrep", "-f", str(out)], capture_output=True)  # the setsid one
     assert survivors.stdout == b""
-    first = sandbox.FIRST_UID
-    assert not [pid for uid in range(first, first + 8) for pid in sandbox.processes_of(uid)]
+    assert sandbox.leftovers() == []
     for report in out.rglob("*"):
         if report.is_file() and report.suffix in {".csv", ".md", ".html", ".jsonl"}:
             assert SECRET not in report.read_text(encoding="utf-8"), report

@@ -1,7 +1,7 @@
 """The Python versions the README promises are the ones requirements.txt and the tools target.
 
-Installing on each version is checked by hand (it needs the network and several interpreters):
-make a virtual environment per Python, `pip install -r requirements.txt`, run the unit tests.
+tests/test_other_pythons.py installs the course on the oldest and newest of them and runs the
+unit tests there.
 """
 
 from __future__ import annotations

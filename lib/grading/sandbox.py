@@ -22,6 +22,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 NAMESPACES = ("ipc", "pid", "net", "uts", "cgroup-try")  # all but the user namespace
 FIRST_UID, USERS = 61_000, 1000  # unprivileged users for kernels when grading as root
@@ -145,14 +146,10 @@ class OwnUser:
         if os.geteuid() != 0:
             return
         for uid in range(FIRST_UID, FIRST_UID + USERS):
-            lock = open(f"{tempfile.gettempdir()}/course-grader-user-{uid}.lock", "w")  # noqa: SIM115
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                lock.close()
-                continue
-            self.uid, self._lock = uid, lock
-            return
+            lock = _claim(uid)
+            if lock is not None:
+                self.uid, self._lock = uid, lock
+                return
         raise SandboxUnavailable(f"all {USERS} sandbox users are in use by other graders")
 
     def release(self) -> None:
@@ -161,6 +158,29 @@ class OwnUser:
         if self._lock is not None:
             self._lock.close()
             self.uid, self._lock = None, None
+
+
+def _claim(uid: int) -> IO[str] | None:
+    """The lock file of sandbox user `uid`, locked for us; None if another grader holds it."""
+    lock = open(f"{tempfile.gettempdir()}/course-grader-user-{uid}.lock", "w")  # noqa: SIM115
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        return None
+    return lock
+
+
+def leftovers(users: int = 8) -> list[int]:
+    """Processes of the first `users` sandbox users that no grader holds at the moment: after a
+    batch they should be none (a grader still running elsewhere keeps its users' processes)."""
+    found = []
+    for uid in range(FIRST_UID, FIRST_UID + users):
+        lock = _claim(uid)
+        if lock is not None:
+            found += processes_of(uid)
+            lock.close()
+    return found
 
 
 def give_to(uid: int | None, *folders: Path) -> None:

@@ -1,0 +1,113 @@
+"""The README's oldest and newest Python install the course and pass its unit tests.
+
+`python -m pytest` runs on one interpreter. This test takes the other ends of the promised range
+(Python 3.10 and 3.13 when the README says "3.10 to 3.13"): for each, a fresh virtual environment,
+`pip install -r requirements.txt` (exactly what a learner on that Python runs), then the unit tests
+in tests/ (the notebooks run once, in the main run).
+
+Both runs start in the background as soon as pytest has collected this test (conftest.py), at a
+lower priority, so they use what the main run leaves of the CPU (it waits on kernels half of the
+time); pytest moves this test to the end, where it waits for them and reports.
+
+The interpreters are found as `python3.X` on PATH or in pyenv's versions folder. A machine that
+lacks one skips this test and says which; CI sets `COURSE_REQUIRE_PYTHONS=1`, where a missing
+interpreter fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from test_python_range import stated_range
+
+ROOT = Path(__file__).resolve().parent.parent
+INSIDE = "COURSE_TESTING_OTHER_PYTHON"  # set in the child runs, so that they do not recurse
+MINUTES = 20  # for one Python's install and tests together; a hung run fails, it never blocks CI
+
+
+@dataclass
+class Run:
+    """One Python's background job: its process, its log and the folder holding its venv."""
+
+    minor: int
+    job: subprocess.Popen
+    log: Path
+    folder: Path
+
+
+STARTED: list[Run] | str | None = None  # set by conftest.py's hook: the runs, or why none started
+
+
+def find_python(minor: int) -> str | None:
+    """A working interpreter for Python 3.`minor`: pyenv's newest build of it, or `python3.X` on
+    PATH (which may be a pyenv shim that refuses to run, hence the check)."""
+    versions = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    builds = sorted(versions.glob(f"3.{minor}.*/bin/python"), key=lambda p: p.parent.parent.name)
+    for candidate in [*map(str, reversed(builds)), shutil.which(f"python3.{minor}")]:
+        if candidate and _is_python(candidate, minor):
+            return candidate
+    return None
+
+
+def _is_python(candidate: str, minor: int) -> bool:
+    says = subprocess.run(
+        [candidate, "-c", "import sys; print(sys.version_info[1])"], capture_output=True, text=True
+    )
+    return says.returncode == 0 and says.stdout.strip() == str(minor)
+
+
+def start_all() -> list[Run] | str:
+    """Start one background run per other end of the range; or say which Python is missing."""
+    wanted = {minor: find_python(minor) for minor in set(stated_range()) - {sys.version_info[1]}}
+    missing = [f"3.{minor}" for minor, python in sorted(wanted.items()) if python is None]
+    if missing:
+        return f"no interpreter for Python {', '.join(missing)} (python3.X on PATH, or pyenv)"
+    return [start(minor, python) for minor, python in sorted(wanted.items())]
+
+
+def start(minor: int, python: str) -> Run:
+    """venv, pip install, pytest tests/: one shell job at low priority, its output in a log."""
+    folder = Path(tempfile.mkdtemp(prefix=f"course-py3{minor}-"))
+    child = folder / "venv" / "bin" / "python"
+    script = (
+        f"'{python}' -m venv '{folder / 'venv'}' && "
+        f"'{child}' -m pip install -q --disable-pip-version-check -r requirements.txt && "
+        f"'{child}' -m pytest tests -q -p no:cacheprovider"
+    )
+    log = folder / "log.txt"
+    with log.open("w") as out:
+        job = subprocess.Popen(
+            ["nice", "-n", "10", "timeout", str(MINUTES * 60), "bash", "-c", script],
+            cwd=ROOT,
+            # Bytecode goes to the run's own folder: other Pythons' .pyc files appearing in lib/
+            # would look like a student's write to the hostile-notebook tests of the main run.
+            env={**os.environ, INSIDE: "1", "PYTHONPYCACHEPREFIX": str(folder / "pycache")},
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    return Run(minor, job, log, folder)
+
+
+@pytest.mark.skipif(bool(os.environ.get(INSIDE)), reason="already inside another Python's run")
+def test_oldest_and_newest_python_install_and_pass_the_unit_tests():
+    runs = STARTED if STARTED is not None else start_all()
+    if isinstance(runs, str):
+        if os.environ.get("COURSE_REQUIRE_PYTHONS"):
+            pytest.fail(runs)
+        pytest.skip(runs)
+    failures = []
+    for run in runs:
+        code = run.job.wait()
+        lines = run.log.read_text(errors="replace").splitlines()
+        print(f"Python 3.{run.minor}: {lines[-1] if lines else '(no output)'}")
+        if code != 0:
+            failures.append(f"Python 3.{run.minor} (exit {code}):\n" + "\n".join(lines[-40:]))
+        shutil.rmtree(run.folder, ignore_errors=True)
+    assert not failures, "\n\n".join(failures)

@@ -11,8 +11,6 @@ from __future__ import annotations
 import asyncio
 import datetime
 import os
-import re
-import shutil
 import tempfile
 import time
 import warnings
@@ -40,19 +38,10 @@ from lib.grading.notebook import (
     written_answers,
 )
 from lib.grading.own_code import Notebook
+from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
 from lib.grading.roster import Student
 from lib.grading.store import RecordStore
-from lib.notebooks import SETUP_CELL
 
-ROOT = Path(__file__).resolve().parents[2]  # the instructor's repository: its `lib` is the judge
-# Stands in for the lessons' set-up cell, which looks for the course folder above the working
-# folder (not there in a temporary copy). Same imports, so later cells find what they expect.
-GRADER_SETUP = """\
-import importlib.util, os, pathlib, re, subprocess, sys
-root = pathlib.Path({root!r})
-if str(root) not in sys.path:
-    sys.path.insert(0, str(root))"""
-CHECK_CALL = re.compile(r"\w+\.\w+\.(check\(\)|hint\(\d*\)|solution\(\))\s*(#.*)?")
 RETRIED = {"timeout", "crashed", "error"}  # what --retry-failed grades again
 NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
 
@@ -79,62 +68,6 @@ class Settings:
                 warnings.simplefilter("ignore")
                 self.cases[exercise.name] = exercise.grading_cases()
         return self.cases[exercise.name]
-
-
-def is_setup_cell(source: str) -> bool:
-    """Is this the lessons' standard set-up cell? Its first words ("# Set-up: run this cell
-    first") are enough: the notebooks handed out may have an older version of the rest."""
-    return source.strip().startswith(SETUP_CELL.split(".")[0])
-
-
-def is_check_cell(source: str) -> bool:
-    """Only `ex.name.check()` (or `.hint()`, `.solution()`) calls and comments? Such a cell would
-    compute the expected answers inside the student's kernel, so the grader leaves it out."""
-    lines = [line.strip() for line in source.splitlines()]
-    calls = [line for line in lines if line and not line.startswith("#")]
-    return bool(calls) and all(CHECK_CALL.fullmatch(line) for line in calls)
-
-
-def _prepared(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """The notebook as it will run: outputs dropped, the set-up cell replaced by `GRADER_SETUP`,
-    check cells left out."""
-    for cell in notebook.cells:
-        if cell.cell_type == "code":
-            cell.outputs = []
-            if is_setup_cell(cell.source):
-                cell.source = GRADER_SETUP.format(root=str(ROOT))
-            elif is_check_cell(cell.source):
-                cell.source = ""
-    return notebook
-
-
-def _working_copy(submission: Submission, tmp: Path) -> Path:
-    """Copy the submission into `tmp/work` and return the folder its notebook runs in. Symbolic
-    links are left out: they could point anywhere."""
-    work = tmp / "work"
-    if submission.folder is None:
-        work.mkdir()
-        shutil.copyfile(submission.path, work / "notebook.ipynb")
-        return work
-
-    def skipped(folder: str, names: list[str]) -> list[str]:
-        return [
-            name
-            for name in names
-            if name == ".ipynb_checkpoints" or os.path.islink(os.path.join(folder, name))
-        ]
-
-    shutil.copytree(submission.folder, work, ignore=skipped)
-    return work / submission.path.relative_to(submission.folder).parent
-
-
-def _unboxed_env(tmp: Path, import_paths: tuple[str, ...]) -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([*import_paths, *filter(None, [env.get("PYTHONPATH")])])
-    env.update(
-        IPYTHONDIR=str(tmp / "ipython"), PYTHONHASHSEED="0", PYTHONNOUSERSITE="1", MPLBACKEND="Agg"
-    )
-    return env
 
 
 class _Box:
@@ -214,15 +147,15 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     events, outcome, note = [], "graded", label_note
     with tempfile.TemporaryDirectory(prefix="course-grade-", ignore_cleanup_errors=True) as tmp:
         try:
-            work = _working_copy(submission, Path(tmp))
+            work = working_copy(submission, Path(tmp))
             if settings.sandboxed:
                 job.runtime = Path(tmp, "runtime")
                 job.runtime.mkdir()
                 job.box = _Box(settings, Path(tmp, "work"), job.runtime, uid)
                 env = sandbox.environment(settings.import_paths)
             else:
-                env = _unboxed_env(Path(tmp), settings.import_paths)
-            results, events = await run_and_grade(_prepared(notebook), work, env, job)
+                env = unboxed_env(Path(tmp), settings.import_paths)
+            results, events = await run_and_grade(prepared(notebook), work, env, job)
         except Exception as error:  # the kernel would not start, the disk is full...
             outcome = "error"
             note = f"could not run the notebook ({type(error).__name__}: {clean(str(error), 300)})"

@@ -13,7 +13,7 @@ import nbformat
 from nbformat.v4 import new_code_cell
 
 from lib.exercises import for_lesson
-from lib.grading.batch import is_setup_cell
+from lib.grading.prepare import is_setup_cell
 
 FULL = bool(os.environ.get("GRADER_FULL_NOTEBOOKS"))
 

@@ -186,5 +186,5 @@ def line_panels(
             figure.add_trace(line, row=1, col=column)
         figure.update_yaxes(title_text=y_label, row=1, col=column)
     _styled(figure, title, legend_title, x_label, *panels)
-    figure.update_xaxes(title_text=x_label, type="log" if log_x else None)
+    figure.update_xaxes(title_text=x_label, type="log" if log_x else None, tickvals=list(xs))
     return figure

@@ -203,4 +203,4 @@ training_mix = {
 """,
 )
 
-EXERCISES = [premium_factors, gini, training_mix]  # in the order the notebook asks them
+EXERCISES = [premium_factors, training_mix, gini]  # in the order the notebook asks them

@@ -60,3 +60,27 @@ def test_training_stops_when_no_language_has_a_pair():
 def test_bad_requests_are_refused(texts, size):
     with pytest.raises(ValueError):
         train_parity(texts, size)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    texts=st.dictionaries(st.sampled_from(["x", "y", "z"]), TEXTS, min_size=2, max_size=3),
+    extra=st.integers(1, 12),
+)
+def test_each_merge_goes_to_the_language_with_the_most_tokens_so_far(texts, extra):
+    """Recount every language from scratch before each merge, with the slow encoder: the merge
+    was chosen for the longest language that still had a pair, and is that language's most
+    frequent pair under the standard tie rule."""
+    merges, chosen_for = train_parity(texts, 256 + extra, None)
+    for k, (merge, lang) in enumerate(zip(merges, chosen_for, strict=True)):
+        pieces = {
+            name: [bpe.encode_chunk_naive(text.encode(), merges[:k])]
+            for name, text in texts.items()
+        }
+        mergeable = [name for name, ids in pieces.items() if len(ids[0]) > 1]
+        assert lang == max(mergeable, key=lambda name: (len(pieces[name][0]), name))
+        vocab = bpe.build_vocab(merges[:k])
+        stats = bpe.get_stats(pieces[lang][0])
+        top = max(stats.values())
+        best = max((vocab[a], vocab[b]) for (a, b), n in stats.items() if n == top)
+        assert merge == best

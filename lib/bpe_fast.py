@@ -8,7 +8,7 @@ right next to where it happens:
 
 So this trainer keeps the counts up to date instead, and remembers for every pair the chunks it
 occurs in, to visit only those. Every different chunk is stored once, with its number of
-occurrences `w` (its weight), and a queue of pairs by count (`_PairQueue`) finds each winner.
+occurrences `w` (its weight), and a queue of pairs by count (`PairQueue`) finds each winner.
 
 The speed comes from letting Python's string methods, written in C, do the work per token:
 - a chunk of token ids is a `str` with one character per id (`chr(id)`), and a pair is the
@@ -42,12 +42,10 @@ def train_fast(words: Counter, n_merges: int, progress: bool = False) -> Merges:
     if 256 + n_merges >= 0x110000:
         raise ValueError(f"{n_merges} merges do not fit in the fast trainer's id space (1.1M)")
     edge = chr(256 + n_merges)  # one more than the largest id: never a token
-    weights = [words[chunk] for chunk in kept]
-    chunks = [edge + chunk.decode("latin-1") + edge for chunk in kept]  # byte b -> chr(b)
-    counts, where = _count_pairs(chunks, weights)
+    chunks, weights, counts, where = prepare_chunks(kept, words, edge)
     token_bytes = [bytes([i]) for i in range(256)]
     # Ties go to the greatest (left bytes, right bytes): that is the order the queue sorts by.
-    queue = _PairQueue(counts, key=lambda k: (token_bytes[ord(k[0])], token_bytes[ord(k[1])]))
+    queue = PairQueue(counts, key=lambda k: (token_bytes[ord(k[0])], token_bytes[ord(k[1])]))
     merges: Merges = []
 
     steps = range(256, 256 + n_merges)
@@ -58,40 +56,68 @@ def train_fast(words: Counter, n_merges: int, progress: bool = False) -> Merges:
         a, b = pair
         merges.append((token_bytes[ord(a)], token_bytes[ord(b)]))
         token_bytes.append(token_bytes[ord(a)] + token_bytes[ord(b)])
-        new = chr(new_id)
-        # For each neighbour x left of an occurrence, the chunk of every such occurrence; same for
-        # the neighbours y on the right. "" means the neighbour is another occurrence (a b a b).
-        lefts: defaultdict[str, list[int]] = defaultdict(list)
-        rights: defaultdict[str, list[int]] = defaultdict(list)
-        for i in where.pop(pair):
-            pieces = chunks[i].split(pair)
-            if len(pieces) == 1:
-                continue  # stale: an earlier merge already took this chunk's (a, b) apart
-            chunks[i] = new.join(pieces)
-            if len(pieces) == 2:  # one occurrence, the common case
-                lefts[pieces[0][-1]].append(i)
-                rights[pieces[1][0]].append(i)
-                continue
-            for piece in pieces[:-1]:
-                lefts[piece[-1:]].append(i)
-            for piece in pieces[1:]:
-                rights[piece[:1]].append(i)
-        # Each neighbour turns one lost pair into one gained pair. Gained pairs hold `new`, so they
-        # are new keys: adding them never meets the subtractions.
-        changes = [((x or b) + a, (x or new) + new, occ) for x, occ in lefts.items() if x != edge]
-        changes += [(b + y, new + y, occ) for y, occ in rights.items() if y and y != edge]
-        for lost, gained, occurrences in changes:  # "" on the left: lost (b, a), gained (new, new)
-            if len(occurrences) == 1:
-                w = weights[occurrences[0]]
-            else:  # the weight of each occurrence's chunk, and each chunk listed once
-                w = sum(map(weights.__getitem__, occurrences))
-                occurrences = list(dict.fromkeys(occurrences))
-            counts[lost] -= w
-            counts[gained] = w
-            where[gained] = occurrences
-            queue.push(gained, w)
-        counts[pair] = 0  # after the loop above, which subtracts from it when a == b
+        merge_pair(pair, chr(new_id), edge, chunks, weights, counts, where, queue)
     return merges
+
+
+def prepare_chunks(
+    kept: list[bytes], words: Counter, edge: str
+) -> tuple[list[str], list[int], dict[str, int], dict[str, list[int]]]:
+    """The chunks as framed strings (byte b -> chr(b)), their weights, the pair counts and where
+    each pair occurs: everything `merge_pair` keeps up to date."""
+    weights = [words[chunk] for chunk in kept]
+    chunks = [edge + chunk.decode("latin-1") + edge for chunk in kept]
+    return (chunks, weights, *_count_pairs(chunks, weights))
+
+
+def merge_pair(
+    pair: str,
+    new: str,
+    edge: str,
+    chunks: list[str],
+    weights: list[int],
+    counts: dict[str, int],
+    where: dict[str, list[int]],
+    queue: PairQueue,
+) -> int:
+    """Write the token `new` for every `pair` in the chunks, update the counts, and file the new
+    pairs in `queue`. Returns how many tokens the text lost (weighted by the chunks' counts)."""
+    a, b = pair
+    # For each neighbour x left of an occurrence, the chunk of every such occurrence; same for
+    # the neighbours y on the right. "" means the neighbour is another occurrence (a b a b).
+    lefts: defaultdict[str, list[int]] = defaultdict(list)
+    rights: defaultdict[str, list[int]] = defaultdict(list)
+    removed = 0
+    for i in where.pop(pair, ()):
+        pieces = chunks[i].split(pair)
+        if len(pieces) == 1:
+            continue  # stale: an earlier merge already took this chunk's (a, b) apart
+        chunks[i] = new.join(pieces)
+        removed += (len(pieces) - 1) * weights[i]
+        if len(pieces) == 2:  # one occurrence, the common case
+            lefts[pieces[0][-1]].append(i)
+            rights[pieces[1][0]].append(i)
+            continue
+        for piece in pieces[:-1]:
+            lefts[piece[-1:]].append(i)
+        for piece in pieces[1:]:
+            rights[piece[:1]].append(i)
+    # Each neighbour turns one lost pair into one gained pair. Gained pairs hold `new`, so they
+    # are new keys: adding them never meets the subtractions.
+    changes = [((x or b) + a, (x or new) + new, occ) for x, occ in lefts.items() if x != edge]
+    changes += [(b + y, new + y, occ) for y, occ in rights.items() if y and y != edge]
+    for lost, gained, occurrences in changes:  # "" on the left: lost (b, a), gained (new, new)
+        if len(occurrences) == 1:
+            w = weights[occurrences[0]]
+        else:  # the weight of each occurrence's chunk, and each chunk listed once
+            w = sum(map(weights.__getitem__, occurrences))
+            occurrences = list(dict.fromkeys(occurrences))
+        counts[lost] -= w
+        counts[gained] = w
+        where[gained] = occurrences
+        queue.push(gained, w)
+    counts[pair] = 0  # after the loop above, which subtracts from it when a == b
+    return removed
 
 
 def _count_pairs(
@@ -107,7 +133,7 @@ def _count_pairs(
     return dict(counts), dict(where)
 
 
-class _PairQueue:
+class PairQueue:
     """Pairs by count, popping the most frequent one; of equal counts, the greatest bytes.
 
     A new pair never outnumbers the pair just merged (each of its occurrences holds the new

@@ -113,3 +113,41 @@ def sentences_that_fit(sentence_tokens: Iterable[int], context_length: int) -> i
         used += n
         fitted += 1
     return fitted
+
+
+def gini(values: Iterable[float]) -> float:
+    """The Gini coefficient of `values`: 0 when all are equal, towards 1 when one holds all.
+
+    It is the mean absolute difference between any two values, divided by twice their mean, so
+    it does not change when every value is scaled. Foroutan et al. (2025) report it for the token
+    counts of parallel text: 0 would mean every language pays the same number of tokens.
+
+    >>> gini([5, 5, 5]), gini([0, 0, 0, 4])
+    (0.0, 0.75)
+    """
+    values = list(values)
+    if not values or sum(values) <= 0:
+        raise ValueError("gini needs at least one value and a positive total")
+    differences = sum(abs(x - y) for x in values for y in values)
+    return differences / (2 * len(values) * sum(values))
+
+
+def premium_factors(
+    counts: Mapping[str, Mapping[str, int]], lang: str, reference: str = REFERENCE
+) -> dict[str, float]:
+    """Split `lang`'s `o200k_base` premium into four factors whose product is the premium.
+
+    `counts` holds, per language, the "characters", the UTF-8 "bytes", and the tokens of the
+    ablation encoding "o200k vocab + cl100k pattern" and of "o200k_base". Each factor compares one
+    step of the way from text to tokens with the same step for `reference`:
+    characters (the content itself), utf8 (bytes per character), vocabulary (tokens per byte
+    with GPT-4's split pattern) and pattern (what o200k's own split pattern changes on top).
+    """
+    steps = ("characters", "bytes", "o200k vocab + cl100k pattern", "o200k_base")
+    names = ("characters", "utf8", "vocabulary", "pattern")
+    factors, previous = {}, None
+    for name, step in zip(names, steps, strict=True):
+        ratio = counts[step][lang] / counts[step][reference]
+        factors[name] = ratio if previous is None else ratio / previous
+        previous = ratio
+    return factors

@@ -25,6 +25,7 @@ __all__ = [
     "bar_chart",
     "grouped_bar_chart",
     "line_chart",
+    "line_panels",
     "readable",
     "show_tokens",
     "text_table",
@@ -76,10 +77,18 @@ def _figure(
     log_y: bool = False,
     legend_title: str = "",
 ) -> go.Figure:
-    for what, value in (("title", title), ("x_label", x_label), ("y_label", y_label)):
+    figure = _styled(go.Figure(traces), title, legend_title, x_label, y_label)
+    figure.update_xaxes(title_text=x_label, type="log" if log_x else None)
+    figure.update_yaxes(title_text=y_label, type="log" if log_y else None)
+    return figure
+
+
+def _styled(figure: go.Figure, title: str, legend_title: str, *labels: str) -> go.Figure:
+    """The house style, after checking that the title and every axis label are given."""
+    names = ["title", "x_label"] + ["y_label"] * (len(labels) - 1)
+    for what, value in zip(names, (title, *labels), strict=True):
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"a chart needs a {what} (axis labels should name the unit)")
-    figure = go.Figure(traces)
     figure.update_layout(
         template="plotly_white",
         title=title,
@@ -88,8 +97,6 @@ def _figure(
         margin=dict(l=70, r=30, t=70, b=70),
         legend_title_text=legend_title,
     )
-    figure.update_xaxes(title_text=x_label, type="log" if log_x else None)
-    figure.update_yaxes(title_text=y_label, type="log" if log_y else None)
     return figure
 
 
@@ -152,3 +159,32 @@ def line_chart(
         for name, values in series.items()
     ]
     return _figure(lines, title, x_label, y_label, log_x, log_y, legend_title)
+
+
+def line_panels(
+    xs: Sequence[float],
+    panels: dict[str, dict[str, Sequence[float]]],
+    title: str,
+    x_label: str,
+    *,
+    log_x: bool = False,
+    legend_title: str = "",
+) -> go.Figure:
+    """Line charts side by side over the same x values and series, one panel per measure, each
+    keyed by its y-axis label (with the unit): `line_panels(sizes, {"bytes per token":
+    {"standard": [...], "parity": [...]}, "Gini": {...}}, ...)`. A series keeps its colour."""
+    from plotly.colors import qualitative
+    from plotly.subplots import make_subplots
+
+    figure = make_subplots(rows=1, cols=len(panels), horizontal_spacing=0.1)
+    for column, (y_label, series) in enumerate(panels.items(), start=1):
+        _check_lengths(xs, series)
+        for k, (name, values) in enumerate(series.items()):
+            colour = qualitative.Plotly[k % len(qualitative.Plotly)]
+            line = go.Scatter(name=name, x=list(xs), y=list(values), mode="lines+markers")
+            line.update(line_color=colour, legendgroup=name, showlegend=column == 1)
+            figure.add_trace(line, row=1, col=column)
+        figure.update_yaxes(title_text=y_label, row=1, col=column)
+    _styled(figure, title, legend_title, x_label, *panels)
+    figure.update_xaxes(title_text=x_label, type="log" if log_x else None, tickvals=list(xs))
+    return figure

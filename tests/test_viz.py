@@ -222,3 +222,23 @@ def test_token_view_has_a_plain_text_form_beside_the_html(cl100k):
         == "2 tokens · 8 characters · 8 bytes · 4.00 bytes per token\n│Hi│·there│"
     )
     assert bundle["text/html"] == view._repr_html_()
+
+
+def test_line_panels_share_the_x_axis_and_keep_each_series_colour():
+    figure = viz.line_panels(
+        [512, 1024],
+        {
+            "spread (max ÷ min)": {"a": [2, 1], "b": [3, 2]},
+            "Gini": {"a": [0.2, 0.1], "b": [0.3, 0.2]},
+        },
+        "Two measures",
+        "vocabulary size (tokens)",
+    )
+    assert [t.line.color for t in figure.data[:2]] == [t.line.color for t in figure.data[2:]]
+    assert [t.showlegend for t in figure.data] == [True, True, False, False]
+    assert (figure.layout.yaxis.title.text, figure.layout.yaxis2.title.text) == (
+        "spread (max ÷ min)",
+        "Gini",
+    )
+    with pytest.raises(ValueError, match="y_label"):
+        viz.line_panels([1], {" ": {"a": [1]}}, "t", "x")

@@ -1,15 +1,21 @@
-"""Lesson 6 exercises: token counts across languages, the premium, and what it costs.
+"""Lesson 6 exercises: where a premium comes from, how unequal counts are, and a training mix.
 
-Expected values come from `lib.fairness` (the functions the notebook itself uses) and from
-tiktoken's cl100k_base, so a check compares the learner's code with the real counts.
+Expected values come from `lib.fairness` and tiktoken; the design challenge trains a real
+2,048-token tokenizer on the learner's mix with the course's fast trainer and measures it on
+FLORES `devtest`, which the mix never sees (the grader also measures a second half of it).
 """
 
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
+from typing import Any
+
+import tiktoken
 
 from lib import data, fairness
 from lib.exercises.core import Case, Exercise, close
+from lib.tokenizer import Tokenizer
 
 # Written for these checks (not taken from any dataset): one sentence in several scripts.
 _SENTENCES = {
@@ -20,119 +26,181 @@ _SENTENCES = {
     "kor_Hang": "고양이가 따뜻한 매트 위에서 자고 있어요.",
     "tam_Taml": "பூனை சூடான பாயில் தூங்குகிறது.",
 }
+MIX_LANGUAGES = ("eng_Latn", "spa_Latn", "rus_Cyrl", "hin_Deva", "tam_Taml")
+MIX_BUDGET = 50_000  # UTF-8 bytes of training text in all
+MIX_THRESHOLD = 1.45  # the worst premium, relative to the cheapest language, must stay under it
 
 
 @functools.cache
-def _cl100k():
-    return data.tiktoken_encoding("cl100k_base")
-
-
-def cl100k_base_encode(text: str) -> list[int]:
-    """GPT-4's encoder as a plain function: checks copy their arguments, and a function is cheap
-    to copy (a bound method would drag a copy of the whole encoding along)."""
-    return _cl100k().encode(text)
-
-
-def _count_tokens_cases() -> list[Case]:
-    # Real tokens, then UTF-8 bytes and characters: the same function must count all three.
-    encoders = {"cl100k_base": cl100k_base_encode, "bytes": str.encode, "characters": list}
-    counts = fairness.token_counts(encoders, _SENTENCES)
-    cases = [
-        Case(args=(_SENTENCES, encode), expected=counts[name]) for name, encode in encoders.items()
-    ]
-    cases.append(Case(args=({}, str.encode), expected={}))
-    return cases
-
-
-def _premium_cases() -> list[Case]:
-    counts = fairness.token_counts({"cl100k_base": cl100k_base_encode}, _SENTENCES)["cl100k_base"]
-    # Round numbers first, whose answers are easy to check by hand; then real counts, and another
-    # reference language.
-    small = {"eng_Latn": 40, "deu_Latn": 50, "mya_Mymr": 480}
-    cases = [Case(args=(small, lang), expected=fairness.premium(small, lang)) for lang in small]
-    cases += [Case(args=(counts, lang), expected=fairness.premium(counts, lang)) for lang in counts]
-    cases.append(
-        Case(
-            args=(counts, "eng_Latn"),
-            kwargs={"reference": "hin_Deva"},
-            expected=fairness.premium(counts, "eng_Latn", "hin_Deva"),
-        )
+def _sentence_counts() -> dict[str, dict[str, int]]:
+    """The four counts `premium_factors` reads, for the sentences above."""
+    cl100k, o200k = (data.tiktoken_encoding(name) for name in ("cl100k_base", "o200k_base"))
+    middle = tiktoken.Encoding(
+        name="o200k_vocab_cl100k_pattern",
+        pat_str=cl100k._pat_str,
+        mergeable_ranks=o200k._mergeable_ranks,
+        special_tokens={},
     )
-    return cases
+    encoders = {"characters": list, "bytes": str.encode}
+    encoders |= {"o200k vocab + cl100k pattern": middle.encode, "o200k_base": o200k.encode}
+    return fairness.token_counts(encoders, _SENTENCES)
 
 
-def _sentences_that_fit_cases() -> list[Case]:
-    token_lists = [
-        ([10, 20, 30], 100),  # everything fits
-        ([10, 20, 30], 60),  # exactly full
-        ([10, 20, 30], 59),  # the last sentence is one token too long
-        ([50, 10, 10], 40),  # not even the first sentence fits
-        ([], 8192),  # nothing to fit
-        ([30, 100, 5], 40),  # sentences stay in order: the 5 after the 100 does not count
-    ]
+def _same_factors(got: Any, expected: dict[str, float]) -> bool:
+    return (
+        isinstance(got, dict)
+        and set(got) == set(expected)
+        and all(close(got[name], value) for name, value in expected.items())
+    )
+
+
+def _factor_cases(langs: tuple[str, ...], reference: str = "eng_Latn") -> list[Case]:
+    counts = _sentence_counts()
     return [
-        Case(args=(tokens, context), expected=fairness.sentences_that_fit(tokens, context))
-        for tokens, context in token_lists
+        Case(
+            args=(counts, lang),
+            kwargs={} if reference == "eng_Latn" else {"reference": reference},
+            expected=fairness.premium_factors(counts, lang, reference),
+        )
+        for lang in langs
     ]
 
 
-count_tokens = Exercise(
-    name="count_tokens",
+def _round_counts() -> list[Case]:
+    counts = {  # easy to check by hand: 2 x 1.5 x 2 x 0.5 = 3
+        "characters": {"eng_Latn": 100, "xx": 200},
+        "bytes": {"eng_Latn": 100, "xx": 300},
+        "o200k vocab + cl100k pattern": {"eng_Latn": 25, "xx": 150},
+        "o200k_base": {"eng_Latn": 20, "xx": 60},
+    }
+    return [Case(args=(counts, "xx"), expected=fairness.premium_factors(counts, "xx"))]
+
+
+def _gini_cases(lists: list[list[int]]) -> list[Case]:
+    return [Case(args=(values,), expected=fairness.gini(values)) for values in lists]
+
+
+# -- the design challenge: a training mix ---------------------------------------------------------
+@dataclass(frozen=True)
+class WorstPremiumUnder:
+    """What a mix must achieve on one half of `devtest`; its repr is what a failure shows."""
+
+    threshold: float
+    half: int  # 0: the first half of devtest (the check's), 1: the second (the grader's too)
+
+    def __repr__(self) -> str:
+        which = ("first", "second")[self.half]
+        return f"a worst premium under {self.threshold} on the {which} half of devtest"
+
+
+def _first_bytes(text: str, n: int) -> str:
+    return text.encode("utf-8")[:n].decode("utf-8", errors="ignore")
+
+
+def measure_mix(mix: dict[str, int], half: int = 0) -> dict[str, float]:
+    """Train a 2,048-token BPE (GPT-4's pattern) on the first `mix[lang]` UTF-8 bytes of each
+    language's FLORES `dev` text; return each language's premium on half of `devtest`, relative
+    to the cheapest language (so starving English of text cannot make the others look cheap)."""
+    if not isinstance(mix, dict) or set(mix) - set(MIX_LANGUAGES):
+        raise ValueError(f"a mix is a dict whose keys are among {MIX_LANGUAGES}")
+    if not all(type(n) is int and n >= 0 for n in mix.values()) or not any(mix.values()):
+        raise ValueError("each amount must be a whole number of bytes, >= 0, and not all 0")
+    if sum(mix.values()) > MIX_BUDGET:
+        raise ValueError(f"the mix uses {sum(mix.values()):,} bytes; the budget is {MIX_BUDGET:,}")
+    text = "\n".join(_first_bytes("\n".join(data.flores(lang, "dev")), mix[lang]) for lang in mix)
+    encoding = Tokenizer.train(text, vocab_size=2048, pattern="gpt4").to_tiktoken()
+    counts = {}
+    for lang in MIX_LANGUAGES:
+        sentences = data.flores(lang, "devtest")
+        middle = len(sentences) // 2
+        part = sentences[:middle] if half == 0 else sentences[middle:]
+        counts[lang] = len(encoding.encode("\n".join(part)))
+    cheapest = min(counts.values())
+    return {lang: round(n / cheapest, 3) for lang, n in counts.items()}
+
+
+def _meets(got: Any, goal: WorstPremiumUnder) -> bool:
+    try:
+        return max(measure_mix(got, goal.half).values()) < goal.threshold
+    except ValueError:
+        return False
+
+
+premium_factors = Exercise(
+    name="premium_factors",
     lesson=6,
-    points=1,
-    target="count_tokens",
-    cases=_count_tokens_cases,
+    points=2,
+    target="premium_factors",
+    cases=lambda: _round_counts() + _factor_cases(("hin_Deva", "tam_Taml", "zho_Hans")),
+    hidden_cases=lambda: (
+        _factor_cases(("rus_Cyrl", "kor_Hang")) + _factor_cases(("eng_Latn",), "hin_Deva")
+    ),
+    compare=_same_factors,
     hint=(
-        "Loop over texts.items(): for each language, call encode(text) and take len() of what it "
-        "returns. Build a new dict {lang: that length}. Do not assume encode returns token ids: "
-        "str.encode returns bytes and list returns characters, and len() works on all of them."
+        "Each factor is a ratio of ratios: how much more `lang` needs than `reference` at one "
+        "step, divided by how much more it needed at the step before. The first step has no step "
+        "before it.",
+        "Go through the steps in order: characters, bytes, the middle encoding, o200k_base. At "
+        "each, ratio = counts[step][lang] / counts[step][reference]. The factor is that ratio "
+        "divided by the previous step's ratio (for characters, the ratio itself).",
+        "utf8 = (bytes ratio) / (characters ratio); vocabulary = (middle ratio) / (bytes "
+        "ratio); pattern = (o200k_base ratio) / (middle ratio). Multiply all four to check.",
     ),
     solution="""\
-def count_tokens(texts: dict[str, str], encode) -> dict[str, int]:
-    return {lang: len(encode(text)) for lang, text in texts.items()}
+def premium_factors(counts, lang, reference="eng_Latn"):
+    steps = ["characters", "bytes", "o200k vocab + cl100k pattern", "o200k_base"]
+    ratios = [counts[step][lang] / counts[step][reference] for step in steps]
+    return {
+        "characters": ratios[0],
+        "utf8": ratios[1] / ratios[0],
+        "vocabulary": ratios[2] / ratios[1],
+        "pattern": ratios[3] / ratios[2],
+    }
 """,
 )
 
-premium = Exercise(
-    name="premium",
+gini = Exercise(
+    name="gini",
     lesson=6,
     points=1,
-    target="premium",
-    cases=_premium_cases,
+    target="gini",
+    cases=lambda: _gini_cases([[0, 0, 0, 4], [1, 2, 3, 4], [52835, 253270, 404265]]),
+    hidden_cases=lambda: _gini_cases([[7], [10, 30], [2, 2, 2, 2, 12], [1.5, 0.5]]),
     compare=close,
     hint=(
-        "counts maps a language code to its number of tokens. Look up the count of lang and the "
-        "count of reference, and divide the first by the second. Use true division (/), not //, "
-        "so that a premium of 1.5 stays 1.5."
+        "The formula compares every value with every value, itself included: two loops, or one "
+        "loop over the pairs, summing the absolute differences.",
+        "With n values: total = sum of abs(x - y) for every x and every y (n * n pairs). Then "
+        "divide by 2 * n * n * mean, which is the same as 2 * n * sum(values).",
     ),
     solution="""\
-def premium(counts: dict[str, int], lang: str, reference: str = "eng_Latn") -> float:
-    return counts[lang] / counts[reference]
+def gini(values):
+    total = sum(abs(x - y) for x in values for y in values)
+    return total / (2 * len(values) * sum(values))
 """,
 )
 
-sentences_that_fit = Exercise(
-    name="sentences_that_fit",
+training_mix = Exercise(
+    name="training_mix",
     lesson=6,
-    points=1,
-    target="sentences_that_fit",
-    cases=_sentences_that_fit_cases,
+    points=2,
+    target="training_mix",
+    cases=lambda: [Case(expected=WorstPremiumUnder(MIX_THRESHOLD, 0))],
+    hidden_cases=lambda: [Case(expected=WorstPremiumUnder(MIX_THRESHOLD, 1))],
+    compare=_meets,
+    time_limit=30.0,
     hint=(
-        "Keep a running total of tokens used and a count of sentences. For each sentence's token "
-        "count n in order: if used + n would go over context_length, stop (break); otherwise add n "
-        "to the total and 1 to the count. A sentence that does not fit ends the loop, even if a "
-        "shorter one comes later: a document is read in order."
+        "Start from an equal split and run ex.measure_mix(your_mix): which language is worst? "
+        "A language gets merges in proportion to how often its pairs occur in the training text.",
+        "Scripts with 3 bytes per character get a third of the characters from the same bytes. "
+        "Move bytes from English and Spanish towards Tamil and Hindi, a few thousand at a time, "
+        "and watch the worst premium.",
     ),
     solution="""\
-def sentences_that_fit(sentence_tokens: list[int], context_length: int) -> int:
-    used = fitted = 0
-    for n in sentence_tokens:
-        if used + n > context_length:
-            break
-        used += n
-        fitted += 1
-    return fitted
+training_mix = {
+    "eng_Latn": 4_000, "spa_Latn": 4_000, "rus_Cyrl": 9_000, "hin_Deva": 14_000, "tam_Taml": 19_000
+}
 """,
 )
 
-EXERCISES = [count_tokens, premium, sentences_that_fit]  # in the order the notebook asks them
+EXERCISES = [premium_factors, training_mix, gini]  # in the order the notebook asks them

@@ -1,0 +1,138 @@
+"""Lesson 6's exercises teach: the stub, a trivial answer and an answer borrowed from `lib` earn
+nothing, the honest answer earns every point, and the grader runs cases `check()` never shows."""
+
+from __future__ import annotations
+
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from lib.exercises import lesson6 as ex
+from lib.exercises.running import run_cases
+from lib.grading.own_code import Notebook
+from tests.test_exercises import run
+
+HONEST_FACTORS = """\
+def premium_factors(counts, lang, reference="eng_Latn"):
+    def ratio(step):
+        return counts[step][lang] / counts[step][reference]
+    chars, utf8 = ratio("characters"), ratio("bytes")
+    middle, o200k = ratio("o200k vocab + cl100k pattern"), ratio("o200k_base")
+    return {"characters": chars, "utf8": utf8 / chars, "vocabulary": middle / utf8,
+            "pattern": o200k / middle}
+"""
+HONEST_GINI = """\
+def gini(values):
+    n, total = len(values), 0
+    for x in values:
+        for y in values:
+            total += abs(x - y)
+    return total / (2 * n * sum(values))
+"""
+HONEST_MIX = (
+    'training_mix = {"eng_Latn": 5_000, "spa_Latn": 5_000, "rus_Cyrl": 10_000,'
+    ' "hin_Deva": 14_000, "tam_Taml": 16_000}'
+)
+
+
+@pytest.mark.parametrize(
+    "exercise, source",
+    [(ex.premium_factors, HONEST_FACTORS), (ex.gini, HONEST_GINI), (ex.training_mix, HONEST_MIX)],
+    ids=lambda x: getattr(x, "name", "source"),
+)
+def test_an_honest_answer_gets_full_marks_on_every_case_the_grader_runs(exercise, source):
+    target = run(source)[exercise.target]
+    cases = exercise.grading_cases()
+    assert len(cases) > len(exercise.cases()), "the grader has cases check() does not show"
+    result = exercise.judge(cases, run_cases(target, exercise.inputs(cases), 30), callable(target))
+    assert (result.status, result.score) == ("passed", exercise.points), result.reason
+
+
+TRIVIAL = [
+    (
+        ex.premium_factors,
+        "def premium_factors(c, lang, reference='eng_Latn'):\n"
+        "    p = c['o200k_base'][lang] / c['o200k_base'][reference]\n"
+        "    return {'characters': p, 'utf8': 1.0, 'vocabulary': 1.0, 'pattern': 1.0}",
+    ),
+    (
+        ex.premium_factors,
+        "def premium_factors(c, lang, reference='eng_Latn'):\n"
+        "    p = c['o200k_base'][lang] / c['o200k_base'][reference]\n"
+        "    return dict.fromkeys(['characters', 'utf8', 'vocabulary', 'pattern'], p ** 0.25)",
+    ),
+    (ex.gini, "def gini(values):\n    return 0.0"),
+    (
+        ex.gini,
+        "import statistics\ndef gini(values):\n"
+        "    return statistics.pstdev(values) / statistics.mean(values)",
+    ),
+    (
+        ex.training_mix,
+        "training_mix = {lang: 10_000 for lang in"
+        " ['eng_Latn', 'spa_Latn', 'rus_Cyrl', 'hin_Deva', 'tam_Taml']}",
+    ),
+    (ex.training_mix, "training_mix = {'eng_Latn': 50_000}"),
+    (ex.training_mix, "training_mix = {'hin_Deva': 100_000, 'tam_Taml': 100_000}"),  # over budget
+    (ex.training_mix, "training_mix = {'hin_Deva': 25_000.0, 'tam_Taml': 25_000.0}"),  # not bytes
+    (ex.training_mix, "training_mix = {}"),
+]
+
+
+@pytest.mark.parametrize("exercise, source", TRIVIAL, ids=lambda x: getattr(x, "name", ""))
+def test_a_trivial_answer_scores_nothing(exercise, source):
+    result = exercise.grade(run(source))
+    assert result.score == 0, result.reason
+
+
+@pytest.mark.parametrize(
+    "exercise, cells",
+    [
+        (
+            ex.premium_factors,
+            [
+                "from lib import fairness",
+                "def premium_factors(c, lang):\n    return fairness.premium_factors(c, lang)",
+            ],
+        ),
+        (
+            ex.gini,
+            ["from lib.fairness import gini as g", "def gini(values):\n    return g(values)"],
+        ),
+        (
+            ex.gini,
+            [
+                "from lib.exercises import lesson6",
+                "def gini(values):\n    return lesson6.fairness.gini(values)",
+            ],
+        ),
+    ],
+    ids=["premium_factors", "gini alias", "gini through the exercises"],
+)
+def test_an_answer_borrowed_from_lib_is_not_own_code(exercise, cells):
+    notebook = Notebook(new_notebook(cells=[new_code_cell(c) for c in cells]))
+    assert notebook.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+
+
+@pytest.mark.parametrize("exercise", ex.EXERCISES, ids=lambda e: e.name)
+def test_hints_come_in_steps_and_the_first_does_not_give_the_code(exercise):
+    assert len(exercise.hints) >= 2
+    assert "return" not in exercise.hints[0] and "=" not in exercise.hints[0]
+
+
+def test_the_factors_multiply_back_to_the_premium():
+    for case in ex.premium_factors.grading_cases():
+        counts, lang = case.args
+        reference = case.kwargs.get("reference", "eng_Latn")
+        product = 1.0
+        for factor in case.expected.values():
+            product *= factor
+        assert product == pytest.approx(
+            counts["o200k_base"][lang] / counts["o200k_base"][reference]
+        )
+
+
+def test_a_mix_that_breaks_the_rules_is_refused_with_a_reason():
+    with pytest.raises(ValueError, match="budget"):
+        ex.measure_mix({"eng_Latn": ex.MIX_BUDGET + 1})
+    with pytest.raises(ValueError, match="keys"):
+        ex.measure_mix({"xyz_Latn": 10})

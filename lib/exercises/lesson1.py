@@ -264,7 +264,7 @@ is_valid_utf8 = Exercise(
         "follow; each of those must exist and look like 10xxxxxx (byte >> 6 == 0b10). Then rebuild "
         "the code point as in utf8_decode_first and reject it if it is overlong (smaller than "
         "0x80, 0x800 or 0x10000 for 2, 3 or 4 bytes), a surrogate (0xD800..0xDFFF) or above "
-        "0x10FFFF."
+        "0x10FFFF.",
     ),
     solution="""\
 def is_valid_utf8(data: bytes) -> bool:

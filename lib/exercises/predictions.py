@@ -1,4 +1,4 @@
-""""Predict, then run": exercises where the learner commits an answer before the lesson shows it.
+""" "Predict, then run": exercises where the learner commits an answer before the lesson shows it.
 
 The learner fills a dict literal, one entry per question, in a cell that comes *before* the
 cells that compute the answer. Each question is one `Case` whose expected value is an `Answer`:

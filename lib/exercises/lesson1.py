@@ -197,6 +197,7 @@ utf8_decode_first = Exercise(
     target="utf8_decode_first",
     cases=_utf8_decode_first_cases,
     hidden_cases=_hidden_utf8_decode_first_cases,
+    forbidden=(".decode", "codecs"),  # reading the bits is the exercise
     hint=(
         "Everything you need is in the first byte: its leading bits say how many bytes the "
         "character has. Then undo what utf8_encode did.",

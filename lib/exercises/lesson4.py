@@ -67,7 +67,7 @@ def _hidden_vocab_from_merges_cases() -> list[Case]:
     """Other merge lists, and made-up ones: the vocabulary follows from any list of pairs."""
     rng = random.Random(22)
     pieces = [text.encode("utf-8") for text in random_texts(22, 30, longest=3)]
-    made_up = [[tuple(rng.sample(pieces, 2)) for _ in range(rng.randint(1, 20))] for _ in range(4)]
+    made_up = [[tuple(rng.sample(pieces, 2)) for _ in range(rng.randint(1, 20))] for _ in range(8)]
     merge_lists = [list(_tokenizer(size).merges) for size in (257, 333)] + made_up
     return [Case(args=(merges,), expected=bpe.build_vocab(merges)) for merges in merge_lists]
 

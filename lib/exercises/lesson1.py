@@ -7,12 +7,11 @@ typed in by hand.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from lib import unicode_tools
-from lib.exercises import predictions
 from lib.exercises.core import Case, Exercise, close
 from lib.exercises.generated import random_code_points, random_texts
+from lib.exercises.predict_lessons import PREDICT_TEXTS as PREDICT_TEXTS  # the notebook shows them
+from lib.exercises.predict_lessons import predict_utf8_bytes
 
 # Code points on both sides of every UTF-8 length boundary, plus a few everyday characters:
 # 'A', 'é', 'ह', '€', '안', '👋' and the last code point of Unicode.
@@ -129,26 +128,6 @@ def _hidden_is_valid_utf8_cases() -> list[Case]:
     broken += [data[:1] + bytes([0x80 | data[1]]) + data[2:] for data in texts if len(data) > 2]
     by_hand = [b"x\xed\xbf\xbf", b"\xc1\xbf", b"\xf0\x8f\xbf\xbf", b"\xf5\x80\x80\x80", b"\xfe"]
     return _validity(texts + broken + by_hand)
-
-
-# Texts whose UTF-8 length the learner predicts before the lesson shows any of them.
-PREDICT_TEXTS = ["A", "ß", "ж", "ক", "ツ", "😀", "naïve", "Straße", "🇮🇳", "日本語"]
-_RANGE_OF_LENGTH = {1: "U+0000–U+007F", 2: "U+0080–U+07FF", 3: "U+0800–U+FFFF", 4: "U+10000 and up"}
-
-
-def _why_bytes(text: str) -> str:
-    """'naïve' is 6 UTF-8 bytes: 4 code points × 1 (U+0000–U+007F) + 1 × 2 (...)."""
-    sizes = sorted(Counter(len(ch.encode("utf-8")) for ch in text).items())
-    terms = [f"{count} × {size} ({_RANGE_OF_LENGTH[size]})" for size, count in sizes]
-    terms[0] = terms[0].replace(" × ", f" code point{'s' if sizes[0][1] > 1 else ''} × ", 1)
-    total = len(text.encode("utf-8"))
-    return f"{text!r} is {total} UTF-8 byte{'s' * (total > 1)}: {' + '.join(terms)}"
-
-
-def _predict_utf8_bytes_cases() -> list[Case]:
-    return predictions.cases(
-        [predictions.Answer(t, len(t.encode("utf-8")), _why_bytes(t)) for t in PREDICT_TEXTS]
-    )
 
 
 utf8_encode = Exercise(
@@ -291,28 +270,6 @@ def is_valid_utf8(data: bytes) -> bool:
             return False  # overlong, a surrogate, or beyond Unicode
         i += n_bytes
     return True
-""",
-)
-
-predict_utf8_bytes = Exercise(
-    name="predict_utf8_bytes",
-    lesson=1,
-    points=1,
-    target="predicted_utf8_bytes",
-    cases=_predict_utf8_bytes_cases,
-    compare=predictions.predicted,
-    forbidden=(".encode", "len", "bytes", "bytearray", "codecs", "sum", "utf8_encode"),
-    hint=(
-        "Do it on paper: for each code point, find its row in the table of section 4 (hex(ord(ch)) "
-        "tells you the number), then add up the bytes of all the code points of the text.",
-        "Watch out for texts that are more code points than they look: a flag is two regional "
-        "indicator symbols, each above U+FFFF.",
-    ),
-    solution="""\
-predicted_utf8_bytes = {
-    "A": 1, "ß": 2, "ж": 2, "ক": 3, "ツ": 3, "😀": 4,
-    "naïve": 6, "Straße": 7, "🇮🇳": 8, "日本語": 9,
-}
 """,
 )
 

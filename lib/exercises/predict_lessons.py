@@ -168,7 +168,7 @@ predict_fewer_tokens = Exercise(
         "A tokenizer spells text in few tokens when its merges were learned on text like it. "
         "What was each tokenizer trained on?",
         "Our tokenizer has 1,000 tokens, all learned from Hindi verse; GPT-4's has 100,000, "
-        "learned mostly from English and code. Which one has long Hindi tokens, and which has "
+        "presumably learned mostly from English and code. Which one has long Hindi tokens, and which has "
         "' weather' as one token?",
     ),
     solution="""\

@@ -168,8 +168,8 @@ predict_fewer_tokens = Exercise(
         "A tokenizer spells text in few tokens when its merges were learned on text like it. "
         "What was each tokenizer trained on?",
         "Our tokenizer has 1,000 tokens, all learned from Hindi verse; GPT-4's has 100,000, "
-        "presumably learned mostly from English and code. Which one has long Hindi tokens, and which has "
-        "' weather' as one token?",
+        "presumably learned mostly from English and code. Which one has long Hindi tokens, and "
+        "which has ' weather' as one token?",
     ),
     solution="""\
 predicted_fewer_tokens = {"hindi sentence": "ours", "english sentence": "gpt4"}

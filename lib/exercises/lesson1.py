@@ -15,38 +15,14 @@ from lib.exercises.predict_lessons import predict_utf8_bytes
 
 # Code points on both sides of every UTF-8 length boundary, plus a few everyday characters:
 # 'A', 'é', 'ह', '€', '안', '👋' and the last code point of Unicode.
-_BOUNDARY_CODE_POINTS = [
-    0x00,
-    0x41,
-    0x7F,  # 1 byte
-    0x80,
-    0xE9,
-    0x7FF,  # 2 bytes
-    0x800,
-    0x939,
-    0x20AC,
-    0xC548,
-    0xD7FF,
-    0xE000,
-    0xFFFF,  # 3 bytes (skipping the surrogates)
-    0x10000,
-    0x1F44B,
-    0x10FFFF,  # 4 bytes
-]
+_BOUNDARY_CODE_POINTS = [0x00, 0x41, 0x7F]  # 1 byte
+_BOUNDARY_CODE_POINTS += [0x80, 0xE9, 0x7FF]  # 2 bytes
+_BOUNDARY_CODE_POINTS += [0x800, 0x939, 0x20AC, 0xC548, 0xD7FF, 0xE000, 0xFFFF]  # 3 (no surrogates)
+_BOUNDARY_CODE_POINTS += [0x10000, 0x1F44B, 0x10FFFF]  # 4 bytes
 
 # Short texts in several scripts, written for these checks.
-_TEXTS = [
-    "hello",
-    "héllo",
-    "नमस्ते",
-    "안녕하세요",
-    "Привет",
-    "€5",
-    "👋 hi",
-    "日本",
-    "ሰላም",
-    "\x7f\x80",
-]
+_TEXTS = ["hello", "héllo", "नमस्ते", "안녕하세요", "Привет"]
+_TEXTS += ["€5", "👋 hi", "日本", "ሰላም", "\x7f\x80"]
 
 
 def _utf8_encode_cases() -> list[Case]:

@@ -9,58 +9,56 @@ from __future__ import annotations
 
 from lib import unicode_tools
 from lib.exercises.core import Case, Exercise, close
+from lib.exercises.generated import random_code_points, random_texts
+from lib.exercises.predict_lessons import PREDICT_TEXTS as PREDICT_TEXTS  # the notebook shows them
+from lib.exercises.predict_lessons import predict_utf8_bytes
 
 # Code points on both sides of every UTF-8 length boundary, plus a few everyday characters:
 # 'A', 'é', 'ह', '€', '안', '👋' and the last code point of Unicode.
-_BOUNDARY_CODE_POINTS = [
-    0x00,
-    0x41,
-    0x7F,  # 1 byte
-    0x80,
-    0xE9,
-    0x7FF,  # 2 bytes
-    0x800,
-    0x939,
-    0x20AC,
-    0xC548,
-    0xD7FF,
-    0xE000,
-    0xFFFF,  # 3 bytes (skipping the surrogates)
-    0x10000,
-    0x1F44B,
-    0x10FFFF,  # 4 bytes
-]
+_BOUNDARY_CODE_POINTS = [0x00, 0x41, 0x7F]  # 1 byte
+_BOUNDARY_CODE_POINTS += [0x80, 0xE9, 0x7FF]  # 2 bytes
+_BOUNDARY_CODE_POINTS += [0x800, 0x939, 0x20AC, 0xC548, 0xD7FF, 0xE000, 0xFFFF]  # 3 (no surrogates)
+_BOUNDARY_CODE_POINTS += [0x10000, 0x1F44B, 0x10FFFF]  # 4 bytes
 
 # Short texts in several scripts, written for these checks.
-_TEXTS = [
-    "hello",
-    "héllo",
-    "नमस्ते",
-    "안녕하세요",
-    "Привет",
-    "€5",
-    "👋 hi",
-    "日本",
-    "ሰላም",
-    "\x7f\x80",
-]
+_TEXTS = ["hello", "héllo", "नमस्ते", "안녕하세요", "Привет"]
+_TEXTS += ["€5", "👋 hi", "日本", "ሰላም", "\x7f\x80"]
 
 
 def _utf8_encode_cases() -> list[Case]:
     return [Case(args=(cp,), expected=chr(cp).encode("utf-8")) for cp in _BOUNDARY_CODE_POINTS]
 
 
-def _utf8_decode_first_cases() -> list[Case]:
-    starts = _TEXTS + [chr(cp) + "!" for cp in _BOUNDARY_CODE_POINTS]
+def _hidden_utf8_encode_cases() -> list[Case]:
+    return [Case(args=(cp,), expected=chr(cp).encode("utf-8")) for cp in random_code_points(1, 30)]
+
+
+def _first_character(texts: list[str]) -> list[Case]:
     return [
         Case(args=(text.encode("utf-8"),), expected=(ord(text[0]), len(text[0].encode("utf-8"))))
-        for text in starts
+        for text in texts
     ]
 
 
-def _bytes_per_char_cases() -> list[Case]:
-    texts = _TEXTS + [""]
+def _utf8_decode_first_cases() -> list[Case]:
+    return _first_character(_TEXTS + [chr(cp) + "!" for cp in _BOUNDARY_CODE_POINTS])
+
+
+def _hidden_utf8_decode_first_cases() -> list[Case]:
+    texts = random_texts(2, 20) + [chr(cp) + "x" for cp in random_code_points(3, 20)]
+    return _first_character(texts)
+
+
+def _per_char(texts: list[str]) -> list[Case]:
     return [Case(args=(text,), expected=unicode_tools.bytes_per_char(text)) for text in texts]
+
+
+def _bytes_per_char_cases() -> list[Case]:
+    return _per_char(_TEXTS + [""])
+
+
+def _hidden_bytes_per_char_cases() -> list[Case]:
+    return _per_char(random_texts(4, 20, longest=30))
 
 
 def _is_valid(data: bytes) -> bool:
@@ -90,8 +88,22 @@ _BYTE_STRINGS = [text.encode("utf-8") for text in _TEXTS] + [
 ]
 
 
+def _validity(byte_strings: list[bytes]) -> list[Case]:
+    return [Case(args=(data,), expected=_is_valid(data)) for data in byte_strings]
+
+
 def _is_valid_utf8_cases() -> list[Case]:
-    return [Case(args=(data,), expected=_is_valid(data)) for data in _BYTE_STRINGS]
+    return _validity(_BYTE_STRINGS)
+
+
+def _hidden_is_valid_utf8_cases() -> list[Case]:
+    """Valid texts, the same cut one byte short or with one byte changed, and surrogates,
+    overlong and too-large code points written out by hand."""
+    texts = [text.encode("utf-8") for text in random_texts(5, 12, longest=6)]
+    broken = [data[:-1] for data in texts if len(data) > 1]
+    broken += [data[:1] + bytes([0x80 | data[1]]) + data[2:] for data in texts if len(data) > 2]
+    by_hand = [b"x\xed\xbf\xbf", b"\xc1\xbf", b"\xf0\x8f\xbf\xbf", b"\xf5\x80\x80\x80", b"\xfe"]
+    return _validity(texts + broken + by_hand)
 
 
 utf8_encode = Exercise(
@@ -100,13 +112,17 @@ utf8_encode = Exercise(
     points=2,
     target="utf8_encode",
     cases=_utf8_encode_cases,
+    hidden_cases=_hidden_utf8_encode_cases,
     forbidden=(".encode", "codecs"),  # the lesson asks for the bit operations themselves
     hint=(
-        "First choose the length: below 0x80 one byte, below 0x800 two, below 0x10000 three, else "
-        "four. The last byte holds the lowest 6 bits: 0b10000000 | (cp & 0b111111). Shift right by "
-        "6 (cp >> 6) to reach the bits for the byte before it. The lead byte is its marker "
-        "(0b11000000, 0b11100000 or 0b11110000) OR the bits that are left. bytes([...]) builds the "
-        "result."
+        "Two decisions: how many bytes (compare cp with the limits in the table above), then which "
+        "bits go in which byte. The last byte always carries the lowest 6 bits of cp.",
+        "cp & 0b111111 keeps the lowest 6 bits and cp >> 6 drops them, so you can peel off 6 bits "
+        "at a time from the right. Each continuation byte is 0b10000000 | (6 bits); the lead byte "
+        "is its marker OR whatever bits are left.",
+        "Below 0x80 one byte, below 0x800 two, below 0x10000 three, else four. For three bytes: "
+        "bytes([0b11100000 | (cp >> 12), 0b10000000 | ((cp >> 6) & 0b111111), 0b10000000 | (cp "
+        "& 0b111111)]); the other lengths follow the same pattern.",
     ),
     solution="""\
 def utf8_encode(cp: int) -> bytes:
@@ -135,11 +151,16 @@ utf8_decode_first = Exercise(
     points=2,
     target="utf8_decode_first",
     cases=_utf8_decode_first_cases,
+    hidden_cases=_hidden_utf8_decode_first_cases,
+    forbidden=(".decode", "codecs"),  # reading the bits is the exercise
     hint=(
-        "Look at the lead byte data[0]. Below 0x80 it is the whole character. Otherwise its top "
-        "bits give the length: lead >> 5 == 0b110 means 2 bytes, lead >> 4 == 0b1110 means 3, "
-        "lead >> 3 == 0b11110 means 4. Keep the lead byte's payload bits (lead & 0b11111, 0b1111 "
-        "or 0b111), then for each continuation byte: cp = (cp << 6) | (byte & 0b111111)."
+        "Everything you need is in the first byte: its leading bits say how many bytes the "
+        "character has. Then undo what utf8_encode did.",
+        "Shift the lead byte right to read its marker: lead >> 5 == 0b110 means 2 bytes, lead >> 4 "
+        "== 0b1110 means 3, lead >> 3 == 0b11110 means 4, below 0x80 just 1. Keep the lead's "
+        "other bits as the start of the code point.",
+        "Start with cp = lead & 0b11111 (or 0b1111, 0b111) and for each continuation byte do cp = "
+        "(cp << 6) | (byte & 0b111111). Return (cp, n_bytes).",
     ),
     solution="""\
 def utf8_decode_first(data: bytes) -> tuple[int, int]:
@@ -164,10 +185,13 @@ bytes_per_char = Exercise(
     points=1,
     target="bytes_per_char",
     cases=_bytes_per_char_cases,
+    hidden_cases=_hidden_bytes_per_char_cases,
     compare=close,
     hint=(
+        "Count two things for the same text: bytes and code points. Which Python call counts "
+        "each? And what should happen when there is nothing to count?",
         "len(text) counts code points; len(text.encode('utf-8')) counts bytes. Divide the second "
-        "by the first, and return 0.0 for the empty string instead of dividing by zero."
+        "by the first, and return 0.0 for the empty string instead of dividing by zero.",
     ),
     solution="""\
 def bytes_per_char(text: str) -> float:
@@ -184,13 +208,19 @@ is_valid_utf8 = Exercise(
     target="is_valid_utf8",
     forbidden=(".decode", "codecs"),
     cases=_is_valid_utf8_cases,
+    hidden_cases=_hidden_is_valid_utf8_cases,
     hint=(
+        "Walk through the bytes one character at a time, the way utf8_decode_first reads one "
+        "character, and return False the moment something breaks a rule of the table above.",
+        "The rules: a lead byte is 0xxxxxxx, 110xxxxx, 1110xxxx or 11110xxx; exactly that many "
+        "continuation bytes 10xxxxxx follow (are they all there?); and the code point they spell "
+        "must not be overlong, a surrogate, or beyond U+10FFFF.",
         "Walk through the bytes one character at a time. A lead byte must be 0xxxxxxx, 110xxxxx, "
         "1110xxxx or 11110xxx (anything else is invalid), and it says how many continuation bytes "
         "follow; each of those must exist and look like 10xxxxxx (byte >> 6 == 0b10). Then rebuild "
         "the code point as in utf8_decode_first and reject it if it is overlong (smaller than "
         "0x80, 0x800 or 0x10000 for 2, 3 or 4 bytes), a surrogate (0xD800..0xDFFF) or above "
-        "0x10FFFF."
+        "0x10FFFF.",
     ),
     solution="""\
 def is_valid_utf8(data: bytes) -> bool:
@@ -219,4 +249,4 @@ def is_valid_utf8(data: bytes) -> bool:
 """,
 )
 
-EXERCISES = [utf8_encode, utf8_decode_first, bytes_per_char, is_valid_utf8]
+EXERCISES = [predict_utf8_bytes, utf8_encode, utf8_decode_first, bytes_per_char, is_valid_utf8]

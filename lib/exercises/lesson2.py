@@ -7,10 +7,13 @@ scripts, with characters of every UTF-8 length.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from lib.char_tokenizer import CharTokenizer
 from lib.exercises.core import Case, Exercise, Raises, close
+from lib.exercises.generated import random_texts
+from lib.exercises.predict_lessons import predict_words
 
 _TEXTS = [
     "banana",
@@ -25,8 +28,16 @@ _TEXTS = [
 ]
 
 
+def _vocabularies(texts: list[str]) -> list[Case]:
+    return [Case(args=(text,), expected=CharTokenizer.train(text).char_to_id) for text in texts]
+
+
 def _build_vocab_cases() -> list[Case]:
-    return [Case(args=(text,), expected=CharTokenizer.train(text).char_to_id) for text in _TEXTS]
+    return _vocabularies(_TEXTS)
+
+
+def _hidden_build_vocab_cases() -> list[Case]:
+    return _vocabularies(random_texts(11, 15, longest=40))
 
 
 def _encode_chars_cases() -> list[Case]:
@@ -39,6 +50,16 @@ def _encode_chars_cases() -> list[Case]:
         ("Привет, мир", "Привет, Zoë!"),
         ("abc", ""),
     ]
+    cases = _encodings(pairs)
+    # The default policy is "error".
+    vocab = CharTokenizer.train("hello world").char_to_id
+    cases.append(Case(args=("world", vocab), expected=CharTokenizer(vocab).encode("world")))
+    cases.append(Case(args=("word!", vocab), expected=Raises(ValueError)))
+    return cases
+
+
+def _encodings(pairs: list[tuple[str, str]]) -> list[Case]:
+    """Each (corpus, text) pair under each policy: what CharTokenizer gives, or its ValueError."""
     cases = []
     for corpus, text in pairs:
         vocab = CharTokenizer.train(corpus).char_to_id
@@ -48,21 +69,36 @@ def _encode_chars_cases() -> list[Case]:
             except ValueError:
                 expected = Raises(ValueError)
             cases.append(Case(args=(text, vocab, policy), expected=expected))
-    # The default policy is "error".
-    vocab = CharTokenizer.train("hello world").char_to_id
-    cases.append(Case(args=("world", vocab), expected=CharTokenizer(vocab).encode("world")))
-    cases.append(Case(args=("word!", vocab), expected=Raises(ValueError)))
     return cases
 
 
+def _hidden_encode_chars_cases() -> list[Case]:
+    corpora, texts = random_texts(12, 8, longest=40), random_texts(13, 8, longest=10)
+    return _encodings(list(zip(corpora, texts, strict=True)))
+
+
+def _ratios(texts: list[str], tokenizers: list[CharTokenizer]) -> list[Case]:
+    return [
+        Case(args=(text, tok.encode(text)), expected=tok.compression_ratio(text))
+        for tok in tokenizers
+        for text in texts
+        if text
+    ]
+
+
 def _compression_ratio_cases() -> list[Case]:
-    cases = []
-    for corpus in ("hello world", "नमस्ते दुनिया", "€5 for tea 🙂"):
-        tok = CharTokenizer.train(corpus, unknown="bytes")
-        for text in _TEXTS:
-            if text:
-                expected = tok.compression_ratio(text)
-                cases.append(Case(args=(text, tok.encode(text)), expected=expected))
+    corpora = ("hello world", "नमस्ते दुनिया", "€5 for tea 🙂")
+    return _ratios(_TEXTS, [CharTokenizer.train(c, unknown="bytes") for c in corpora])
+
+
+def _hidden_compression_ratio_cases() -> list[Case]:
+    """Made-up id lists too: the answer depends on the text's bytes and the number of ids."""
+    rng = random.Random(14)
+    texts = random_texts(14, 12, longest=30)
+    cases = _ratios(texts, [CharTokenizer.train(texts[0], unknown="bytes")])
+    for text in texts:
+        ids = [rng.randrange(100) for _ in range(rng.randint(1, 50))]
+        cases.append(Case(args=(text, ids), expected=len(text.encode("utf-8")) / len(ids)))
     return cases
 
 
@@ -72,9 +108,11 @@ build_vocab = Exercise(
     points=1,
     target="build_vocab",
     cases=_build_vocab_cases,
+    hidden_cases=_hidden_build_vocab_cases,
     hint=(
+        "Three steps: find the distinct characters, put them in a fixed order, number them.",
         "set(text) gives the distinct characters and sorted(...) puts them in code point order. "
-        "enumerate(...) then pairs each character with its position: 0, 1, 2, ..."
+        "enumerate(...) then pairs each character with its position: 0, 1, 2, ...",
     ),
     solution="""\
 def build_vocab(text: str) -> dict[str, int]:
@@ -88,11 +126,16 @@ encode_chars = Exercise(
     points=2,
     target="encode_chars",
     cases=_encode_chars_cases,
+    hidden_cases=_hidden_encode_chars_cases,
     hint=(
+        "One id per known character. The only question is what to do with a character that is "
+        "not in vocab: that is what `unknown` decides, and section 4 describes each choice.",
+        "The ids after the characters are free: len(vocab) can be the one <unk> id, and len(vocab) "
+        "+ b can stand for byte b (0..255). A character's UTF-8 bytes are ch.encode('utf-8').",
         "Loop over the characters of text. If ch is in vocab, append vocab[ch]. Otherwise look at "
         'unknown: "unk" appends len(vocab); "bytes" appends len(vocab) + b for every b in '
         'ch.encode("utf-8") (ids.extend does that in one line); anything else raises '
-        "ValueError(...) with a message naming the character."
+        "ValueError(...) with a message naming the character.",
     ),
     solution="""\
 def encode_chars(text: str, vocab: dict[str, int], unknown: str = "error") -> list[int]:
@@ -116,12 +159,16 @@ compression_ratio = Exercise(
     points=1,
     target="compression_ratio",
     cases=_compression_ratio_cases,
+    hidden_cases=_hidden_compression_ratio_cases,
     compare=close,
-    hint='len(text.encode("utf-8")) is the number of bytes; len(ids) is the number of tokens.',
+    hint=(
+        "Bytes of the text over tokens in ids: which of the two do you get with len directly?",
+        'len(text.encode("utf-8")) is the number of bytes; len(ids) is the number of tokens.',
+    ),
     solution="""\
 def compression_ratio(text: str, ids: list[int]) -> float:
     return len(text.encode("utf-8")) / len(ids)
 """,
 )
 
-EXERCISES = [build_vocab, encode_chars, compression_ratio]
+EXERCISES = [build_vocab, encode_chars, compression_ratio, predict_words]

@@ -9,9 +9,15 @@ tokens end in the middle of a character.
 from __future__ import annotations
 
 import functools
+import random
 
 from lib import bpe
 from lib.exercises.core import Case, Exercise
+from lib.exercises.generated import random_texts
+from lib.exercises.predict_lessons import (
+    PREDICT_SENTENCES as PREDICT_SENTENCES,
+)  # the notebook shows them
+from lib.exercises.predict_lessons import predict_fewer_tokens
 from lib.streaming import StreamingDecoder
 from lib.tokenizer import Tokenizer
 
@@ -49,6 +55,26 @@ def _id_sequences(tok: Tokenizer) -> list[list[int]]:
     return seqs
 
 
+def _hidden_id_sequences(tok: Tokenizer, random_ids: bool = True) -> list[list[int]]:
+    """Texts check() never shows, whole and cut short, and (if `random_ids`) runs of random ids,
+    mostly not UTF-8."""
+    rng = random.Random(21)
+    seqs = [tok.encode(text) for text in random_texts(21, 10, longest=20)]
+    seqs += [ids[: rng.randint(1, len(ids))] for ids in seqs if ids]
+    if random_ids:
+        seqs += [rng.choices(sorted(tok.vocab), k=rng.randint(1, 8)) for _ in range(10)]
+    return seqs
+
+
+def _hidden_vocab_from_merges_cases() -> list[Case]:
+    """Other merge lists, and made-up ones: the vocabulary follows from any list of pairs."""
+    rng = random.Random(22)
+    pieces = [text.encode("utf-8") for text in random_texts(22, 30, longest=3)]
+    made_up = [[tuple(rng.sample(pieces, 2)) for _ in range(rng.randint(1, 20))] for _ in range(8)]
+    merge_lists = [list(_tokenizer(size).merges) for size in (257, 333)] + made_up
+    return [Case(args=(merges,), expected=bpe.build_vocab(merges)) for merges in merge_lists]
+
+
 def _vocab_from_merges_cases() -> list[Case]:
     cases = [Case(args=([],), expected=bpe.build_vocab([]))]
     for vocab_size in (260, 300, 400):
@@ -57,10 +83,16 @@ def _vocab_from_merges_cases() -> list[Case]:
     return cases
 
 
+def _decoded(tok: Tokenizer, sequences: list[list[int]]) -> list[Case]:
+    return [Case(args=(ids, dict(tok.vocab)), expected=tok.decode(ids)) for ids in sequences]
+
+
 def _decode_cases() -> list[Case]:
-    tok = _tokenizer(400)
-    vocab = dict(tok.vocab)
-    return [Case(args=(ids, vocab), expected=tok.decode(ids)) for ids in _id_sequences(tok)]
+    return _decoded(_tokenizer(400), _id_sequences(_tokenizer(400)))
+
+
+def _hidden_decode_cases() -> list[Case]:
+    return _decoded(_tokenizer(350), _hidden_id_sequences(_tokenizer(350)))
 
 
 def reference_stream(ids: list[int], tok: Tokenizer) -> list[str]:
@@ -69,13 +101,23 @@ def reference_stream(ids: list[int], tok: Tokenizer) -> list[str]:
     return [decoder.feed(i) for i in ids] + [decoder.flush()]
 
 
+def _streamed(tok: Tokenizer, sequences: list[list[int]]) -> list[Case]:
+    return [
+        Case(args=(ids, dict(tok.vocab)), expected=reference_stream(ids, tok)) for ids in sequences
+    ]
+
+
 def _stream_decode_cases() -> list[Case]:
-    cases = []
-    for vocab_size in (256, 400):  # 256: no merges at all, every token is a single byte
-        tok = _tokenizer(vocab_size)
-        for ids in _id_sequences(tok)[:12]:
-            cases.append(Case(args=(ids, dict(tok.vocab)), expected=reference_stream(ids, tok)))
-    return cases
+    # 256: no merges at all, every token is a single byte
+    return [
+        case
+        for size in (256, 400)
+        for case in _streamed(_tokenizer(size), _id_sequences(_tokenizer(size))[:12])
+    ]
+
+
+def _hidden_stream_decode_cases() -> list[Case]:
+    return _streamed(_tokenizer(350), _hidden_id_sequences(_tokenizer(350), random_ids=False))
 
 
 vocab_from_merges = Exercise(
@@ -84,9 +126,12 @@ vocab_from_merges = Exercise(
     points=1,
     target="vocab_from_merges",
     cases=_vocab_from_merges_cases,
+    hidden_cases=_hidden_vocab_from_merges_cases,
     hint=(
+        "Two parts: the 256 ids every byte-level vocabulary starts with, then one new id per "
+        "merge, in order. What bytes does a merge's new token stand for?",
         "Start with {i: bytes([i]) for i in range(256)}. Then loop with enumerate(merges): merge i "
-        "is a pair (left, right) of byte strings, and id 256 + i stands for left + right."
+        "is a pair (left, right) of byte strings, and id 256 + i stands for left + right.",
     ),
     solution="""\
 def vocab_from_merges(merges: list[tuple[bytes, bytes]]) -> dict[int, bytes]:
@@ -103,9 +148,12 @@ decode = Exercise(
     points=1,
     target="decode",
     cases=_decode_cases,
+    hidden_cases=_hidden_decode_cases,
     hint=(
+        "Section 2 did this by hand: look up, join, and only then turn bytes into text. Which "
+        "errors= setting keeps going past bytes that are not UTF-8?",
         'Join first, decode once: b"".join(vocab[i] for i in ids) gives all the bytes. Then '
-        '.decode("utf-8", errors="replace") turns invalid bytes into "\\ufffd" instead of raising.'
+        '.decode("utf-8", errors="replace") turns invalid bytes into "\\ufffd" instead of raising.',
     ),
     solution="""\
 def decode(ids: list[int], vocab: dict[int, bytes]) -> str:
@@ -120,12 +168,18 @@ stream_decode = Exercise(
     points=2,
     target="stream_decode",
     cases=_stream_decode_cases,
+    hidden_cases=_hidden_stream_decode_cases,
     hint=(
+        "Each token's bytes go into something that remembers what came before: it gives back "
+        "only the characters that are complete, and the rest waits for the next token. At the "
+        "end of the stream, whatever still waits must come out too.",
+        "Section 5 showed a Python object that does exactly this remembering. Call it once per "
+        "id, then once more, telling it the stream is over.",
         'The easy way: utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace"); for each id '
         'append utf8.decode(vocab[i]); at the end append utf8.decode(b"", final=True). The hard '
         "way: keep a bytes buffer; look back at most 3 bytes from its end for a lead byte (not of "
         "the form 10xxxxxx); if the character it starts needs more bytes than are there, hold "
-        "those back and decode the rest."
+        "those back and decode the rest.",
     ),
     solution="""\
 import codecs
@@ -140,4 +194,4 @@ def stream_decode(ids: list[int], vocab: dict[int, bytes]) -> list[str]:
 """,
 )
 
-EXERCISES = [vocab_from_merges, decode, stream_decode]
+EXERCISES = [vocab_from_merges, decode, stream_decode, predict_fewer_tokens]

@@ -6,8 +6,11 @@ Hugging Face `tokenizers` and SentencePiece.
 
 from __future__ import annotations
 
+import random
+
 from lib import unigram, wordpiece
 from lib.exercises.core import Case, Exercise
+from lib.exercises.generated import random_texts
 
 # A small vocabulary written for these checks: English, German and Hindi pieces, with traps for
 # a shortest-match or a forgotten "##".
@@ -31,11 +34,23 @@ _WORDS = [
 ]
 
 
-def _wordpiece_cases() -> list[Case]:
+def _pieces(words: list[str]) -> list[Case]:
     return [
         Case(args=(word, set(_VOCAB)), expected=wordpiece.encode_word(word, _VOCAB))
-        for word in _WORDS
+        for word in words
     ]
+
+
+def _wordpiece_cases() -> list[Case]:
+    return _pieces(_WORDS)
+
+
+def _hidden_wordpiece_cases() -> list[Case]:
+    """Words glued from the vocabulary's pieces (some with a stray letter), never shown."""
+    rng = random.Random(71)
+    stems = sorted(piece.removeprefix("##") for piece in _VOCAB if piece != "[UNK]")
+    words = ["".join(rng.choices(stems, k=rng.randint(1, 4))) for _ in range(20)]
+    return _pieces(words + [word + rng.choice("xyzü") for word in words[:5]])
 
 
 # Scores chosen so that no two segmentations of these texts tie (checked when the cases are made).
@@ -55,22 +70,45 @@ def _segmentations(text: str) -> list[list[str]]:
     ]
 
 
-def _viterbi_cases() -> list[Case]:
+def _has_tie(text: str) -> bool:
+    totals = sorted(round(sum(_SCORES[p] for p in s), 9) for s in _segmentations(text))
+    return len(totals) > 1 and totals[-1] == totals[-2]
+
+
+def _best(texts: list[str]) -> list[Case]:
     model = unigram.Unigram([("<unk>", 0.0), *_SCORES.items()])
-    cases = []
-    for text in _TEXTS:
-        totals = sorted(round(sum(_SCORES[p] for p in s), 9) for s in _segmentations(text))
-        assert len(totals) < 2 or totals[-1] != totals[-2], f"a tie in {text!r}"
-        best = [piece for piece, _, _ in model.segment(text)]
-        cases.append(Case(args=(text, dict(_SCORES)), expected=best))
-    return cases
+    return [
+        Case(args=(text, dict(_SCORES)), expected=[p for p, _, _ in model.segment(text)])
+        for text in texts
+    ]
+
+
+def _viterbi_cases() -> list[Case]:
+    assert not any(map(_has_tie, _TEXTS)), "a visible case with two best segmentations"
+    return _best(_TEXTS)
+
+
+def _hidden_viterbi_cases() -> list[Case]:
+    """Random strings of the scored letters, keeping only those with a single best answer."""
+    rng = random.Random(72)
+    texts = ["".join(rng.choices("abc▁", k=rng.randint(2, 9))) for _ in range(40)]
+    texts += ["".join(rng.choices(["▁", "क", "ा", "a"], k=rng.randint(2, 7))) for _ in range(15)]
+    return _best([text for text in texts if not _has_tie(text)][:25])
 
 
 _FALLBACK_TEXTS = ["A", "é", "ஆ", "€", "😀", "aஆ", "", "世界", "ü", "\n"]
 
 
+def _fallbacks(texts: list[str]) -> list[Case]:
+    return [Case(args=(text,), expected=unigram.byte_fallback(text)) for text in texts]
+
+
 def _byte_fallback_cases() -> list[Case]:
-    return [Case(args=(text,), expected=unigram.byte_fallback(text)) for text in _FALLBACK_TEXTS]
+    return _fallbacks(_FALLBACK_TEXTS)
+
+
+def _hidden_byte_fallback_cases() -> list[Case]:
+    return _fallbacks(random_texts(73, 20, longest=6))
 
 
 wordpiece_word = Exercise(
@@ -79,11 +117,15 @@ wordpiece_word = Exercise(
     points=1,
     target="wordpiece_word",
     cases=_wordpiece_cases,
+    hidden_cases=_hidden_wordpiece_cases,
     hint=(
+        "Greedy means: at each position take the longest piece the vocabulary has, then carry on "
+        "from where it ends. Two details: pieces inside a word carry '##', and a dead end loses "
+        "the whole word.",
         "Keep a position `start`, beginning at 0. While start < len(word): try end = len(word), "
         "len(word) - 1, ... down to start + 1, and take the first candidate word[start:end] (with "
         '"##" in front when start > 0) that is in vocab; append it and set start = end. If no end '
-        'works, return ["[UNK]"] at once: the whole word is unknown, not just that part.'
+        'works, return ["[UNK]"] at once: the whole word is unknown, not just that part.',
     ),
     solution="""\
 def wordpiece_word(word: str, vocab: set[str]) -> list[str]:
@@ -107,12 +149,18 @@ viterbi = Exercise(
     points=2,
     target="viterbi",
     cases=_viterbi_cases,
+    hidden_cases=_hidden_viterbi_cases,
     hint=(
+        "Solve it for every prefix of the text, shortest first: the best way to spell "
+        "text[:end] is the best way to spell some shorter prefix text[:start], plus one piece "
+        "text[start:end].",
+        "Remember for each end both the best total score and where its last piece starts; then "
+        "walk back from the end of the text to collect the pieces.",
         "Make a list `best` of len(text) + 1 entries; best[0] = (0.0, 0) and the others None. For "
         "each end from 1 to len(text), look at every start < end with text[start:end] in scores: "
         "the candidate is (best[start][0] + scores[text[start:end]], start); keep the one with the "
         "highest score in best[end]. Then walk back: end = len(text); the last piece is "
-        "text[best[end][1]:end]; set end = best[end][1] and repeat until end is 0. Reverse."
+        "text[best[end][1]:end]; set end = best[end][1] and repeat until end is 0. Reverse.",
     ),
     solution="""\
 def viterbi(text: str, scores: dict[str, float]) -> list[str]:
@@ -139,10 +187,12 @@ byte_fallback = Exercise(
     points=1,
     target="byte_fallback",
     cases=_byte_fallback_cases,
+    hidden_cases=_hidden_byte_fallback_cases,
     hint=(
+        "One piece per UTF-8 byte of the text, not per character, each written like <0xE0>.",
         'Encode the text to UTF-8 bytes with text.encode("utf-8"); iterating over a bytes object '
         'gives integers. Write each as "<0x" + two upper-case hex digits + ">": the format '
-        'f"<0x{b:02X}>" does exactly that.'
+        'f"<0x{b:02X}>" does exactly that.',
     ),
     solution="""\
 def byte_fallback(text: str) -> list[str]:

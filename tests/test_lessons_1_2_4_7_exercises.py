@@ -1,0 +1,190 @@
+"""Lessons 1, 2, 4 and 7: each exercise gives nothing to a trivial, borrowed or hard-coded answer
+and full marks to an honest one, on the cases check() shows and on the grader's hidden ones."""
+
+from __future__ import annotations
+
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from lib.exercises import Exercise, for_lesson
+from lib.exercises.core import Raises
+from lib.exercises.running import run_cases
+from lib.grading.own_code import Notebook
+
+EXERCISES = {e.name: e for lesson in (1, 2, 4, 7) for e in for_lesson(lesson)}
+PREDICTIONS = {"predict_utf8_bytes", "predict_words", "predict_fewer_tokens"}
+FUNCTIONS = sorted(set(EXERCISES) - PREDICTIONS)
+
+
+def namespace(source: str) -> dict:
+    found: dict = {}
+    exec(source, found)
+    return found
+
+
+def graded(exercise: Exercise, target) -> tuple[str, float]:
+    """(status, score) over every case the grader runs, hidden ones included."""
+    cases = exercise.grading_cases()
+    outcomes = run_cases(target, exercise.inputs(cases), 10)
+    result = exercise.judge(cases, outcomes, callable(target))
+    return result.status, result.score
+
+
+def borrowed(exercise: Exercise, *cells: str) -> str:
+    """What the grader's own-code reading finds in a notebook made of `cells`."""
+    notebook = Notebook(new_notebook(cells=[new_code_cell(source) for source in cells]))
+    return notebook.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+
+
+@pytest.mark.parametrize("name", sorted(EXERCISES))
+def test_the_honest_answer_gets_full_marks_hidden_cases_included(name):
+    exercise = EXERCISES[name]
+    target = namespace(exercise.solution_code)[exercise.target]
+    assert graded(exercise, target) == ("passed", exercise.points)
+    assert borrowed(exercise, exercise.solution_code) == ""
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_every_function_exercise_has_hidden_cases_and_stepped_hints(name):
+    exercise = EXERCISES[name]
+    assert exercise.hidden_cases is not None and len(exercise.hidden_cases()) >= 10
+    assert 2 <= len(exercise.hints) <= 3
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_a_constant_answer_scores_nothing(name):
+    assert graded(EXERCISES[name], lambda *args, **kwargs: None) == ("failed", 0)
+
+
+def _key(args: tuple, kwargs: dict) -> str:
+    """The same text for the same arguments, sets included (their order may change)."""
+    return repr(([sorted(a) if isinstance(a, set) else a for a in args], kwargs))
+
+
+def _remembers(exercise: Exercise):
+    """An answer that has learned what check() shows by heart, and nothing else."""
+    table = {_key(c.args, c.kwargs): c.expected for c in exercise.cases()}
+
+    def answer(*args, **kwargs):
+        expected = table[_key(args, kwargs)]  # a KeyError for anything check() never showed
+        if isinstance(expected, Raises):
+            raise expected.error("remembered")
+        return expected
+
+    return answer
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_hard_coding_the_visible_cases_fails_the_hidden_ones(name):
+    exercise = EXERCISES[name]
+    answer = _remembers(exercise)
+    visible = exercise.cases()
+    outcomes = run_cases(answer, exercise.inputs(visible), 10)
+    assert exercise.judge(visible, outcomes).status == "passed"  # check() would say ✅ ...
+    status, score = graded(exercise, answer)
+    assert status == "partial" and score <= exercise.points * 0.7  # ... the grader does not
+
+
+WRAPPERS = {
+    "utf8_encode": ["def utf8_encode(cp):\n    return chr(cp).encode('utf-8')"],
+    "utf8_decode_first": [
+        "def utf8_decode_first(data):\n    ch = data.decode('utf-8')[0]\n"
+        "    return ord(ch), len(ch.encode('utf-8'))"
+    ],
+    "bytes_per_char": [
+        "from lib import unicode_tools as ut",
+        "def bytes_per_char(text):\n    return ut.bytes_per_char(text)",
+    ],
+    "is_valid_utf8": [
+        "def is_valid_utf8(data):\n    try:\n        data.decode()\n    except ValueError:\n"
+        "        return False\n    return True"
+    ],
+    "predict_utf8_bytes": ["predicted_utf8_bytes = {t: len(t.encode()) for t in ['A', 'ß']}"],
+    "build_vocab": [
+        "from lib import CharTokenizer",
+        "def build_vocab(text):\n    return CharTokenizer.train(text).char_to_id",
+    ],
+    "encode_chars": [
+        "from lib.char_tokenizer import CharTokenizer as C",
+        "def encode_chars(text, vocab, unknown='error'):\n"
+        "    return C(vocab, unknown).encode(text)",
+    ],
+    "compression_ratio": [
+        "import lib",
+        "def helper(text):\n    return lib.CharTokenizer.train(text).compression_ratio(text)",
+        "def compression_ratio(text, ids):\n    return helper(text)",
+    ],
+    "predict_words": [
+        "from lib.exercises import lesson2",
+        "predicted_words = {q: 'x' for q in lesson2.PREDICT_QUESTIONS}",
+    ],
+    "vocab_from_merges": [
+        "from lib import bpe",
+        "vocab_from_merges = bpe.build_vocab",
+    ],
+    "decode": [
+        "from lib import Tokenizer",
+        "def decode(ids, vocab):\n    return Tokenizer(vocab=vocab, merges=[]).decode(ids)",
+    ],
+    "stream_decode": [
+        "from lib.streaming import StreamingDecoder",
+        "def stream_decode(ids, vocab):\n    d = StreamingDecoder(vocab)\n"
+        "    return [d.feed(i) for i in ids] + [d.flush()]",
+    ],
+    "predict_fewer_tokens": [
+        "predicted_fewer_tokens = {'hindi sentence': 'ours' if len(hindi_tok.encode('x')) else ''}"
+    ],
+    "wordpiece_word": [
+        "from lib import wordpiece",
+        "def wordpiece_word(word, vocab):\n    return wordpiece.encode_word(word, vocab)",
+    ],
+    "viterbi": [
+        "from lib.unigram import Unigram",
+        "def viterbi(text, scores):\n    model = Unigram(list(scores.items()))\n"
+        "    return [p for p, _, _ in model.segment(text)]",
+    ],
+    "byte_fallback": [
+        "from lib import unigram",
+        "def byte_fallback(text):\n    return unigram.byte_fallback(text)",
+    ],
+}
+
+
+def test_every_exercise_has_a_wrapper_to_catch():
+    assert sorted(WRAPPERS) == sorted(EXERCISES)
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPERS))
+def test_wrapping_lib_or_a_forbidden_shortcut_is_not_own_code(name):
+    found = borrowed(EXERCISES[name], *WRAPPERS[name])
+    assert found.startswith(f"`{EXERCISES[name].target}` "), found
+    assert any(word in found for word in ("uses `", "imports `", "is `lib.")), found
+
+
+PREDICTION_STUBS = {  # a believable wrong guess for each question
+    "predict_utf8_bytes": {t: 1 for t in ("A", "ß", "ж", "ক", "ツ", "😀")},
+    "predict_words": {"more unknown words": "shakespeare", "more bytes per word": "shakespeare"},
+    "predict_fewer_tokens": {"hindi sentence": "gpt4", "english sentence": "ours"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(PREDICTIONS))
+def test_a_wrong_prediction_is_told_why_not_just_no(name, capsys):
+    exercise = EXERCISES[name]
+    guess = PREDICTION_STUBS[name]
+    exercise.check({exercise.target: guess})
+    out = capsys.readouterr().out
+    assert "❌" in out and "a different" not in out
+    reason = out.partition("expected:")[2].partition("\n")[0]
+    assert len(reason.split()) >= 6, reason  # a sentence with the numbers, not just the value
+    assert any(ch.isdigit() for ch in reason), reason
+    assert graded(exercise, guess)[1] < exercise.points
+    assert graded(exercise, {}) == ("failed", 0)
+
+
+def test_predictions_accept_words_in_any_case_but_numbers_only_as_int():
+    exercise = EXERCISES["predict_fewer_tokens"]
+    assert graded(exercise, {"hindi sentence": " Ours", "english sentence": "GPT4"})[0] == "passed"
+    utf8 = EXERCISES["predict_utf8_bytes"]
+    as_text = {c.expected.key: str(c.expected.value) for c in utf8.cases()}
+    assert graded(utf8, as_text) == ("failed", 0)

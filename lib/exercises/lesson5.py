@@ -124,8 +124,8 @@ encode = Exercise(
     lesson=5,
     points=2,
     target="encode",
-    cases=lambda: _encode_cases(TEXTS, (258, 300, 420)),
-    hidden_cases=lambda: _encode_cases(HIDDEN_TEXTS, (280, 360)),
+    cases=lambda: _encode_cases(TEXTS, (300, 420)),
+    hidden_cases=lambda: _encode_cases(HIDDEN_TEXTS, (360, 500)),
     forbidden=NO_TIKTOKEN,
     hint=(
         "Work with a list of byte strings, one per token, starting from the single bytes. What "
@@ -246,9 +246,9 @@ gpt4_encode = Exercise(
     hidden_cases=lambda: _gpt4_cases(GPT4_HIDDEN),
     time_limit=30,
     hint=(
-        "Three layers, outside in: special tokens (cut out first, or raise), the split pattern "
-        "(each chunk on its own), and BPE on each chunk's bytes. Get the middle and inner layer "
-        "right on text without special tokens first.",
+        "Three layers, outside in: special tokens, which are cut out first or make you raise; "
+        "the split pattern, after which each chunk is on its own; and BPE on each chunk's bytes. "
+        "Get the two inner layers right on text without special tokens first.",
         "regex.findall(pattern, piece) gives the chunks. For each chunk, join neighbouring "
         "parts in the order of the merges: a table {left + right: merge number} gives each "
         "pair's priority. The ids come from the vocabulary turned around, {bytes: id}: GPT-4's "

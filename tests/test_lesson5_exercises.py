@@ -1,6 +1,7 @@
 """Lesson 5's exercises: the honest answer earns full marks on every case the grader runs (hidden
-ones included); trivial, hard-coded and borrowed answers (lib, tiktoken) earn nothing; and the
-capstone goes through the batch grader end to end."""
+ones included); an answer borrowed from lib or tiktoken scores 0 (not own code), a hard-coded one
+loses the hidden cases, and a do-nothing one earns at most a third (the empty text and texts that
+no merge touches are right even then); and the capstone goes through the batch grader end to end."""
 
 from __future__ import annotations
 import __future__

@@ -1,95 +1,77 @@
-"""Lesson 5 exercises: encoding text to ids, special tokens, and what the split pattern changes.
+"""Lesson 5 exercises: encoding, special tokens, predicting GPT-4's digit groups, and the capstone
+(`lesson5_capstone`: GPT-4's tokenizer in the learner's own code).
 
-Expected values come from `lib.Tokenizer`, whose encoder matches tiktoken's id for id. The
-tokenizers behind the cases are trained on a few sentences written for these checks.
+Expected values come from `lib`'s reference code. The small tokenizers behind the cases are
+trained on a few sentences written for these checks (`lesson5_texts`).
 """
 
 from __future__ import annotations
 
 import functools
 
-from lib import bpe, patterns
+from lib import bpe
 from lib.exercises.core import Case, Exercise, Raises
+from lib.exercises.lesson5_capstone import NO_TIKTOKEN, gpt4_encode, recover_merges
+from lib.exercises.lesson5_texts import HIDDEN_TEXTS, SPECIALS, TEXTS, TRAINING_TEXT
 from lib.tokenizer import Tokenizer
-
-# Written for these checks: English, Hindi, Korean, Russian, code, numbers and emoji.
-_TRAINING_TEXT = (
-    "the cat sat on the mat, and the hat sat on the cat. The cat's hat? That's the mat! "
-    "नमस्ते! आज मौसम बहुत अच्छा है। मैं चाय पीता हूँ। "
-    "안녕하세요, 오늘 날씨가 좋아요. Привет, как дела? "
-    "def add(a, b):\n    return a + b\n\n"
-    "1234567 + 890 = 1235457 👋🏽🎉 aaaaaaaa "
-) * 4
-
-_TEXTS = [
-    "the cat sat on the mat",
-    "The CAT's hat!",
-    "नमस्ते, मौसम?",
-    "안녕하세요 Привет 👋🏽",
-    "    return a + b\n",
-    "aaaaaaaaaaa",  # overlapping pairs: merges apply left to right
-    "12345678901",
-    "zebra quiz",  # letters the training text never paired
-    "",
-]
-
-_SPECIALS = ["<|endoftext|>", "<|user|>"]
 
 
 @functools.cache
-def _tokenizer(vocab_size: int, pattern: str | None = None) -> Tokenizer:
-    return Tokenizer.train(_TRAINING_TEXT, vocab_size, pattern=pattern, special_tokens=_SPECIALS)
+def _merges(vocab_size: int) -> tuple[tuple[bytes, bytes], ...]:
+    return tuple(Tokenizer.train(TRAINING_TEXT, vocab_size, special_tokens=SPECIALS).merges)
 
 
-def _plain(merges: list[tuple[bytes, bytes]], pattern: str | None = None) -> Tokenizer:
-    """The reference: a tokenizer made of exactly these merges (and this pattern)."""
-    return Tokenizer(bpe.build_vocab(merges), merges, pattern)
+def _reference(merges, special_tokens: dict[str, int] | None = None) -> Tokenizer:
+    """A tokenizer made of exactly these merges: bytes are ids 0-255, merge i is id 256 + i."""
+    return Tokenizer(bpe.build_vocab(list(merges)), list(merges), special_tokens=special_tokens)
 
 
-def _encode_cases() -> list[Case]:
+def _encode_cases(texts: list[str], sizes: tuple[int, ...]) -> list[Case]:
     cases = []
-    for vocab_size in (258, 300, 420):
-        merges = list(_tokenizer(vocab_size).merges)
-        reference = _plain(merges)
-        cases += [
-            Case(args=(text, merges), expected=reference.encode_ordinary(text)) for text in _TEXTS
-        ]
+    for vocab_size in sizes:
+        merges = list(_merges(vocab_size))
+        reference = _reference(merges)
+        cases += [Case(args=(t, merges), expected=reference.encode_ordinary(t)) for t in texts]
     return cases
 
 
-def _encode_with_specials_cases() -> list[Case]:
-    tok = _tokenizer(320, "gpt4")
-    eot, user = _SPECIALS
-    texts_and_allowed = [
-        ("the cat sat", set()),
-        (f"the cat{eot}the mat", {eot}),
-        (f"{eot}{eot}", {eot}),
-        (f"{user} नमस्ते{eot}", {eot, user}),
-        (f"{user}hi", {eot, user}),
-        (f"hi {eot}", set()),  # disallowed: raise
-        (f"{user} hi {eot}", {eot}),  # one allowed, one not: raise
-        ("<|endoftext", {eot}),  # not a special token, just similar text
-    ]
+def _specials_cases(texts_and_allowed: list[tuple[str, set[str]]]) -> list[Case]:
+    merges = list(_merges(320))
+    specials = {name: 256 + len(merges) + i for i, name in enumerate(SPECIALS)}
+    reference = _reference(merges, specials)
     cases = []
     for text, allowed in texts_and_allowed:
         try:
-            expected = tok.encode(text, allowed_special=allowed)
+            expected = reference.encode(text, allowed_special=allowed)
         except ValueError:
             expected = Raises(ValueError)
-        cases.append(Case(args=(text, tok, allowed), expected=expected))
+        cases.append(Case(args=(text, merges, dict(specials), allowed), expected=expected))
     return cases
 
 
-def _count_with_pattern_cases() -> list[Case]:
-    merges = list(_tokenizer(420).merges)
-    cases = []
-    for pattern in (patterns.GPT2_PATTERN, patterns.GPT4_PATTERN, r"\S+|\s+"):
-        reference = _plain(merges, pattern)
-        cases += [
-            Case(args=(text, merges, pattern), expected=len(reference.encode_ordinary(text)))
-            for text in _TEXTS
-        ]
-    return cases
+EOT, USER = SPECIALS
+_SHOWN_SPECIALS = [
+    ("the cat sat", set()),
+    (f"the cat{EOT}the mat", {EOT}),
+    (f"{EOT}{EOT}", {EOT}),
+    (f"{USER} नमस्ते{EOT}", {EOT, USER}),
+    (f"hi {EOT}", set()),  # disallowed: raise
+    (f"{USER} hi {EOT}", {EOT}),  # one allowed, one not: raise
+    ("<|endoftext", {EOT}),  # not a special token, just similar text
+]
+_HIDDEN_SPECIALS = [
+    (f"{USER}{USER}zebra{EOT}", {EOT, USER}),
+    (f"Привет{USER}", {USER}),
+    (f"<|user|{EOT}", {EOT}),
+    (f"a{USER}b", set()),
+    ("", {EOT}),
+]
+
+
+def _digit_cases(numbers: list[str]) -> list[Case]:
+    from lib import patterns
+
+    return [Case(args=(n,), expected=patterns.split_text(n, "gpt4")) for n in numbers]
 
 
 encode = Exercise(
@@ -97,13 +79,19 @@ encode = Exercise(
     lesson=5,
     points=2,
     target="encode",
-    cases=_encode_cases,
+    cases=lambda: _encode_cases(TEXTS, (300, 420)),
+    hidden_cases=lambda: _encode_cases(HIDDEN_TEXTS, (360, 500)),
+    forbidden=NO_TIKTOKEN,
     hint=(
-        "rank = {left + right: 256 + i for i, (left, right) in enumerate(merges)} gives each "
-        "merged token its id, and a single byte b has id b. Keep a list of byte strings, "
-        "parts = [bytes([b]) for b in text.encode('utf-8')]. Repeatedly look at every neighbouring "
-        "pair, pick the one whose parts[i] + parts[i + 1] has the lowest rank, join it (leftmost "
-        "first), and stop when no pair is in rank. Finally map each part to its id."
+        "Work with a list of byte strings, one per token, starting from the single bytes. What "
+        "do you need to know about a pair of neighbours to decide which one to join first?",
+        "Build a table from merged bytes to id: merge i, (left, right), makes left + right with "
+        "id 256 + i. At each step look at every neighbouring pair whose joined bytes are in the "
+        "table, and join the one with the lowest id (the leftmost of equals). Stop when no pair "
+        "is in the table.",
+        "At the end a part of one byte has the byte's value as its id (bytes are ids 0-255 "
+        "here), any longer part the id from your table. `min` over (id, position) tuples picks "
+        "the lowest id and, among equal ids, the leftmost position.",
     ),
     solution="""\
 def encode(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
@@ -126,56 +114,64 @@ encode_with_specials = Exercise(
     lesson=5,
     points=2,
     target="encode_with_specials",
-    allowed_lib=("lib.patterns.split_on_special",),
-    cases=_encode_with_specials_cases,
+    allowed_lib=("lib.bpe.encode_chunk", "lib.bpe.build_vocab"),
+    forbidden=NO_TIKTOKEN,
+    cases=lambda: _specials_cases(_SHOWN_SPECIALS),
+    hidden_cases=lambda: _specials_cases(_HIDDEN_SPECIALS),
     hint=(
-        "First the check: for every special in tok.special_tokens that is not in allowed, "
-        "`if special in text: raise ValueError(...)`. Then pieces = "
-        "patterns.split_on_special(text, allowed); a piece that is in allowed becomes "
-        "[tok.special_tokens[piece]], any other piece tok.encode_ordinary(piece)."
+        "Two jobs, in this order: decide whether the text may be encoded at all, then cut it "
+        "into pieces that are either an allowed special token or ordinary text.",
+        "Raise ValueError if a special token that is not allowed occurs in the text (`in` on "
+        "strings finds it). To cut: `re.split` with a pattern in parentheses keeps what it "
+        "split on, e.g. re.split('(' + '|'.join(map(re.escape, allowed)) + ')', text).",
+        "An allowed special piece becomes [special_tokens[piece]]; any other piece your "
+        "`encode(piece, merges)` from exercise 1 (or bpe.encode_chunk with the ranks "
+        "{t: i for i, t in bpe.build_vocab(merges).items()}). Skip empty pieces, and do not "
+        "split at all when nothing is allowed.",
     ),
     solution="""\
-from lib import patterns
-
-
-def encode_with_specials(text: str, tok, allowed: set[str]) -> list[int]:
-    for special in tok.special_tokens:
-        if special not in allowed and special in text:
-            raise ValueError(f"the text contains the disallowed special token {special!r}")
-    ids = []
-    for piece in patterns.split_on_special(text, allowed):
-        if piece in allowed:
-            ids.append(tok.special_tokens[piece])  # the special id, never merged with anything
-        else:
-            ids.extend(tok.encode_ordinary(piece))
-    return ids
-""",
-)
-
-count_with_pattern = Exercise(
-    name="count_with_pattern",
-    lesson=5,
-    points=1,
-    target="count_with_pattern",
-    allowed_lib=("lib.bpe.build_vocab", "lib.bpe.encode_chunk"),
-    cases=_count_with_pattern_cases,
-    hint=(
-        "import regex; chunks = regex.findall(pattern, text). Build the ranks once: "
-        "ranks = {t: i for i, t in bpe.build_vocab(merges).items()} maps each token's bytes to its "
-        "id. Then add up len(bpe.encode_chunk(chunk.encode('utf-8'), ranks)) over the chunks."
-    ),
-    solution="""\
-import regex
+import re
 
 from lib import bpe
 
 
-def count_with_pattern(text: str, merges: list[tuple[bytes, bytes]], pattern: str) -> int:
-    ranks = {token: i for i, token in bpe.build_vocab(merges).items()}  # token bytes -> id
-    # BPE never merges across chunks, so each chunk is encoded on its own.
-    chunks = regex.findall(pattern, text)
-    return sum(len(bpe.encode_chunk(chunk.encode("utf-8"), ranks)) for chunk in chunks)
+def encode_with_specials(
+    text: str, merges: list[tuple[bytes, bytes]], special_tokens: dict[str, int], allowed: set[str]
+) -> list[int]:
+    for special in special_tokens:
+        if special not in allowed and special in text:
+            raise ValueError(f"the text contains the disallowed special token {special!r}")
+    ranks = {token: i for i, token in bpe.build_vocab(merges).items()}
+    pieces = re.split("(" + "|".join(map(re.escape, allowed)) + ")", text) if allowed else [text]
+    ids = []
+    for piece in pieces:
+        if piece in allowed:
+            ids.append(special_tokens[piece])  # the special id, never merged with anything
+        elif piece:
+            ids.extend(bpe.encode_chunk(piece.encode("utf-8"), ranks))
+    return ids
 """,
 )
 
-EXERCISES = [encode, encode_with_specials, count_with_pattern]
+digit_groups = Exercise(
+    name="digit_groups",
+    lesson=5,
+    points=1,
+    target="digit_groups",
+    forbidden=(*NO_TIKTOKEN, "re", "regex", ".encode", ".encode_ordinary", ".split_text"),
+    cases=lambda: _digit_cases(["7", "77", "777", "7777", "1234567", "2024"]),
+    hidden_cases=lambda: _digit_cases(["80235", "3141592653", "१२३४५", "", "00000000"]),
+    hint=(
+        "Predict from the pattern alone: GPT-4's pattern has the piece \\p{N}{1,3}. Which end "
+        "of the number does a regular expression start matching from?",
+        "It starts at the left and takes as many digits as it may, up to three, then starts "
+        "again after them. Only the last group can be shorter.",
+        "Slices of three from the left: [digits[i : i + 3] for i in range(0, len(digits), 3)].",
+    ),
+    solution="""\
+def digit_groups(digits: str) -> list[str]:
+    return [digits[i : i + 3] for i in range(0, len(digits), 3)]
+""",
+)
+
+EXERCISES = [encode, encode_with_specials, recover_merges, gpt4_encode, digit_groups]

@@ -1,0 +1,160 @@
+"""Lesson 5's capstone: recover GPT-4's merges from tiktoken's ranks, then encode like tiktoken.
+
+`recover_merges` is checked against `lib.bpe.recover_merges` on tables cut from GPT-2's and GPT-4's
+vocabularies (the tokens below some id form a tokenizer of their own). `gpt4_encode` is checked
+against tiktoken itself, on sentences written for it (`lesson5_texts`): the check shows eight, the
+grader adds the hidden ones.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from lib import bpe, tiktoken_files
+from lib.exercises.core import Case, Exercise, Raises
+from lib.exercises.lesson5_texts import GPT4_HIDDEN, GPT4_SHOWN
+
+# Reaching tiktoken (which encodes at once) is not writing an encoder.
+NO_TIKTOKEN = ("tiktoken", "Encoding", ".Encoding", "get_encoding", ".get_encoding")
+
+
+@functools.cache
+def _ranks(name: str) -> dict[bytes, int]:
+    return tiktoken_files.load(name)[0]
+
+
+def _first_ranks(name: str, count: int) -> dict[bytes, int]:
+    """The tokens of an encoding with ids below `count`: a small tokenizer of its own."""
+    return {token: i for token, i in _ranks(name).items() if i < count}
+
+
+def _toy_ranks() -> dict[bytes, int]:
+    """Bytes in a shuffled order, as in GPT-2 and GPT-4, then four merges."""
+    ranks = {bytes([b]): (b * 7 + 3) % 256 for b in range(256)}  # 7 and 256 share no factor
+    return ranks | {b"ab": 256, b"abb": 257, b"ba": 258, b"abbba": 259}
+
+
+def _recover_cases(sources: list[tuple[str, int]], toy: bool) -> list[Case]:
+    tables = [_toy_ranks()] if toy else []
+    tables += [_first_ranks(name, count) for name, count in sources]
+    return [Case(args=(ranks,), expected=bpe.recover_merges(ranks)) for ranks in tables]
+
+
+def _gpt4_cases(texts_and_allowed: list[tuple[str, set[str]]]) -> list[Case]:
+    from lib import data
+
+    tiktoken_gpt4 = data.tiktoken_encoding("cl100k_base")
+    cases = []
+    for text, allowed in texts_and_allowed:
+        try:
+            expected = tiktoken_gpt4.encode(text, allowed_special=allowed)
+        except ValueError:
+            expected = Raises(ValueError)
+        cases.append(Case(args=(text, set(allowed)), expected=expected))
+    return cases
+
+
+recover_merges = Exercise(
+    name="recover_merges",
+    lesson=5,
+    points=2,
+    target="recover_merges",
+    forbidden=NO_TIKTOKEN,
+    cases=lambda: _recover_cases([("cl100k_base", 1000)], toy=True),
+    hidden_cases=lambda: _recover_cases([("gpt2", 3000), ("cl100k_base", 6000)], toy=False),
+    time_limit=30,
+    hint=(
+        "A token was made by joining two tokens that existed before it, so both have lower "
+        "ranks. Which encoder from this lesson, allowed only the tokens ranked below, would "
+        "stop exactly at those two parts?",
+        "For each token of more than one byte, in rank order: start from its single bytes and "
+        "join the neighbouring pair whose joined bytes have the lowest rank, but only pairs "
+        "ranked below the token itself. When no pair may be joined any more, two parts are left.",
+        "Those two parts, as a tuple (left, right), are the merge; append it. Sorting "
+        "ranks.items() by the rank gives the order; single bytes have no merge.",
+    ),
+    solution="""\
+def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) == 1:
+            continue  # a single byte: nothing was merged
+        parts = [bytes([b]) for b in token]
+        while len(parts) > 2:
+            # Rank-driven BPE with only the tokens learned before this one.
+            found = [(ranks[a + b], i) for i, (a, b) in enumerate(zip(parts, parts[1:]))
+                     if ranks.get(a + b, rank) < rank]
+            _, i = min(found)
+            parts[i : i + 2] = [parts[i] + parts[i + 1]]
+        merges.append((parts[0], parts[1]))
+    return merges
+""",
+)
+
+gpt4_encode = Exercise(
+    name="gpt4_encode",
+    lesson=5,
+    points=4,
+    target="gpt4_encode",
+    allowed_lib=("lib.tiktoken_files.load", "lib.bpe.recover_merges"),
+    forbidden=NO_TIKTOKEN,
+    cases=lambda: _gpt4_cases(GPT4_SHOWN),
+    hidden_cases=lambda: _gpt4_cases(GPT4_HIDDEN),
+    time_limit=30,
+    hint=(
+        "Three layers, outside in: special tokens, which are cut out first or make you raise; "
+        "the split pattern, after which each chunk is on its own; and BPE on each chunk's bytes. "
+        "Get the two inner layers right on text without special tokens first.",
+        "regex.findall(pattern, piece) gives the chunks. For each chunk, join neighbouring "
+        "parts in the order of the merges: a table {left + right: merge number} gives each "
+        "pair's priority. The ids come from the vocabulary turned around, {bytes: id}: GPT-4's "
+        "single bytes do not have their byte value as id.",
+        "Load GPT-4 once, outside gpt4_encode: gpt4_vocab = {i: t for t, i in gpt4_ranks.items()} "
+        "and gpt4_merges = recover_merges(gpt4_ranks). Then gpt4_encode only calls your "
+        "tokenizer with GPT-4's vocabulary, merges, pattern and special tokens.",
+    ),
+    solution="""\
+import regex
+
+from lib import bpe, tiktoken_files
+
+
+def tokenize(text, vocab, merges, pattern, special_tokens, allowed_special) -> list[int]:
+    \"\"\"A regex BPE tokenizer with special tokens, like tiktoken's encode.\"\"\"
+    for special in special_tokens:
+        if special in text and special not in allowed_special:
+            raise ValueError(f"the text contains the disallowed special token {special!r}")
+    id_of = {token: i for i, token in vocab.items()}  # bytes -> id (GPT-4's bytes are shuffled)
+    priority = {left + right: n for n, (left, right) in enumerate(merges)}
+    if allowed_special:
+        cut = "(" + "|".join(regex.escape(s) for s in allowed_special) + ")"
+        pieces = regex.split(cut, text)
+    else:
+        pieces = [text]
+    ids = []
+    for piece in pieces:
+        if piece in allowed_special:
+            ids.append(special_tokens[piece])
+            continue
+        for chunk in regex.findall(pattern, piece):
+            parts = [bytes([b]) for b in chunk.encode("utf-8")]
+            while len(parts) > 1:
+                found = [(priority[a + b], i) for i, (a, b) in enumerate(zip(parts, parts[1:]))
+                         if a + b in priority]
+                if not found:
+                    break
+                _, i = min(found)  # the merge learned first, leftmost on ties
+                parts[i : i + 2] = [parts[i] + parts[i + 1]]
+            ids.extend(id_of[part] for part in parts)
+    return ids
+
+
+gpt4_ranks, gpt4_pattern, gpt4_specials = tiktoken_files.load("cl100k_base")
+gpt4_vocab = {i: token for token, i in gpt4_ranks.items()}
+gpt4_merges = bpe.recover_merges(gpt4_ranks)  # or your own recover_merges: the same list
+
+
+def gpt4_encode(text: str, allowed_special: set[str]) -> list[int]:
+    return tokenize(text, gpt4_vocab, gpt4_merges, gpt4_pattern, gpt4_specials, allowed_special)
+""",
+)

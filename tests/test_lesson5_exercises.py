@@ -1,0 +1,187 @@
+"""Lesson 5's exercises: the honest answer earns full marks on every case the grader runs (hidden
+ones included); an answer borrowed from lib or tiktoken scores 0 (not own code), a hard-coded one
+loses the hidden cases, and a do-nothing one earns at most a third (the empty text and texts that
+no merge touches are right even then); and the capstone goes through the batch grader end to end."""
+
+from __future__ import annotations
+import __future__
+
+import copy
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from lib.exercises import lesson5
+from lib.exercises.running import run_cases
+from lib.grading.own_code import Notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSON = ROOT / "notebooks" / "05_encoding.ipynb"
+IMPORTS = "from lib import Tokenizer, bpe, data, patterns, tiktoken_files"
+
+
+def defined(source: str) -> dict:
+    """Run a cell's source in a fresh namespace (annotations unevaluated, as in the notebook)."""
+    namespace: dict = {}
+    flags = __future__.annotations.compiler_flag
+    exec(compile(source, "<cell>", "exec", flags=flags), namespace)
+    return namespace
+
+
+def score(exercise, source: str) -> tuple[str, float]:
+    """What the grader's judge gives `source` on every case, hidden ones included."""
+    cases = exercise.grading_cases()
+    target = defined(source)[exercise.target]
+    outcomes = run_cases(target, exercise.inputs(cases), exercise.time_limit)
+    result = exercise.judge(cases, outcomes)
+    return result.status, result.score
+
+
+def borrowed(exercise, *cells: str) -> str:
+    """What the grader's own-code check finds in a notebook made of these cells."""
+    notebook = new_notebook(cells=[new_code_cell(source) for source in cells])
+    return Notebook(notebook).borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+
+
+@pytest.mark.parametrize("exercise", lesson5.EXERCISES, ids=lambda e: e.name)
+def test_the_honest_answer_earns_full_marks_on_hidden_cases_too(exercise):
+    assert exercise.hidden_cases is not None
+    assert score(exercise, exercise.solution_code) == ("passed", exercise.points)
+    assert borrowed(exercise, exercise.solution_code) == ""
+
+
+@pytest.mark.parametrize("exercise", lesson5.EXERCISES, ids=lambda e: e.name)
+def test_hints_come_in_steps_and_the_first_does_not_dictate_code(exercise):
+    assert 2 <= len(exercise.hints) <= 3
+    assert not any(mark in exercise.hints[0] for mark in ("=", "(", "return"))
+
+
+TRIVIAL = {
+    "encode": "def encode(text, merges):\n    return list(text.encode('utf-8'))",
+    "encode_with_specials": "def encode_with_specials(text, merges, specials, allowed):\n"
+    "    return list(text.encode('utf-8'))",
+    "recover_merges": "def recover_merges(ranks):\n"
+    "    return [(t[:1], t[1:]) for t, r in sorted(ranks.items(), key=lambda x: x[1]) if r > 255]",
+    "gpt4_encode": "def gpt4_encode(text, allowed_special):\n    return list(text.encode('utf-8'))",
+    "digit_groups": "def digit_groups(digits):\n    return list(digits)",
+}
+
+
+@pytest.mark.parametrize("exercise", lesson5.EXERCISES, ids=lambda e: e.name)
+def test_a_trivial_answer_earns_nothing_or_almost(exercise):
+    status, points = score(exercise, TRIVIAL[exercise.name])
+    assert status in ("failed", "partial") and points <= exercise.points / 3, (status, points)
+
+
+WRAPPING = {
+    "encode": [
+        IMPORTS,
+        "def encode(text, merges):\n"
+        "    return Tokenizer(bpe.build_vocab(merges), merges).encode_ordinary(text)",
+    ],
+    "encode_with_specials": [
+        IMPORTS,
+        "def encode_with_specials(text, merges, specials, allowed):\n"
+        "    tok = Tokenizer(bpe.build_vocab(merges), merges, special_tokens=specials)\n"
+        "    return tok.encode(text, allowed_special=allowed)",
+    ],
+    "recover_merges": [IMPORTS, "def recover_merges(ranks):\n    return bpe.recover_merges(ranks)"],
+    "gpt4_encode": [
+        IMPORTS,
+        "gpt4 = Tokenizer.from_tiktoken('cl100k_base')",
+        "def gpt4_encode(text, allowed_special):\n"
+        "    return gpt4.encode(text, allowed_special=allowed_special)",
+    ],
+    "digit_groups": [
+        IMPORTS,
+        "def digit_groups(digits):\n    return patterns.split_text(digits, 'gpt4')",
+    ],
+}
+
+TIKTOKEN = {
+    "encode": "def encode(text, merges):\n"
+    "    import tiktoken\n"
+    "    ranks = {bytes([b]): b for b in range(256)}\n"
+    "    ranks |= {a + b: 256 + i for i, (a, b) in enumerate(merges)}\n"
+    "    return tiktoken.Encoding('x', pat_str=r'[\\s\\S]+', mergeable_ranks=ranks,\n"
+    "                             special_tokens={}).encode(text)",
+    "gpt4_encode": "import tiktoken\n"
+    "def gpt4_encode(text, allowed_special):\n"
+    "    return tiktoken.get_encoding('cl100k_base').encode(text, allowed_special=allowed_special)",
+    "digit_groups": "import regex\n"
+    "def digit_groups(digits):\n    return regex.findall(r'\\p{N}{1,3}', digits)",
+}
+
+
+@pytest.mark.parametrize("exercise", lesson5.EXERCISES, ids=lambda e: e.name)
+def test_wrapping_lib_passes_the_cases_but_is_not_own_code(exercise):
+    cells = WRAPPING[exercise.name]
+    assert score(exercise, "\n".join(cells)) == ("passed", exercise.points)  # it would pass...
+    found = borrowed(exercise, *cells)  # ...but the grader scores it 0, as not own code
+    assert "from the course's library" in found or "asks you to do without" in found, found
+
+
+@pytest.mark.parametrize("name", sorted(TIKTOKEN))
+def test_calling_tiktoken_or_a_regex_instead_is_not_own_code(name):
+    exercise = getattr(lesson5, name)
+    assert score(exercise, TIKTOKEN[name]) == ("passed", exercise.points)
+    assert "asks you to do without" in borrowed(exercise, TIKTOKEN[name])
+
+
+def test_hard_coding_what_check_shows_loses_the_hidden_cases():
+    exercise = lesson5.gpt4_encode
+    table = {case.args[0]: case.expected for case in exercise.cases()}
+    table = {text: ids for text, ids in table.items() if isinstance(ids, list)}
+    source = f"TABLE = {table!r}\ndef gpt4_encode(text, allowed_special):\n    return TABLE[text]"
+    namespace = defined(source)
+    shown = exercise.cases()
+    outcomes = run_cases(namespace["gpt4_encode"], exercise.inputs(shown), 5)
+    assert exercise.judge(shown, outcomes).score >= exercise.points * 7 / 8  # all but the raise
+    status, points = score(exercise, source)
+    assert status == "partial" and points < exercise.points / 2
+
+
+def test_the_byte_order_mistake_is_caught_by_the_check():
+    """Exercise 1's `p[0]` for a single byte is right for our tokenizers, wrong for GPT-4's."""
+    wrong = lesson5.gpt4_encode.solution_code.replace(
+        "ids.extend(id_of[part] for part in parts)",
+        "ids.extend(id_of[part] if len(part) > 1 else part[0] for part in parts)",
+    )
+    assert wrong != lesson5.gpt4_encode.solution_code
+    exercise = lesson5.gpt4_encode
+    shown = exercise.cases()
+    target = defined(wrong)["gpt4_encode"]
+    result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
+    assert result.status in ("partial", "failed") and "Hello, world!" in result.reason
+
+
+def test_the_batch_grader_grades_the_capstone_end_to_end(tmp_path):
+    """The whole lesson as a student hands it in: every exercise solved honestly earns every
+    point; the same notebook with the capstone borrowed from lib earns none for it."""
+    from lib.grade import grade_submissions
+
+    shipped = nbformat.read(LESSON, as_version=4)
+    solutions = {e.name: e.solution_code for e in lesson5.EXERCISES}
+    honest = copy.deepcopy(shipped)
+    for cell in honest.cells:
+        if cell.metadata.get("exercise") in solutions:
+            cell.source = solutions[cell.metadata["exercise"]]
+    wrapped = copy.deepcopy(honest)
+    for cell in wrapped.cells:
+        if cell.metadata.get("exercise") == "gpt4_encode":
+            cell.source = "\n".join(WRAPPING["gpt4_encode"][1:])
+    folder = tmp_path / "class"
+    folder.mkdir()
+    nbformat.write(honest, folder / "honest.ipynb")
+    nbformat.write(wrapped, folder / "wrapped.ipynb")
+    records = grade_submissions([folder], tmp_path / "out", jobs=2, progress=False)
+    by_student = {r["student"]: {e["name"]: e for e in r["exercises"]} for r in records}
+    honest_rows, wrapped_rows = by_student["honest"], by_student["wrapped"]
+    assert {name: row["status"] for name, row in honest_rows.items()} == dict.fromkeys(
+        solutions, "passed"
+    ), honest_rows
+    assert honest_rows["gpt4_encode"]["score"] == lesson5.gpt4_encode.points
+    assert wrapped_rows["gpt4_encode"]["status"] == "not own code"
+    assert wrapped_rows["gpt4_encode"]["score"] == 0

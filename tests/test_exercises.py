@@ -318,3 +318,15 @@ def test_hidden_cases_are_graded_but_never_shown_by_check(capsys):
     honest = run(exercise.solution_code)["square"]
     outcomes = run_cases(honest, exercise.inputs(cases), 5)
     assert exercise.judge(cases, outcomes).status == "passed"
+
+
+def test_an_answer_that_ignores_its_input_earns_nothing(capsys):
+    exercise = make_square(cases=lambda: [Case(args=(n,), expected=n * n) for n in (0, 0, 1, 2)])
+    zero = run("def square(n):\n    return 0\n")
+    result = exercise.grade(zero)
+    assert (result.status, result.score) == ("failed", 0)  # not 2 of 4 cases' worth of points
+    assert "returns 0 whatever the input" in result.reason
+    same_everywhere = lambda: [Case(args=(n,), expected=1) for n in (1, 2, 3)]  # noqa: E731
+    assert (
+        make_square(cases=same_everywhere).grade(run("def square(n):\n    return 1\n")).score == 2
+    )

@@ -172,12 +172,18 @@ class Exercise:
     def judge(self, cases: list[Case], outcomes: list[dict], is_callable: bool = True) -> Result:
         """Score `outcomes` (from `running.run_cases`, possibly sent by an untrusted kernel)
         against `cases`: each case passed is worth an equal share of the points. Outcomes that
-        are missing or malformed count as failed cases."""
+        are missing or malformed count as failed cases. A function that gives one and the same
+        answer to every case, where the right answers differ, earns nothing: `return []` must
+        not collect the points of the cases whose answer happens to be empty."""
         if not cases:
             return self._result("error", 0, "the exercise has no test cases")
         outcomes = [o if isinstance(o, dict) else {} for o in outcomes[: len(cases)]]
         if outcomes and all(_is_stub(o) for o in outcomes):
             return self._result("not attempted", 0, "raises NotImplementedError")
+        constant = _constant_answer(cases, outcomes) if is_callable else None
+        if constant is not None:
+            reason = f"it returns {constant} whatever the input, and the right answers differ"
+            return self._result("failed", 0, reason)
         passed, answered, first_failure = 0, 0, ""
         for index, case in enumerate(cases):
             outcome = outcomes[index] if index < len(outcomes) else {"not_run": True}
@@ -253,6 +259,22 @@ class Exercise:
         arguments = [_show(a, 60) for a in case.args]
         arguments += [f"{key}={_show(value, 60)}" for key, value in case.kwargs.items()]
         return f"input:    {self.target}({', '.join(arguments)})\n{expected}{got}"
+
+
+def _constant_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
+    """The learner's one answer, shown, when every case returned the same value although the
+    expected answers are not all the same; None otherwise."""
+    if len(outcomes) < len(cases) or len(cases) < 3:
+        return None
+    if any("returned" not in outcome for outcome in outcomes):
+        return None
+    answers = {repr(outcome["returned"]) for outcome in outcomes}
+    if len(answers) > 1 or len({_show(case.expected) for case in cases}) < 2:
+        return None
+    try:
+        return _show(from_wire(outcomes[0]["returned"]), 60)
+    except NotPlain:
+        return None
 
 
 def _is_stub(outcome: dict) -> bool:

@@ -39,7 +39,8 @@ def train_fast(
     """Learn up to `n_merges` merges from {chunk bytes: count}; see `lib.bpe.train`.
 
     With `consume=True`, `words` is emptied once the trainer has its own copy of the chunks, for a
-    caller with no further use for it: on a big corpus that takes a fifth off the peak memory.
+    caller with no further use for it: their memory is then free before the merge loop's tables
+    grow, which is when a big corpus reaches its peak.
     """
     kept = [chunk for chunk in words if len(chunk) > 1]  # a single byte holds no pair
     # Every merge shortens some chunk by one token, so the text cannot give more merges than this;

@@ -109,7 +109,7 @@ def train(
         raise TypeError(f"text must be a str, not {type(text).__name__}; decode bytes first")
     specials = check_request(vocab_size, special_tokens, method)
     words = chunk_counts(text, pattern, specials)
-    return train_from_counts(words, vocab_size, specials, method, progress)
+    return train_from_counts(words, vocab_size, specials, method, progress, consume=True)
 
 
 def check_request(
@@ -134,18 +134,20 @@ def train_from_counts(
     special_tokens: Iterable[str] = (),
     method: str = "fast",
     progress: bool = False,
+    consume: bool = False,
 ) -> tuple[Vocab, Merges]:
     """Learn the merges from {chunk bytes: count}, however those counts were gathered.
 
     `train` counts the chunks of one string; `lib.bpe_files` counts them file by file, in several
     processes. The merges depend only on the counts, so both learn the same tokenizer.
+    `consume=True` lets the fast trainer empty `words` once it has built its own tables from it.
     """
     specials = check_request(vocab_size, special_tokens, method)
     n_merges = vocab_size - 256 - len(specials)
     if method == "naive":
         merges = _train_naive(words, n_merges, progress)
     else:
-        merges = train_fast(words, n_merges, progress)
+        merges = train_fast(words, n_merges, progress, consume)
     if len(merges) < n_merges:
         warnings.warn(
             f"stopped after {len(merges)} of {n_merges} merges: no pair of adjacent tokens is left"

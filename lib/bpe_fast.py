@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from bisect import insort
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from operator import add
 
 from lib.progress import progress as progress_bar
@@ -33,8 +33,15 @@ from lib.progress import progress as progress_bar
 Merges = list[tuple[bytes, bytes]]
 
 
-def train_fast(words: Counter, n_merges: int, progress: bool = False) -> Merges:
-    """Learn up to `n_merges` merges from {chunk bytes: count}; see `lib.bpe.train`."""
+def train_fast(
+    words: Counter, n_merges: int, progress: bool = False, consume: bool = False
+) -> Merges:
+    """Learn up to `n_merges` merges from {chunk bytes: count}; see `lib.bpe.train`.
+
+    With `consume=True`, `words` is emptied once the trainer has its own copy of the chunks, for a
+    caller with no further use for it: their memory is then free before the merge loop's tables
+    grow, which is when a big corpus reaches its peak.
+    """
     kept = [chunk for chunk in words if len(chunk) > 1]  # a single byte holds no pair
     # Every merge shortens some chunk by one token, so the text cannot give more merges than this;
     # capping here keeps every id a valid character (chr stops at 0x10FFFF) for any vocab_size.
@@ -43,6 +50,9 @@ def train_fast(words: Counter, n_merges: int, progress: bool = False) -> Merges:
         raise ValueError(f"{n_merges} merges do not fit in the fast trainer's id space (1.1M)")
     edge = chr(256 + n_merges)  # one more than the largest id: never a token
     chunks, weights, counts, where = prepare_chunks(kept, words, edge)
+    if consume:
+        words.clear()
+    del kept  # with `words` consumed, this frees the bytes of every chunk
     token_bytes = [bytes([i]) for i in range(256)]
     # Ties go to the greatest (left bytes, right bytes): that is the order the queue sorts by.
     queue = PairQueue(counts, key=lambda k: (token_bytes[ord(k[0])], token_bytes[ord(k[1])]))
@@ -62,7 +72,7 @@ def train_fast(words: Counter, n_merges: int, progress: bool = False) -> Merges:
 
 def prepare_chunks(
     kept: list[bytes], words: Counter, edge: str
-) -> tuple[list[str], list[int], dict[str, int], dict[str, list[int]]]:
+) -> tuple[list[str], list[int], dict[str, int], dict[str, Sequence[int]]]:
     """The chunks as framed strings (byte b -> chr(b)), their weights, the pair counts and where
     each pair occurs: everything `merge_pair` keeps up to date."""
     weights = [words[chunk] for chunk in kept]
@@ -77,7 +87,7 @@ def merge_pair(
     chunks: list[str],
     weights: list[int],
     counts: dict[str, int],
-    where: dict[str, list[int]],
+    where: dict[str, Sequence[int]],
     queue: PairQueue,
 ) -> int:
     """Write the token `new` for every `pair` in the chunks, update the counts, and file the new
@@ -107,22 +117,29 @@ def merge_pair(
     changes = [((x or b) + a, (x or new) + new, occ) for x, occ in lefts.items() if x != edge]
     changes += [(b + y, new + y, occ) for y, occ in rights.items() if y and y != edge]
     for lost, gained, occurrences in changes:  # "" on the left: lost (b, a), gained (new, new)
+        # Stored as a tuple: never appended to, and smaller than the list it was gathered in.
         if len(occurrences) == 1:
             w = weights[occurrences[0]]
+            occurrences = (occurrences[0],)
         else:  # the weight of each occurrence's chunk, and each chunk listed once
             w = sum(map(weights.__getitem__, occurrences))
-            occurrences = list(dict.fromkeys(occurrences))
-        counts[lost] -= w
+            occurrences = tuple(dict.fromkeys(occurrences))
+        left = counts.get(lost, 0) - w  # get: when a == b, the merged pair may come twice
+        if left > 0:
+            counts[lost] = left
+        else:  # gone for good (gained pairs hold new ids): free its entries; the queue skips it
+            counts.pop(lost, None)
+            where.pop(lost, None)  # None: the merged pair's list was taken above
         counts[gained] = w
         where[gained] = occurrences
         queue.push(gained, w)
-    counts[pair] = 0  # after the loop above, which subtracts from it when a == b
+    counts.pop(pair, None)  # after the loop above, which subtracts from it when a == b
     return removed
 
 
 def _count_pairs(
     chunks: list[str], weights: list[int]
-) -> tuple[dict[str, int], dict[str, list[int]]]:
+) -> tuple[dict[str, int], dict[str, Sequence[int]]]:
     """Weighted pair counts, and for each pair the chunks that hold it (each chunk once)."""
     counts: defaultdict[str, int] = defaultdict(int)
     where: defaultdict[str, list[int]] = defaultdict(list)
@@ -172,7 +189,7 @@ class PairQueue:
             pair = bucket.pop()
             if not bucket:
                 del buckets[self.top]
-            count = counts[pair]
+            count = counts.get(pair, 0)
             if count == self.top:
                 return pair
             if count > 0:

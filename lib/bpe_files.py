@@ -53,7 +53,8 @@ def train_from_files(
     start = time.perf_counter()
     words = count_files(paths, pattern, specials, workers, progress, chunk_size)
     counted = time.perf_counter()
-    result = bpe.train_from_counts(words, vocab_size, specials, progress=progress)
+    # The counts are handed over: the trainer frees them once its own tables hold the chunks.
+    result = bpe.train_from_counts(words, vocab_size, specials, progress=progress, consume=True)
     if timings is not None:
         timings.update(counting=counted - start, merging=time.perf_counter() - counted)
     return result

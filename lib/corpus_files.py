@@ -31,6 +31,12 @@ from lib import patterns
 _PATTERN_CUT = regex.compile(r"(?<=\S)(?= )|(?<=\S\n)(?=\p{L})", regex.REVERSE)
 
 
+def safe_cuts(text: str) -> list[int]:
+    """Where the named patterns' rule allows a cut in `text`, if `text` were the whole corpus:
+    `safe_cuts("end. Next")` is `[4]`, before the space (special tokens aside)."""
+    return sorted(match.start() for match in _PATTERN_CUT.finditer(text))
+
+
 def check_paths(paths: Iterable[str | Path]) -> list[Path]:
     """The paths as `Path`s, after checking that each is a readable file (fail before any work)."""
     if isinstance(paths, (str, Path)):

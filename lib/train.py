@@ -27,7 +27,12 @@ SAMPLE_BYTES = 1_000_000  # enough text for a stable compression figure, quick t
 
 
 def parser() -> argparse.ArgumentParser:
-    cli = argparse.ArgumentParser(prog="python -m lib.train", description=__doc__.split("\n\n")[0])
+    cli = argparse.ArgumentParser(
+        prog="python -m lib.train",
+        description=__doc__.split("\n\n")[0],
+        epilog="example: python -m lib.train corpus/*.txt --vocab-size 10000 --special-token"
+        " '<|endoftext|>' --out my.tok  (lesson 8 of the course walks through it)",
+    )
     cli.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files, read in order")
     cli.add_argument(
         "--vocab-size", type=int, required=True, metavar="N",
@@ -109,12 +114,15 @@ def _save(tok: Tokenizer, out: Path, fmt: str) -> None:
     if fmt == "course":
         tok.save(out)
     elif fmt == "tiktoken":  # tiktoken's own writer needs the optional blobfile package
-        lines = (
-            f"{base64.b64encode(token).decode()} {rank}\n" for token, rank in tok.ranks.items()
-        )
+        lines = (tiktoken_line(token, rank) + "\n" for token, rank in tok.ranks.items())
         out.write_text("".join(lines), encoding="ascii")
     else:
         tok.save_huggingface(out)
+
+
+def tiktoken_line(token: bytes, rank: int) -> str:
+    """One line of a .tiktoken file: the token's bytes in base64, a space, its rank (its id)."""
+    return f"{base64.b64encode(token).decode('ascii')} {rank}"
 
 
 def _summary(tok: Tokenizer, timings: dict, sample: Path, held_out: bool, out: Path) -> str:

@@ -2,13 +2,14 @@
 
 import tracemalloc
 import warnings
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lib import Tokenizer, bpe, bpe_files, corpus_files
+from lib import Tokenizer, bpe, bpe_files, corpus_files, patterns
 
 EOT = "<|endoftext|>"
 # Pieces chosen to break naive cuts: whitespace runs of every kind, multi-byte characters (2, 3
@@ -71,6 +72,25 @@ def test_chunks_are_cut_where_promised():
     # Before a space after a word, before a letter starting a line, and after the special token;
     # never inside the run of two spaces.
     assert chunks == ["Hello", " world.\n", "Next", " line", "  here" + EOT, "tail"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.lists(st.sampled_from(PIECES[:-3]), max_size=30).map("".join),
+    pattern=st.sampled_from(["gpt2", "gpt4", "gpt4o"]),
+)
+def test_every_safe_cut_keeps_the_counts_of_the_whole(text, pattern):
+    whole = Counter(patterns.split_text(text, pattern))
+    for cut in corpus_files.safe_cuts(text):
+        halves = patterns.split_text(text[:cut], pattern) + patterns.split_text(text[cut:], pattern)
+        assert Counter(halves) == whole, (text, cut)
+
+
+def test_handed_over_counts_are_freed_and_change_nothing():
+    words = bpe.chunk_counts("the cat sat on the mat, the end " * 20, "gpt4")
+    kept = Counter(words)
+    assert bpe.train_from_counts(words, 268) == bpe.train_from_counts(kept, 268, consume=True)
+    assert words and not kept  # emptied only when asked to
 
 
 def test_several_workers_give_the_same_tokenizer(tmp_path):

@@ -84,7 +84,9 @@ class Exercise:
     seconds per case in `check()`; allowed_lib: the `lib` helpers the learner may call (full
     names such as "lib.bpe.merge"; the grader treats any other use of lib as not own code);
     forbidden: what the learner's code must not use (".encode" for any such attribute, "bytes"
-    for a name; see `forbidden.py`).
+    for a name; see `forbidden.py`); wrong_turns: `wrong_turns(cases, answers) -> str | None`,
+    called when some case fails with every case's answer (None where there was none), to name a
+    known mistake the answers fit (e.g. a different tie rule); its words join the feedback.
 
     A target that is not callable (e.g. `first_merge = ...`) is compared with each case's
     `expected` as it is; the value `...` counts as not attempted.
@@ -105,12 +107,14 @@ class Exercise:
         allowed_lib: tuple[str, ...] = (),
         forbidden: tuple[str, ...] = (),
         hidden_cases: Callable[[], list[Case]] | None = None,
+        wrong_turns: Callable[[list[Case], list[Any]], str | None] | None = None,
     ):
         self.name, self.lesson, self.target, self.points = name, lesson, target, points
         self.cases, self.compare, self.time_limit = cases, compare, time_limit
         self.hints = (hint,) if isinstance(hint, str) else tuple(hint)
         self.solution_code, self.hidden_cases = solution, hidden_cases
         self.allowed_lib, self.forbidden = allowed_lib, forbidden
+        self.wrong_turns = wrong_turns
 
     def __repr__(self) -> str:
         return f"<Exercise {self.name!r} (lesson {self.lesson}, {self.points} points)>"
@@ -184,10 +188,11 @@ class Exercise:
         if constant is not None:
             reason = f"it returns {constant} whatever the input, and the right answers differ"
             return self._result("failed", 0, reason)
-        passed, answered, first_failure = 0, 0, ""
+        passed, answered, first_failure, answers = 0, 0, "", []
         for index, case in enumerate(cases):
             outcome = outcomes[index] if index < len(outcomes) else {"not_run": True}
             ok, got = self._verdict(case, outcome)
+            answers.append(_answer(outcome))
             passed += ok
             answered += (
                 "returned" in outcome or "not_plain" in outcome or _raised_expected(case, outcome)
@@ -199,9 +204,21 @@ class Exercise:
         if passed == total:
             return self._result("passed", score, f"all {total} cases passed")
         status = "partial" if passed else ("failed" if answered else "error")
+        turn = self._wrong_turn(cases, answers)
         return self._result(
-            status, score, f"{total - passed} of {total} cases failed\n{first_failure}"
+            status, score, f"{total - passed} of {total} cases failed\n{first_failure}{turn}"
         )
+
+    def _wrong_turn(self, cases: list[Case], answers: list[Any]) -> str:
+        """The exercise's words on a known mistake the answers fit, as a last line ("" if none).
+        A bug in the recogniser must never cost the learner their feedback."""
+        if self.wrong_turns is None:
+            return ""
+        try:
+            words = self.wrong_turns(cases, answers)
+        except Exception:
+            return ""
+        return f"\n💡 {words}" if isinstance(words, str) and words else ""
 
     def _verdict(self, case: Case, outcome: dict) -> tuple[bool, str]:
         """Did this outcome answer this case? Also what to show as the learner's answer."""
@@ -273,6 +290,14 @@ def _constant_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
         return None
     try:
         return _show(from_wire(outcomes[0]["returned"]), 60)
+    except NotPlain:
+        return None
+
+
+def _answer(outcome: dict) -> Any:
+    """What the learner's call returned, as plain data, or None if it returned nothing readable."""
+    try:
+        return from_wire(outcome["returned"]) if "returned" in outcome else None
     except NotPlain:
         return None
 

@@ -2,17 +2,22 @@
 
 Expected values come from `lib.bpe` (`get_stats`, `merge`, and the lesson's own loop,
 `train(..., method="naive")`). The texts are short sentences written for these checks, in several
-scripts, with ties and long runs of one letter, where a careless loop goes wrong.
+scripts, with ties and long runs of one letter, where a careless loop goes wrong. The prediction
+exercise is in `lesson3_predict`, training on chunks and the speed challenge in `lesson3_chunks`,
+and the feedback on known wrong turns in `lesson3_turns`.
 """
 
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
-from typing import Any
 
 from lib import bpe
+from lib.exercises import lesson3_turns
 from lib.exercises.core import Case, Exercise
+from lib.exercises.lesson3_chunks import speed_challenge as speed_challenge  # ex.speed_...
+from lib.exercises.lesson3_chunks import train_with_pattern
+from lib.exercises.lesson3_predict import first_merges
+from lib.exercises.lesson3_predict import show_tallies as show_tallies  # ex.show_tallies()
 
 _TEXTS = [
     "aaabdaaabac",
@@ -23,8 +28,6 @@ _TEXTS = [
     "안녕 안녕하세요 👋👋",
     "low lower lowest newer newest",
 ]
-
-PREDICT_CORPUS = "the cat ate the hat"
 
 
 def _ids(text: str) -> list[int]:
@@ -54,9 +57,22 @@ def _merge_cases() -> list[Case]:
     return [Case(args=call, expected=bpe.merge(*call)) for call in calls]
 
 
-def _train_bpe_cases() -> list[Case]:
-    sizes = [(text, 256 + 3) for text in _TEXTS] + [(text, 256 + 12) for text in _TEXTS[1:]]
-    sizes += [("aaabdaaabac", 256), ("the cat sat on the mat. " * 4 + "नमस्ते " * 3, 256 + 40)]
+_HIDDEN_TEXTS = ["abcabcabc", "zzzz zzz", "ééé éé", "ok, ok. ok!", "日本語の日本"]
+
+
+def _hidden_get_stats_cases() -> list[Case]:
+    sequences = [[5, 5, 5, 5], [3, 4, 3, 4, 3], [0, 255, 0, 255]]
+    sequences += [_ids(text) for text in _HIDDEN_TEXTS]
+    return [Case(args=(ids,), expected=bpe.get_stats(ids)) for ids in sequences]
+
+
+def _hidden_merge_cases() -> list[Case]:
+    calls = [([9, 9, 9, 9, 9], (9, 9), 300), ([1, 2, 1, 2, 2], (2, 1), 400), ([2, 2], (2, 2), 9)]
+    calls += [(_ids(text), tuple(_ids(text)[:2]), 256) for text in _HIDDEN_TEXTS]
+    return [Case(args=call, expected=bpe.merge(*call)) for call in calls]
+
+
+def _naive_train_cases(sizes: list[tuple[str, int]]) -> list[Case]:
     with warnings.catch_warnings():  # some texts run out of pairs early, on purpose: no warning
         warnings.simplefilter("ignore")
         return [
@@ -65,30 +81,14 @@ def _train_bpe_cases() -> list[Case]:
         ]
 
 
-@dataclass(frozen=True)
-class _Secret:
-    """One merge the learner must predict. Its repr, shown when the prediction is wrong, does not
-    give the answer away."""
-
-    index: int
-    pair: tuple[bytes, bytes]
-
-    def __repr__(self) -> str:
-        return f"a different merge number {self.index + 1}"
+def _hidden_train_bpe_cases() -> list[Case]:
+    return _naive_train_cases([(text, 256 + 6) for text in _HIDDEN_TEXTS])
 
 
-def _first_merges_cases() -> list[Case]:
-    merges = bpe.train(PREDICT_CORPUS, 256 + 3, method="naive")[1]
-    return [Case(expected=_Secret(i, pair)) for i, pair in enumerate(merges)]
-
-
-def _predicted(got: Any, secret: _Secret) -> bool:
-    """Is merge number `secret.index` right? Accept ("e", " ") as well as (b"e", b" ")."""
-    try:
-        left, right = (p.encode("utf-8") if isinstance(p, str) else p for p in got[secret.index])
-        return (left, right) == secret.pair
-    except (TypeError, ValueError, IndexError, KeyError):
-        return False
+def _train_bpe_cases() -> list[Case]:
+    sizes = [(text, 256 + 3) for text in _TEXTS] + [(text, 256 + 12) for text in _TEXTS[1:]]
+    sizes += [("aaabdaaabac", 256), ("the cat sat on the mat. " * 4 + "नमस्ते " * 3, 256 + 40)]
+    return _naive_train_cases(sizes)
 
 
 get_stats = Exercise(
@@ -97,9 +97,15 @@ get_stats = Exercise(
     points=1,
     target="get_stats",
     cases=_get_stats_cases,
+    hidden_cases=_hidden_get_stats_cases,
+    wrong_turns=lesson3_turns.stats_turns,
     hint=(
-        "zip(ids, ids[1:]) walks over the adjacent pairs: (ids[0], ids[1]), (ids[1], ids[2]), ... "
-        "For each pair add 1 to counts[pair], starting from 0 (counts.get(pair, 0) + 1)."
+        "Look at each position i and the id just after it: together they are one pair. Keep a "
+        "dictionary of how many times you have met each pair.",
+        "zip(ids, ids[1:]) gives every adjacent pair, overlapping ones included. A pair you have "
+        "not met yet starts at 0: counts.get(pair, 0).",
+        "counts = {}; for pair in zip(ids, ids[1:]): counts[pair] = counts.get(pair, 0) + 1; "
+        "then return counts.",
     ),
     solution="""\
 def get_stats(ids: list[int]) -> dict[tuple[int, int], int]:
@@ -116,10 +122,14 @@ merge = Exercise(
     points=1,
     target="merge",
     cases=_merge_cases,
+    hidden_cases=_hidden_merge_cases,
     hint=(
-        "Walk with an index i and build a new list. If ids[i] and ids[i + 1] are the pair (check "
-        "that i + 1 < len(ids) first), append new_id and jump by 2; otherwise append ids[i] and "
-        "move by 1. A for loop cannot skip ahead, so use while i < len(ids)."
+        "Build a new list while walking over ids. When the pair starts at the current position, "
+        "both of its ids are used up at once; a for loop cannot skip ahead like that.",
+        "Use an index i and while i < len(ids). Before looking at ids[i + 1], make sure it "
+        "exists (i + 1 < len(ids)).",
+        "If ids[i] and ids[i + 1] are the pair: append new_id and add 2 to i. Otherwise append "
+        "ids[i] and add 1.",
     ),
     solution="""\
 def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
@@ -142,15 +152,16 @@ train_bpe = Exercise(
     points=2,
     target="train_bpe",
     cases=_train_bpe_cases,
+    hidden_cases=_hidden_train_bpe_cases,
+    wrong_turns=lesson3_turns.train_turns,
     allowed_lib=("lib.bpe.get_stats", "lib.bpe.merge"),
     hint=(
-        'Start with ids = list(text.encode("utf-8")) and vocab = {i: bytes([i]) for i in '
-        "range(256)}. For each new_id in range(256, vocab_size): count the pairs (stop early if "
-        "there are none), pick the pair with "
-        "max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]])), merge it into new_id, "
-        "set vocab[new_id] = vocab[a] + vocab[b] and append (vocab[a], vocab[b]) to the merges. "
-        "Use your own get_stats and merge, or bpe.get_stats and bpe.merge (keep the bpe. prefix: "
-        "`from lib.bpe import merge` would replace your own merge in the notebook)."
+        "Follow the numbered steps of section 5. Keep two things up to date: the list of ids, "
+        "and a dictionary vocab from each id to the bytes it stands for (the merges are bytes).",
+        "Loop new_id over range(256, vocab_size). Stop early when get_stats finds no pair. The "
+        "tie rule needs bytes, so the key of max looks up vocab for both halves of a pair.",
+        "pair = max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]])); then merge it "
+        "into new_id, set vocab[new_id] = vocab[a] + vocab[b] and append (vocab[a], vocab[b]).",
     ),
     solution="""\
 from lib import bpe
@@ -173,24 +184,4 @@ def train_bpe(text: str, vocab_size: int) -> list[tuple[bytes, bytes]]:
 """,
 )
 
-first_merges = Exercise(
-    name="first_merges",
-    lesson=3,
-    points=1,
-    target="first_merges",
-    cases=_first_merges_cases,
-    compare=_predicted,
-    hint=(
-        f"Write out every adjacent pair of {PREDICT_CORPUS!r} (spaces count) and tally them. Two "
-        "pairs tie for first place: the tie rule picks the greater (left, right), compared as "
-        "bytes, so b'e' beats b'a'. Then redo the tally on the merged text, where a merged pair is "
-        "one symbol."
-    ),
-    solution=f"""\
-first_merges = [(b"e", b" "), (b"a", b"t"), (b"t", b"h")]
-# {PREDICT_CORPUS!r}: "e " and "at" both occur 3 times; (b"e", b" ") > (b"a", b"t").
-# After those two merges, "th" and "h"+"e " both occur twice; (b"t", b"h") > (b"h", b"e ").
-""",
-)
-
-EXERCISES = [get_stats, merge, train_bpe, first_merges]
+EXERCISES = [get_stats, merge, train_bpe, first_merges, train_with_pattern]

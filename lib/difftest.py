@@ -108,19 +108,18 @@ def compare(
     reference: Callable[..., Any],
     inputs: st.SearchStrategy[tuple[Any, ...]],
     examples: int = 300,
-) -> Difference | None:
+) -> None:
     """Print the smallest input on which the two functions differ, with both results one above
-    the other, or that no difference was found; also return it (None if there is none)."""
+    the other, or that no difference was found (`find_difference` returns it instead)."""
     found = find_difference(candidate, reference, inputs, examples)
     name = getattr(candidate, "__name__", "your function")
     if found is None:
         print(f"✅ no difference found in {examples} generated examples")
-        return None
+        return
     call = ", ".join(repr(arg) for arg in found.args)
     print(f"❌ {name} and the reference differ; the smallest input found is\n   ({call})")
-    size = len(found.args[0].encode("utf-8")) if isinstance(found.args[0], str) else None
-    if size is not None:
-        print(f"   ({size} UTF-8 bytes: {found.args[0].encode('utf-8')!r})")
+    if isinstance(found.args[0], str):  # a text: show its bytes, which is what BPE sees
+        raw = found.args[0].encode("utf-8")
+        print(f"   ({len(raw)} UTF-8 bytes: {raw!r})")
     width = max(len(name), len("reference"))
     print(f"   {name:<{width}}: {found.got}\n   {'reference':<{width}}: {found.expected}")
-    return found

@@ -144,7 +144,7 @@ def _seconds(
     return best, merges
 
 
-def speed_challenge(train_incremental: Callable[[str, int], Any]) -> bool:
+def speed_challenge(train_incremental: Callable[[str, int], Any]) -> None:
     """Check the optional challenge and print the verdict (no timings: they vary per run)."""
     text = data.read_text("the-verdict")[:SPEED_TEXT_CHARS]
     size = 256 + SPEED_MERGES
@@ -152,25 +152,24 @@ def speed_challenge(train_incremental: Callable[[str, int], Any]) -> bool:
         for case in _cases_without_pattern():
             if train_incremental(*case.args) != case.expected:
                 print(f"❌ different merges from the reference for train_incremental{case.args!r}")
-                return False
+                return
         mine, merges = _seconds(train_incremental, text, size, runs=3)
     except NotImplementedError:
         print("⏳ not attempted yet: this challenge is optional")
-        return False
+        return
     except Exception as error:
         print(f"❌ train_incremental raised {type(error).__name__}: {error}")
-        return False
+        return
     naive, expected = _seconds(lambda t, v: bpe.train(t, v, method="naive")[1], text, size)
     if merges != expected:
         print("❌ same merges on the small texts, but not on The Verdict")
-        return False
+        return
     if naive / mine < SPEEDUP_TARGET:
         print(
             f"❌ the same merges, but less than {SPEEDUP_TARGET:g} times faster than the naive loop"
         )
-        return False
+        return
     print(f"✅ the same {SPEED_MERGES} merges, at least {SPEEDUP_TARGET:g} times faster")
-    return True
 
 
 def _cases_without_pattern() -> list[Case]:

@@ -1,0 +1,202 @@
+"""Lesson 3's exercises: an honest answer earns full marks, one that wraps `lib` earns nothing,
+and the feedback names the known wrong turns (the first-seen tie rule, overlaps counted once,
+merges across chunks or special tokens). Also the `wrong_turns` hook of `Exercise.judge`."""
+
+from __future__ import annotations
+
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from lib.exercises import Case, Exercise
+from lib.exercises import lesson3 as ex
+from lib.exercises.lesson3_chunks import speed_challenge
+from lib.exercises.lesson3_turns import count_pairs_once, train_first_seen, train_overlap_once
+from lib.exercises.running import run_cases
+from lib.grading.batch import _own_code
+
+OWN_GET_STATS = """\
+def get_stats(ids):
+    counts = {}
+    for pair in zip(ids, ids[1:]):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+"""
+OWN_MERGE = ex.merge.solution_code
+OWN_TRAIN = ex.train_bpe.solution_code.replace("from lib import bpe\n", "").replace("bpe.", "")
+OWN_PATTERN = ex.train_with_pattern.solution_code.replace("bpe.merge", "merge")
+OWN_PATTERN = OWN_PATTERN.replace("from lib import bpe, patterns", "from lib import patterns")
+
+HONEST = {  # the cells a student writes, own helpers defined in earlier cells
+    "get_stats": [OWN_GET_STATS],
+    "merge": [OWN_MERGE],
+    "train_bpe": [OWN_GET_STATS, OWN_MERGE, OWN_TRAIN],
+    "first_merges": ["first_merges = [(b'a', b'b'), (b'c', b'a'), (b'\\xe0', b'\\xa4')]"],
+    "train_with_pattern": [OWN_MERGE, OWN_PATTERN],
+}
+WRAPPING = {  # the same targets, borrowed from lib
+    "get_stats": "def get_stats(ids):\n    return bpe.get_stats(ids)",
+    "merge": "def merge(ids, pair, new_id):\n    return bpe.merge(ids, pair, new_id)",
+    "train_bpe": "def train_bpe(t, v):\n    return bpe.train(t, v, method='naive')[1]",
+    "first_merges": "first_merges = [bpe.train(t, 257)[1][0] for t in TEXTS]",
+    "train_with_pattern": (
+        "def train_with_pattern(t, v, p, s):\n    return bpe.train(t, v, p, s)[1]"
+    ),
+}
+BY_NAME = {exercise.name: exercise for exercise in ex.EXERCISES}
+
+
+def namespace_of(cells: list[str]) -> dict:
+    namespace: dict = {}
+    for cell in cells:
+        exec(cell, namespace)
+    return namespace
+
+
+def own_code_row(exercise: Exercise, cells: list[str]) -> dict | None:
+    """The grader's verdict from reading the cells: a zero-score row, or None if it is own code."""
+    notebook = new_notebook(cells=[new_code_cell(source) for source in cells])
+    return _own_code(notebook, [exercise])[0].get(exercise.name)
+
+
+def test_every_exercise_has_an_honest_and_a_wrapping_answer():
+    assert sorted(HONEST) == sorted(WRAPPING) == sorted(BY_NAME)
+
+
+@pytest.mark.parametrize("name", sorted(HONEST))
+def test_the_honest_answer_gets_full_marks(name):
+    exercise = BY_NAME[name]
+    assert own_code_row(exercise, HONEST[name]) is None
+    result = exercise.grade(namespace_of(HONEST[name]))
+    assert (result.status, result.score) == ("passed", exercise.points), result.reason
+
+
+@pytest.mark.parametrize("name", sorted(WRAPPING))
+def test_an_answer_that_wraps_lib_scores_nothing(name):
+    cells = [
+        "from lib import bpe",
+        "from lib.exercises.lesson3_predict import TALLY_TEXTS as TEXTS",
+        WRAPPING[name],
+    ]
+    row = own_code_row(BY_NAME[name], cells)
+    assert row is not None and (row["status"], row["score"]) == ("not own code", 0.0), row
+
+
+def test_the_first_listed_pairs_score_nothing_and_the_feedback_names_minbpe(capsys):
+    first_listed = [(b"a", b" "), (b"a", b"b"), (b"t", b"o")]
+    assert ex.first_merges.grade({"first_merges": first_listed}).score == 0
+    ex.first_merges.check({"first_merges": first_listed})
+    out = capsys.readouterr().out
+    assert "text 1: (b'a', b' ') is among the most frequent pairs" in out
+    assert "minbpe's 'first seen' rule" in out and "(b'a', b'b')" not in out.split("💡")[1]
+
+
+def test_a_rare_pair_is_explained_by_its_count(capsys):
+    ex.first_merges.check({"first_merges": [(b"b", b","), (b"c", b"a"), (b"\xe0", b"\xa4")]})
+    assert "(b'b', b',') occurs 1 times, but some pairs occur 2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("name", "wrong", "words"),
+    [
+        ("train_bpe", train_first_seen, "'first pair seen' tie rule (minbpe's"),
+        ("train_bpe", train_overlap_once, "overlaps itself only once"),
+        ("get_stats", count_pairs_once, "counting overlapping pairs once"),
+    ],
+)
+def test_known_wrong_turns_are_named(name, wrong, words):
+    result = BY_NAME[name].grade({BY_NAME[name].target: wrong})
+    assert result.status == "partial" and words in result.reason
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        ("t, v, None, s", "cross chunk boundaries"),
+        ("t, v - len(s), p, []", "pieces of the special tokens"),
+        ("t, v + len(s), p, s", "vocab_size counts the special tokens too"),
+    ],
+)
+def test_training_on_chunks_names_its_wrong_turns(change, words):
+    namespace = namespace_of(
+        [
+            "import warnings\nfrom lib import bpe",
+            "def train_with_pattern(t, v, p, s):\n"
+            "    with warnings.catch_warnings():\n"
+            "        warnings.simplefilter('ignore')\n"
+            f"        return bpe.train({change}, method='naive')[1]",
+        ]
+    )
+    result = ex.train_with_pattern.grade(namespace)
+    assert result.status in ("partial", "failed") and words in result.reason
+
+
+def test_the_hook_runs_in_judge_on_plain_outcomes_and_never_breaks_feedback():
+    cases = [Case(args=(2,), expected=4), Case(args=(3,), expected=9)]
+
+    def doubled(cases: list[Case], answers: list) -> str | None:
+        return "you doubled instead of squaring" if answers == [4, 6] else None
+
+    def broken(cases: list[Case], answers: list) -> str | None:
+        raise RuntimeError("a bug in the recogniser")
+
+    outcomes = run_cases(lambda n: 2 * n, [(c.args, c.kwargs) for c in cases], None)
+    for hook, note in [(doubled, "💡 you doubled instead of squaring"), (broken, None)]:
+        square = Exercise(
+            name="square", lesson=0, target="square", cases=lambda: cases, hint="n * n",
+            solution="square = lambda n: n * n", wrong_turns=hook,
+        )  # fmt: skip
+        result = square.judge(cases, outcomes)
+        assert result.status == "partial"
+        assert (note in result.reason) if note else "💡" not in result.reason
+
+
+INCREMENTAL = """\
+def train_incremental(text, vocab_size):
+    ids = list(text.encode("utf-8"))
+    n = len(ids)
+    after, before = list(range(1, n + 1)), list(range(-1, n - 1))  # live neighbours
+    counts, places = {}, {}  # pair -> count; pair -> where it starts (possibly stale)
+
+    def add(pair, i, k):
+        counts[pair] = counts.get(pair, 0) + k
+        if counts[pair] == 0:
+            del counts[pair]
+        if k > 0:
+            places.setdefault(pair, set()).add(i)
+
+    for i in range(n - 1):
+        add((ids[i], ids[i + 1]), i, 1)
+    vocab = {i: bytes([i]) for i in range(256)}
+    merges = []
+    for new_id in range(256, vocab_size):
+        if not counts:
+            break
+        a, b = max(counts, key=lambda p: (counts[p], vocab[p[0]], vocab[p[1]]))
+        for i in sorted(places.pop((a, b))):
+            j = after[i]
+            if ids[i] != a or j >= n or ids[j] != b:
+                continue  # this place changed since it was recorded
+            p, r = before[i], after[j]
+            add((a, b), i, -1)
+            if p >= 0:
+                add((ids[p], a), p, -1)
+                add((ids[p], new_id), p, 1)
+            if r < n:
+                add((b, ids[r]), j, -1)
+                add((new_id, ids[r]), i, 1)
+            ids[i], ids[j], after[i] = new_id, -1, r
+            if r < n:
+                before[r] = i
+        vocab[new_id] = vocab[a] + vocab[b]
+        merges.append((vocab[a], vocab[b]))
+    return merges
+"""
+
+
+def test_the_speed_challenge_passes_an_incremental_trainer_and_no_recounting_one(capsys):
+    speed_challenge(namespace_of([INCREMENTAL])["train_incremental"])
+    assert capsys.readouterr().out.startswith("✅ the same 150 merges, at least 3 times faster")
+    speed_challenge(namespace_of(HONEST["train_bpe"])["train_bpe"])
+    assert "less than 3 times faster" in capsys.readouterr().out
+    speed_challenge(train_first_seen)
+    assert capsys.readouterr().out.startswith("❌ different merges from the reference")

@@ -218,7 +218,9 @@ class Exercise:
             words = self.wrong_turns(cases, answers)
         except Exception:
             return ""
-        return f"\n💡 {words}" if isinstance(words, str) and words else ""
+        if not isinstance(words, str) or not words:
+            return ""
+        return "\n" + textwrap.fill(f"💡 {words}", width=85, subsequent_indent="   ")
 
     def _verdict(self, case: Case, outcome: dict) -> tuple[bool, str]:
         """Did this outcome answer this case? Also what to show as the learner's answer."""

@@ -76,7 +76,7 @@ def _outcome(function: Callable[..., Any], args: tuple[Any, ...]) -> str:
     try:
         return repr(function(*args))
     except Exception as error:  # a crash is an answer too: it differs from the reference's
-        return f"raised {type(error).__name__}: {error}"
+        return f"raised {type(error).__name__}" + (f": {error}" if str(error) else "")
 
 
 def find_difference(

@@ -200,3 +200,17 @@ def test_the_speed_challenge_passes_an_incremental_trainer_and_no_recounting_one
     assert "less than 3 times faster" in capsys.readouterr().out
     speed_challenge(train_first_seen)
     assert capsys.readouterr().out.startswith("❌ different merges from the reference")
+
+
+@pytest.mark.parametrize(
+    ("name", "trivial"),
+    [
+        ("get_stats", "def get_stats(ids):\n    return {}"),
+        ("train_bpe", "def train_bpe(t, v):\n    return []"),
+        ("train_with_pattern", "def train_with_pattern(t, v, p, s):\n    return []"),
+        ("first_merges", "first_merges = []"),
+    ],
+)
+def test_a_do_nothing_answer_scores_nothing(name, trivial):
+    result = BY_NAME[name].grade(namespace_of([trivial]))
+    assert result.score == 0, result.reason

@@ -330,3 +330,13 @@ def test_an_answer_that_ignores_its_input_earns_nothing(capsys):
     assert (
         make_square(cases=same_everywhere).grade(run("def square(n):\n    return 1\n")).score == 2
     )
+
+
+def test_an_answer_that_hands_back_its_argument_earns_nothing():
+    from lib.exercises import lesson3
+
+    cases = lesson3.merge.grading_cases()
+    outcomes = run_cases(lambda ids, pair, idx: ids, lesson3.merge.inputs(cases), 5)
+    result = lesson3.merge.judge(cases, outcomes)
+    assert (result.status, result.score) == ("failed", 0)  # not 3 of 14 "no change" cases
+    assert "returns its first argument unchanged" in result.reason

@@ -18,57 +18,24 @@ running for ever) becomes a message.
 
 from __future__ import annotations
 
-import math
-import re
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from lib.exercises.cases import SOLUTION_MIME, STATUSES, Case, Raises, Result, close, show
 from lib.exercises.forbidden import forbidden_in_function
-from lib.exercises.plain import NotPlain, from_wire, same
 from lib.exercises.running import run_cases
+from lib.exercises.verdicts import (
+    answer_of,
+    is_stub,
+    raised_expected,
+    trivial_answer,
+    verdict,
+)
 
-SOLUTION_MIME = "application/vnd.tokenization-course.solution+json"
-STATUSES = ("passed", "partial", "failed", "not attempted", "missing", "error", "not own code")
-
-
-@dataclass
-class Case:
-    """One call of the learner's target, `target(*args, **kwargs)`, and the answer it must give."""
-
-    args: tuple[Any, ...] = ()
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    expected: Any = None
-
-
-@dataclass(frozen=True)
-class Raises:
-    """The expected answer of a case whose call must raise `error`: `Case(expected=Raises(...))`."""
-
-    error: type[BaseException]
-
-    def __repr__(self) -> str:
-        return f"raises {self.error.__name__}"
-
-
-@dataclass(frozen=True)
-class Result:
-    """How one exercise went. `status` is one of STATUSES; `reason` says why, in words."""
-
-    name: str
-    lesson: int
-    score: float
-    max_score: float
-    status: str
-    reason: str
-
-
-def _show(value: Any, limit: int = 120) -> str:
-    """A short, repeatable repr: memory addresses dropped, long values cut in the middle."""
-    text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
-    return text if len(text) <= limit else f"{text[: limit - 25]} … {text[-20:]}"
+# The names lessons and the grader import from here; the data types live in cases.py.
+__all__ = ["SOLUTION_MIME", "STATUSES", "Case", "Exercise", "Raises", "Result", "close"]
 
 
 class Exercise:
@@ -176,26 +143,25 @@ class Exercise:
     def judge(self, cases: list[Case], outcomes: list[dict], is_callable: bool = True) -> Result:
         """Score `outcomes` (from `running.run_cases`, possibly sent by an untrusted kernel)
         against `cases`: each case passed is worth an equal share of the points. Outcomes that
-        are missing or malformed count as failed cases. A function that gives one and the same
-        answer to every case, where the right answers differ, earns nothing: `return []` must
-        not collect the points of the cases whose answer happens to be empty."""
+        are missing or malformed count as failed cases. A function that ignores its input (the same
+        answer every time, or an argument handed back) earns nothing where the right answers
+        differ: `return []` must not collect the points of the cases whose answer is empty."""
         if not cases:
             return self._result("error", 0, "the exercise has no test cases")
         outcomes = [o if isinstance(o, dict) else {} for o in outcomes[: len(cases)]]
-        if outcomes and all(_is_stub(o) for o in outcomes):
+        if outcomes and all(is_stub(o) for o in outcomes):
             return self._result("not attempted", 0, "raises NotImplementedError")
-        constant = _constant_answer(cases, outcomes) if is_callable else None
-        if constant is not None:
-            reason = f"it returns {constant} whatever the input, and the right answers differ"
-            return self._result("failed", 0, reason)
+        trivial = trivial_answer(cases, outcomes) if is_callable else None
+        if trivial is not None:
+            return self._result("failed", 0, f"it {trivial}, and the right answers differ")
         passed, answered, first_failure, answers = 0, 0, "", []
         for index, case in enumerate(cases):
             outcome = outcomes[index] if index < len(outcomes) else {"not_run": True}
-            ok, got = self._verdict(case, outcome)
-            answers.append(_answer(outcome))
+            ok, got = verdict(case, outcome, self.compare)
+            answers.append(answer_of(outcome))
             passed += ok
             answered += (
-                "returned" in outcome or "not_plain" in outcome or _raised_expected(case, outcome)
+                "returned" in outcome or "not_plain" in outcome or raised_expected(case, outcome)
             )
             if not ok and not first_failure:
                 first_failure = self._describe(case, is_callable, got)
@@ -222,31 +188,6 @@ class Exercise:
             return ""
         return "\n" + textwrap.fill(f"💡 {words}", width=85, subsequent_indent="   ")
 
-    def _verdict(self, case: Case, outcome: dict) -> tuple[bool, str]:
-        """Did this outcome answer this case? Also what to show as the learner's answer."""
-        if "returned" in outcome:
-            try:
-                got = from_wire(outcome["returned"])
-            except NotPlain as error:
-                return False, f"got:      an unreadable answer ({error})"
-            shown = f"got:      {_show(got)}"
-            if isinstance(case.expected, Raises):
-                return False, shown
-            try:
-                return bool((self.compare or same)(got, case.expected)), shown
-            except Exception:  # a compare that cannot handle this shape of answer: wrong
-                return False, shown
-        if _raised_expected(case, outcome):
-            return True, ""
-        if "raised" in outcome:
-            message = str(outcome.get("message", ""))[:300]
-            return False, f"raised:   {str(outcome['raised'])[:60]}: {message}".rstrip(": ")
-        if "not_plain" in outcome:
-            return False, f"got:      {str(outcome['not_plain'])[:300]}"
-        if "timeout" in outcome:
-            return False, "got:      no answer: it ran longer than the time limit"
-        return False, "got:      no answer (not run: an earlier case ran too long)"
-
     def _result(self, status: str, score: float, reason: str) -> Result:
         return Result(self.name, self.lesson, score, self.points, status, reason)
 
@@ -272,52 +213,9 @@ class Exercise:
                 print("   " + detail.replace("\n", "\n   "))
 
     def _describe(self, case: Case, is_callable: bool, got: str) -> str:
-        expected = f"expected: {_show(case.expected)}\n"
+        expected = f"expected: {show(case.expected)}\n"
         if not is_callable:
             return expected + got
-        arguments = [_show(a, 60) for a in case.args]
-        arguments += [f"{key}={_show(value, 60)}" for key, value in case.kwargs.items()]
+        arguments = [show(a, 60) for a in case.args]
+        arguments += [f"{key}={show(value, 60)}" for key, value in case.kwargs.items()]
         return f"input:    {self.target}({', '.join(arguments)})\n{expected}{got}"
-
-
-def _constant_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
-    """The learner's one answer, shown, when every case returned the same value although the
-    expected answers are not all the same; None otherwise."""
-    if len(outcomes) < len(cases) or len(cases) < 3:
-        return None
-    if any("returned" not in outcome for outcome in outcomes):
-        return None
-    answers = {repr(outcome["returned"]) for outcome in outcomes}
-    if len(answers) > 1 or len({_show(case.expected) for case in cases}) < 2:
-        return None
-    try:
-        return _show(from_wire(outcomes[0]["returned"]), 60)
-    except NotPlain:
-        return None
-
-
-def _answer(outcome: dict) -> Any:
-    """What the learner's call returned, as plain data, or None if it returned nothing readable."""
-    try:
-        return from_wire(outcome["returned"]) if "returned" in outcome else None
-    except NotPlain:
-        return None
-
-
-def _is_stub(outcome: dict) -> bool:
-    return bool(outcome.get("stub")) or "NotImplementedError" in (outcome.get("kinds") or ())
-
-
-def _raised_expected(case: Case, outcome: dict) -> bool:
-    """Raising the exception the case expects is the right answer."""
-    kinds = outcome.get("kinds")
-    return (
-        isinstance(case.expected, Raises)
-        and isinstance(kinds, list)
-        and case.expected.error.__name__ in kinds
-    )
-
-
-def close(got: Any, expected: float) -> bool:
-    """For answers that are measurements: a number (not a bool) within rounding of `expected`."""
-    return type(got) in (int, float) and math.isclose(got, expected)

@@ -1,0 +1,55 @@
+"""The data of an exercise's check: the `Case`s it runs, the `Result` it gives, and the small
+helpers every lesson's comparisons share.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+SOLUTION_MIME = "application/vnd.tokenization-course.solution+json"
+STATUSES = ("passed", "partial", "failed", "not attempted", "missing", "error", "not own code")
+
+
+@dataclass
+class Case:
+    """One call of the learner's target, `target(*args, **kwargs)`, and the answer it must give."""
+
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    expected: Any = None
+
+
+@dataclass(frozen=True)
+class Raises:
+    """The expected answer of a case whose call must raise `error`: `Case(expected=Raises(...))`."""
+
+    error: type[BaseException]
+
+    def __repr__(self) -> str:
+        return f"raises {self.error.__name__}"
+
+
+@dataclass(frozen=True)
+class Result:
+    """How one exercise went. `status` is one of STATUSES; `reason` says why, in words."""
+
+    name: str
+    lesson: int
+    score: float
+    max_score: float
+    status: str
+    reason: str
+
+
+def show(value: Any, limit: int = 120) -> str:
+    """A short, repeatable repr: memory addresses dropped, long values cut in the middle."""
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    return text if len(text) <= limit else f"{text[: limit - 25]} … {text[-20:]}"
+
+
+def close(got: Any, expected: float) -> bool:
+    """For answers that are measurements: a number (not a bool) within rounding of `expected`."""
+    return type(got) in (int, float) and math.isclose(got, expected)

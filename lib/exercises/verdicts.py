@@ -1,0 +1,97 @@
+"""Judging one exercise's outcomes, in the grader's process: whether each answer is right, what
+to show of it, and answers that ignore their input.
+
+An outcome is the plain-data report `running.run_cases` makes of one call: "returned" (the
+answer, as wire data), or "raised" and "kinds", or "not_plain", "timeout", "stub".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from lib.exercises.cases import Case, Raises, show
+from lib.exercises.plain import NotPlain, from_wire, same
+
+ORDINALS = ("first", "second", "third", "fourth")
+
+
+def verdict(
+    case: Case, outcome: dict, compare: Callable[[Any, Any], bool] | None
+) -> tuple[bool, str]:
+    """Did this outcome (from `running.run_cases`) answer this case, compared with `compare` or
+    the strict `plain.same`? Also what to show as the learner's answer."""
+    if "returned" in outcome:
+        try:
+            got = from_wire(outcome["returned"])
+        except NotPlain as error:
+            return False, f"got:      an unreadable answer ({error})"
+        shown = f"got:      {show(got)}"
+        if isinstance(case.expected, Raises):
+            return False, shown
+        try:
+            return bool((compare or same)(got, case.expected)), shown
+        except Exception:  # a compare that cannot handle this shape of answer: wrong
+            return False, shown
+    if raised_expected(case, outcome):
+        return True, ""
+    if "raised" in outcome:
+        message = str(outcome.get("message", ""))[:300]
+        return False, f"raised:   {str(outcome['raised'])[:60]}: {message}".rstrip(": ")
+    if "not_plain" in outcome:
+        return False, f"got:      {str(outcome['not_plain'])[:300]}"
+    if "timeout" in outcome:
+        return False, "got:      no answer: it ran longer than the time limit"
+    return False, "got:      no answer (not run: an earlier case ran too long)"
+
+
+def trivial_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
+    """How the answers ignore their input, in words, when they do although the right answers
+    differ: one value every time ("returns [] whatever the input") or an argument handed back
+    ("returns its first argument unchanged"). None otherwise, and with fewer than three cases."""
+    if len(cases) < 3 or len(outcomes) < len(cases):
+        return None
+    try:
+        answers = [from_wire(outcome["returned"]) for outcome in outcomes]
+    except (KeyError, NotPlain):  # an exception or an unreadable answer: judged case by case
+        return None
+    expected = [case.expected for case in cases]
+    if _all_same(answers, [answers[0]] * len(answers)) and not _all_same(
+        expected, [expected[0]] * len(expected)
+    ):
+        return f"returns {show(answers[0], 60)} whatever the input"
+    for position in range(min(len(case.args) for case in cases)):
+        given = [case.args[position] for case in cases]
+        if _all_same(answers, given) and not _all_same(expected, given):
+            which = ORDINALS[position] if position < len(ORDINALS) else f"#{position + 1}"
+            return f"returns its {which} argument unchanged"
+    return None
+
+
+def _all_same(values: list[Any], others: list[Any]) -> bool:
+    try:
+        return all(same(a, b) for a, b in zip(values, others, strict=True))
+    except Exception:  # an expected value that is not plain data (e.g. Raises): not the same
+        return False
+
+
+def answer_of(outcome: dict) -> Any:
+    """What the learner's call returned, as plain data, or None if it returned nothing readable."""
+    try:
+        return from_wire(outcome["returned"]) if "returned" in outcome else None
+    except NotPlain:
+        return None
+
+
+def is_stub(outcome: dict) -> bool:
+    return bool(outcome.get("stub")) or "NotImplementedError" in (outcome.get("kinds") or ())
+
+
+def raised_expected(case: Case, outcome: dict) -> bool:
+    """Raising the exception the case expects is the right answer."""
+    kinds = outcome.get("kinds")
+    return (
+        isinstance(case.expected, Raises)
+        and isinstance(kinds, list)
+        and case.expected.error.__name__ in kinds
+    )

@@ -10,6 +10,7 @@ from collections import Counter
 
 from lib import corpus_files, train
 from lib.exercises.core import Case, Exercise
+from lib.exercises.generated import random_texts
 
 # Runs of spaces, line ends before letters and before spaces, digits and punctuation, several
 # scripts: every place the rule says yes or no to.
@@ -26,20 +27,33 @@ _TEXTS = [
     "no-cut-here",
 ]
 _HIDDEN_TEXTS = ["Привет, мир\nВторой", "a.\nb c\t d", "日本 語\n本", "end\n", " x y "]
+_HIDDEN_TEXTS += random_texts(8, 6, longest=16)
 
 
 def _cut_cases(texts: list[str]) -> list[Case]:
     return [Case(args=(text,), expected=corpus_files.safe_cuts(text)) for text in texts]
 
 
-def _add_cases() -> list[Case]:
-    parts = [
-        [{b"the": 3, b" cat": 1}, {b"the": 2, b" dog": 5}],
-        [{b" a": 1}],
-        [],
-        [{}, {b"x": 1}, {}],
-        [{" न".encode(): 2}, {" न".encode(): 3, b"!": 1}, {b"!": 4}],
+_PARTS = [
+    [{b"the": 3, b" cat": 1}, {b"the": 2, b" dog": 5}],
+    [{b" a": 1}],
+    [],
+    [{}, {b"x": 1}, {}],
+    [{" न".encode(): 2}, {" न".encode(): 3, b"!": 1}, {b"!": 4}],
+]
+
+
+def _hidden_parts() -> list[list[dict[bytes, int]]]:
+    """Workers' counts of the chunks of made-up texts: some chunks in several parts, some once."""
+    texts = random_texts(81, 40)
+    chunks = [text.encode() for text in texts]
+    return [
+        [{chunk: n + 1 for n, chunk in enumerate(chunks[start : start + width])}, {chunks[0]: 7}]
+        for start, width in zip(range(0, 40, 4), (1, 2, 3, 4, 2, 3, 4, 1, 2, 3), strict=True)
     ]
+
+
+def _add_cases(parts: list[list[dict[bytes, int]]]) -> list[Case]:
     cases = []
     for counts in parts:
         total: Counter = Counter()
@@ -49,9 +63,12 @@ def _add_cases() -> list[Case]:
     return cases
 
 
-def _line_cases() -> list[Case]:
-    tokens = [(b"a", 97), (b" the", 262), (bytes([0xE0, 0xA4]), 300), (b"\n\n", 1000)]
-    tokens += [("👋".encode(), 4095), (b"\xff", 255)]
+_TOKENS = [(b"a", 97), (b" the", 262), (bytes([0xE0, 0xA4]), 300), (b"\n\n", 1000)]
+_TOKENS += [("👋".encode(), 4095), (b"\xff", 255)]
+_HIDDEN_TOKENS = [(text.encode(), 256 + 97 * n) for n, text in enumerate(random_texts(88, 10))]
+
+
+def _line_cases(tokens: list[tuple[bytes, int]]) -> list[Case]:
     return [
         Case(args=(token, rank), expected=train.tiktoken_line(token, rank))
         for token, rank in tokens
@@ -90,7 +107,8 @@ add_counts = Exercise(
     lesson=8,
     points=1,
     target="add_counts",
-    cases=_add_cases,
+    cases=lambda: _add_cases(_PARTS),
+    hidden_cases=lambda: _add_cases(_hidden_parts()),
     hint=(
         "Start from an empty dict and go through every worker's dict in turn.",
         "For each (chunk, n) of a part: total[chunk] = total.get(chunk, 0) + n.",
@@ -110,7 +128,8 @@ tiktoken_line = Exercise(
     lesson=8,
     points=1,
     target="tiktoken_line",
-    cases=_line_cases,
+    cases=lambda: _line_cases(_TOKENS),
+    hidden_cases=lambda: _line_cases(_HIDDEN_TOKENS),
     hint=(
         "The bytes go through base64 (the module `base64`), then a space, then the rank as digits.",
         "base64.b64encode(token) returns bytes: .decode('ascii') makes them a str; then "

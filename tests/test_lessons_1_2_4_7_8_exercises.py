@@ -1,4 +1,4 @@
-"""Lessons 1, 2, 4 and 7: each exercise gives nothing to a trivial, borrowed or hard-coded answer
+"""Lessons 1, 2, 4, 7 and 8: each exercise gives nothing to a trivial, borrowed or hard-coded answer
 and full marks to an honest one, on the cases check() shows and on the grader's hidden ones."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from lib.exercises.core import Raises
 from lib.exercises.running import run_cases
 from lib.grading.own_code import Notebook
 
-EXERCISES = {e.name: e for lesson in (1, 2, 4, 7) for e in for_lesson(lesson)}
+EXERCISES = {e.name: e for lesson in (1, 2, 4, 7, 8) for e in for_lesson(lesson)}
 PREDICTIONS = {"predict_utf8_bytes", "predict_words", "predict_fewer_tokens"}
 FUNCTIONS = sorted(set(EXERCISES) - PREDICTIONS)
 
@@ -146,6 +146,18 @@ WRAPPERS = {
     "byte_fallback": [
         "from lib import unigram",
         "def byte_fallback(text):\n    return unigram.byte_fallback(text)",
+    ],
+    "safe_cuts": [
+        "from lib.corpus_files import safe_cuts as cuts",
+        "def safe_cuts(text):\n    return cuts(text)",
+    ],
+    "add_counts": [
+        "import lib.bpe_files as files",
+        "def add_counts(parts):\n    return dict(files.count_files(parts))",
+    ],
+    "tiktoken_line": [
+        "from lib import train",
+        "def tiktoken_line(token, rank):\n    return train.tiktoken_line(token, rank)",
     ],
 }
 

@@ -136,3 +136,11 @@ def test_a_mix_that_breaks_the_rules_is_refused_with_a_reason():
         ex.measure_mix({"eng_Latn": ex.MIX_BUDGET + 1})
     with pytest.raises(ValueError, match="keys"):
         ex.measure_mix({"xyz_Latn": 10})
+
+
+def test_a_failed_mix_is_told_its_own_worst_premium():
+    equal = {lang: 10_000 for lang in ex.MIX_LANGUAGES}
+    reason = ex.training_mix.grade({"training_mix": equal}).reason
+    assert "Your mix's worst premium here is" in reason and "tam_Taml" in reason, reason
+    over = ex.training_mix.grade({"training_mix": {"eng_Latn": ex.MIX_BUDGET + 1}}).reason
+    assert "not a mix the challenge accepts" in over and "budget" in over, over

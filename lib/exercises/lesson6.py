@@ -126,6 +126,16 @@ def _meets(got: Any, goal: WorstPremiumUnder) -> bool:
         return False
 
 
+def _what_the_mix_did(cases: list[Case], answers: list[Any]) -> str:
+    """The failed mix's own result, so the learner sees how far off it is and where."""
+    try:
+        premiums = measure_mix(answers[0], cases[0].expected.half)
+    except ValueError as error:
+        return f"This is not a mix the challenge accepts: {error}."
+    worst = max(premiums, key=premiums.__getitem__)
+    return f"Your mix's worst premium here is {premiums[worst]} ({worst}): give it more bytes."
+
+
 premium_factors = Exercise(
     name="premium_factors",
     lesson=6,
@@ -188,6 +198,7 @@ training_mix = Exercise(
     cases=lambda: [Case(expected=WorstPremiumUnder(MIX_THRESHOLD, 0))],
     hidden_cases=lambda: [Case(expected=WorstPremiumUnder(MIX_THRESHOLD, 1))],
     compare=_meets,
+    wrong_turns=_what_the_mix_did,
     time_limit=30.0,
     hint=(
         "Start from an equal split and run ex.measure_mix(your_mix): which language is worst? "

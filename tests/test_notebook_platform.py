@@ -241,6 +241,7 @@ def course_folder(folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.end_to_end
 def test_regenerated_notebook_passes_strict_nbval(tmp_path):
     """A notebook with everything that could be unstable, regenerated in one course folder, then
     compared by nbval in another (as CI does) with this repository's pytest settings. A changed

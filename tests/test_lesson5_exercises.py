@@ -155,6 +155,7 @@ def test_the_byte_order_mistake_is_caught_by_the_check():
     target = defined(wrong)["gpt4_encode"]
     result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
     assert result.status in ("partial", "failed") and "Hello, world!" in result.reason
+    assert "byte value as id" in result.reason  # and the mistake is named
 
 
 @pytest.mark.end_to_end

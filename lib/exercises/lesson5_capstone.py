@@ -91,6 +91,26 @@ def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
 """,
 )
 
+
+def _byte_values_as_ids(cases: list[Case], answers: list) -> str:
+    """Name the byte-order mistake: single bytes given their byte value as id."""
+    byte_of = {i: token[0] for token, i in _ranks("cl100k_base").items() if len(token) == 1}
+    for case, answer in zip(cases, answers, strict=True):
+        expected = case.expected
+        if (
+            isinstance(expected, list)
+            and answer != expected
+            and any(i in byte_of for i in expected)
+        ):
+            if answer == [byte_of.get(i, i) for i in expected]:
+                return (
+                    "Your single bytes have their byte value as id. GPT-4 numbers its 256 "
+                    "single-byte tokens in GPT-2's order (section 4): look each one up in the "
+                    "vocabulary, like every other token."
+                )
+    return ""
+
+
 gpt4_encode = Exercise(
     name="gpt4_encode",
     lesson=5,
@@ -100,6 +120,7 @@ gpt4_encode = Exercise(
     forbidden=NO_TIKTOKEN,
     cases=lambda: _gpt4_cases(GPT4_SHOWN),
     hidden_cases=lambda: _gpt4_cases(GPT4_HIDDEN),
+    wrong_turns=_byte_values_as_ids,
     time_limit=30,
     hint=(
         "Three layers, outside in: special tokens, which are cut out first or make you raise; "

@@ -72,7 +72,7 @@ if "google.colab" in sys.modules:  # on Colab: fetch the course and install what
         )
     requirements = (root / "requirements.txt").read_text()
     pins = dict(re.findall(r"^([\w.-]+)(==[^\s;]*)", requirements, re.M))  # the last pin wins
-    wanted = ["tiktoken", "regex", "plotly", "tqdm", "pooch"]
+    wanted = ["tiktoken", "regex", "plotly", "tqdm", "pooch", "hypothesis"]
     missing = [name + pins.get(name, "") for name in wanted if not importlib.util.find_spec(name)]
     if missing:
         print("Installing", *missing)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import nbformat
 from colab_check import COLAB_ALSO, COLAB_PINS
-from test_house import LIB, MODULES, imports_of
+from test_house import MODULES, imports_of, path_of
 
 from lib.notebooks import SETUP_TEMPLATE
 
@@ -71,11 +71,6 @@ def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def source_of(module: str) -> str:
-    path = LIB.parent / (module.replace(".", "/") + ".py")
-    return (path if path.exists() else path.with_suffix("") / "__init__.py").read_text()
-
-
 def test_every_package_a_lesson_imports_is_on_colab_or_installed_by_the_set_up_cell():
     installed = re.search(r"wanted = \[(.*?)\]", SETUP_TEMPLATE).group(1)
     on_colab = {pin.split("==")[0] for pin in COLAB_PINS} | set(COLAB_ALSO)
@@ -85,7 +80,7 @@ def test_every_package_a_lesson_imports_is_on_colab_or_installed_by_the_set_up_c
         names = lesson_imports(notebook)
         modules = lib_closure(names)
         needed = third_party(names).union(
-            *(third_party(top_level_imports(source_of(m))) for m in modules)
+            *(third_party(top_level_imports(path_of(m).read_text())) for m in modules)
         )
         if needed - allowed:
             missing[notebook.name] = sorted(needed - allowed)

@@ -18,15 +18,19 @@ MODULES = sorted(
 )
 
 
+def path_of(module: str) -> Path:
+    """The file of a lib module: `lib/x.py`, or `lib/x/__init__.py` for a package."""
+    path = LIB.parent / (module.replace(".", "/") + ".py")
+    return path if path.exists() else path.with_suffix("") / "__init__.py"
+
+
 def imports_of(module: str) -> set[str]:
     """The lib modules `module` imports anywhere in its code (functions and TYPE_CHECKING too).
 
     `from lib import x` counts as importing `lib.x` when that is a module; the package `lib`
     itself is left out, because every submodule's import runs it first by design.
     """
-    path = LIB.parent / (module.replace(".", "/") + ".py")
-    if not path.exists():
-        path = path.with_suffix("") / "__init__.py"
+    path = path_of(module)
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

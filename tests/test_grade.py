@@ -307,6 +307,7 @@ def real_lessons(tmp_path_factory):
     return {r["student"]: r for r in records}
 
 
+@pytest.mark.end_to_end
 @pytest.mark.parametrize("lesson", sorted(LESSONS))
 def test_real_lessons_grade_to_full_zero_and_partial_marks(real_lessons, lesson):
     points = [float(e.points) for e in CATALOG[lesson]]

@@ -120,6 +120,7 @@ def pair(request):
     return Tokenizer.from_tiktoken(request.param), data.tiktoken_encoding(request.param)
 
 
+@pytest.mark.end_to_end  # 5 encodings x 32 languages in pure Python: once, in the main run
 def test_flores_devtest_every_language(pair):
     ours, ref = pair
     for lang in data.flores_languages():

@@ -129,13 +129,17 @@ def test_keyboard_interrupt_is_not_swallowed():
 
 
 def test_a_hanging_target_is_stopped_by_the_time_limit(capsys):
+    calls = []
+
     def slow(n):
+        calls.append(n)
         while True:
             time.sleep(0.01)
 
     started = time.perf_counter()
     make_square(time_limit=0.2).check({"square": slow})
-    assert time.perf_counter() - started < 2  # stops after the first case, not 4 × 0.2 s
+    assert len(calls) == 1  # stops after the first case, not one time limit per case
+    assert time.perf_counter() - started < 5
     assert "got:      no answer: it ran longer than the time limit" in capsys.readouterr().out
 
 

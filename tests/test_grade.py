@@ -11,9 +11,11 @@ GRADER_FULL_NOTEBOOKS=1 runs them whole (about 2 minutes more).
 from __future__ import annotations
 
 import ast
+import asyncio
 import csv
 import hashlib
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -23,6 +25,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from lib.exercises import for_lesson
 from lib.grade import Limits, grade_submissions, main
 from lib.grading import batch, kernel
+from lib.grading.batch import needs_retry
 from lib.grading.notebook import find_submissions, identify_lesson, load_catalog, read_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -243,6 +246,26 @@ def test_a_kernel_that_will_not_start_costs_one_row_not_the_batch(tmp_path, monk
     assert [(e["score"], e["status"]) for e in record["exercises"]] == [(0, "error"), (0, "error")]
 
 
+def test_a_kernel_that_never_answers_is_given_up_at_the_deadline(tmp_path, monkeypatch):
+    async def never(self, *args):
+        await asyncio.Event().wait()  # a kernel start that neither succeeds nor fails
+
+    monkeypatch.setattr(kernel.Kernel, "start", never)
+    limits = Limits(cell=1, notebook=2, probe=1, kernel_starts=1, kernel_start=1)
+    nbformat.write(toy(), tmp_path / "gil.ipynb")
+    nbformat.write(toy(), tmp_path / "hal.ipynb")
+    started = time.monotonic()
+    records = grade_submissions([tmp_path], tmp_path / "out", limits=limits, **TOY)
+    assert time.monotonic() - started < 30
+    seconds = limits.deadline(2)  # the toy lesson's two exercises
+    assert seconds == 2 + 1 * 2 + (1 + 1) * 1
+    for record in records:
+        assert record["outcome"] == "error"
+        assert record["note"].startswith(f"grading gave up after {seconds:g} s, stuck in never (")
+        assert record["note"].endswith("; --retry-failed tries again")
+    assert needs_retry(records[0])
+
+
 def test_students_are_named_by_file_or_by_folder(tmp_path):
     for path in [
         "ann.ipynb",
@@ -318,7 +341,7 @@ def test_real_lessons_grade_to_full_zero_and_partial_marks(real_lessons, lesson)
         ("half", points[:half] + [0.0] * (len(points) - half)),
     ):
         record = real_lessons[f"lesson{lesson}_{kind}"]
-        assert record["lesson"] == lesson
+        assert record["lesson"] == lesson, (kind, record["outcome"], record["note"])
         assert [e["score"] for e in record["exercises"]] == expected, (kind, record)
         if kind == "shipped":
             assert {e["status"] for e in record["exercises"]} == {"not attempted"}

@@ -30,7 +30,8 @@ from test_python_range import stated_range
 
 ROOT = Path(__file__).resolve().parent.parent
 INSIDE = "COURSE_TESTING_OTHER_PYTHON"  # set in the child runs, so that they do not recurse
-MINUTES = 20  # for one Python's install and tests together; a hung run fails, it never blocks CI
+MINUTES = 11  # for one Python's install and tests together (7 on a quiet machine): a hung run fails
+STUCK = 180  # seconds one test may take before pytest prints every thread's stack into the log
 
 
 @dataclass
@@ -80,7 +81,8 @@ def start(minor: int, python: str) -> Run:
     script = (
         f"'{python}' -m venv '{folder / 'venv'}' && "
         f"'{child}' -m pip install -q --disable-pip-version-check -r requirements.txt && "
-        f"'{child}' -m pytest tests -q -p no:cacheprovider -m 'not end_to_end'"
+        f"'{child}' -m pytest tests -q -p no:cacheprovider -m 'not end_to_end' "
+        f"-o faulthandler_timeout={STUCK}"
     )
     log = folder / "log.txt"
     with log.open("w") as out:
@@ -109,6 +111,16 @@ def test_oldest_and_newest_python_install_and_pass_the_unit_tests():
         lines = run.log.read_text(errors="replace").splitlines()
         print(f"Python 3.{run.minor}: {lines[-1] if lines else '(no output)'}")
         if code != 0:
-            failures.append(f"Python 3.{run.minor} (exit {code}):\n" + "\n".join(lines[-40:]))
+            failures.append(f"Python 3.{run.minor} ({_why(code)}):\n" + "\n".join(_tail(lines)))
         shutil.rmtree(run.folder, ignore_errors=True)
     assert not failures, "\n\n".join(failures)
+
+
+def _why(code: int) -> str:
+    return f"stopped after {MINUTES} minutes" if code == 124 else f"exit {code}"
+
+
+def _tail(lines: list[str]) -> list[str]:
+    """The end of a run's log, or from the first stack dump of a test that got stuck."""
+    stuck = next((i for i, line in enumerate(lines) if line.startswith("Timeout (")), None)
+    return lines[stuck : stuck + 150] if stuck is not None else lines[-40:]

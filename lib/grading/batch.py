@@ -189,6 +189,34 @@ def _checked(result: dict, exercise: Exercise) -> dict:
     }
 
 
+async def _graded_in_time(submission: Submission, settings: Settings, uid: int | None) -> dict:
+    """`grade_one`, given up at the deadline its limits allow (`Limits.deadline`): a kernel that
+    never answers, or a step of ours that hangs, costs this one row and not the whole batch."""
+    most = max((len(exercises) for exercises in settings.catalog.values()), default=0)
+    seconds = settings.limits.deadline(most)
+    task = asyncio.ensure_future(grade_one(submission, settings, uid))
+    if (await asyncio.wait({task}, timeout=seconds))[0]:
+        return task.result()
+    stuck = _innermost_await(task)
+    task.cancel()  # its `finally` blocks stop the kernel and remove the temporary folder
+    await asyncio.wait({task}, timeout=30)
+    note = f"grading gave up after {seconds:g} s, stuck in {stuck}; --retry-failed tries again"
+    return _record(submission, settings, outcome="error", note=note)
+
+
+def _innermost_await(task: asyncio.Task) -> str:
+    """Where a task is waiting: the innermost coroutine of its chain of awaits, leaving out
+    asyncio's own (an Event's `wait` says nothing about what was awaited)."""
+    coroutine, where = task.get_coro(), "an unknown place"
+    while coroutine is not None:
+        frame = getattr(coroutine, "cr_frame", None) or getattr(coroutine, "gi_frame", None)
+        path = Path(frame.f_code.co_filename) if frame is not None else None
+        if path is not None and path.parent.name != "asyncio":
+            where = f"{frame.f_code.co_name} ({path.name}:{frame.f_lineno})"
+        coroutine = getattr(coroutine, "cr_await", None) or getattr(coroutine, "gi_yieldfrom", None)
+    return where
+
+
 async def _grade_all(todo: list[Submission], settings: Settings, jobs: int, done) -> None:
     """Grade `todo`, `jobs` at a time; each parallel slot has a sandbox user of its own."""
     slots: asyncio.Queue[sandbox.OwnUser | None] = asyncio.Queue()
@@ -199,7 +227,7 @@ async def _grade_all(todo: list[Submission], settings: Settings, jobs: int, done
     async def one(submission: Submission) -> dict:
         user = await slots.get()
         try:
-            return await grade_one(submission, settings, user.uid if user else None)
+            return await _graded_in_time(submission, settings, user.uid if user else None)
         except Exception as error:  # a bug of ours must not cost the rest of the class
             note = f"grader error ({type(error).__name__}: {clean(str(error), 300)})"
             return _record(submission, settings, outcome="error", note=note)

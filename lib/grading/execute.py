@@ -40,6 +40,14 @@ class Limits:
     notebook: float = 300
     probe: float = 5
     kernel_starts: int = 3
+    kernel_start: float = 90  # to start a kernel (nbclient waits 60 s for it) and stop it
+
+    def deadline(self, exercises: int) -> float:
+        """The longest one submission can take within these limits, with `exercises` to grade:
+        its cells, each exercise's grading, and each kernel started and stopped. Past it, what
+        is stuck is the grader, not the student's code (`batch` then gives up on the notebook)."""
+        grading = self.cell * exercises
+        return self.notebook + grading + (self.probe + self.kernel_start) * self.kernel_starts
 
 
 def _where(notebook: nbformat.NotebookNode, index: int) -> str:

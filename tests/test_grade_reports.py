@@ -8,6 +8,8 @@ import csv
 import os
 import re
 import shutil
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -233,6 +235,24 @@ def test_no_browser_means_no_png_and_one_line_saying_so(tmp_path, monkeypatch):
     assert (tmp_path / "summary.html").exists() and not (tmp_path / "summary.png").exists()
     printed = reports.summary([record("ann")], 5, tmp_path)
     assert "No summary.png: kaleido could not start Chrome or Chromium" in printed
+
+
+def test_a_drawing_that_hangs_costs_the_png_and_is_killed_with_its_browser(tmp_path, monkeypatch):
+    marker = f"course-test-stuck-browser-{os.getpid()}"
+    browser = (
+        f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)', '{marker}'])"
+    )
+    stuck = f"import subprocess, sys, time\n{browser}\ntime.sleep(3600)"
+    monkeypatch.setattr(summary_chart, "_DRAW", stuck)  # a kaleido whose browser never answers
+    monkeypatch.setattr(summary_chart, "PNG_SECONDS", 3)
+    (tmp_path / "summary.png").write_bytes(b"stale")
+    row = dict(lesson=1, exercise="double", max=2, submissions=1, attempted=1, passed=1)
+    started = time.monotonic()
+    summary_chart.write_chart(tmp_path, [{**row, "mean_score": 2.0}])
+    assert 3 <= time.monotonic() - started < 20
+    assert (tmp_path / "summary.html").exists() and not (tmp_path / "summary.png").exists()
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
+    assert not left, f"the stuck browser is still running: {left}"
 
 
 def test_html_feedback_escapes_what_the_student_wrote(tmp_path):

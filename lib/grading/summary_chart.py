@@ -7,11 +7,17 @@ Counted over the submissions that count (one per student and lesson, see `versio
 The chart is written twice: summary.html, with plotly.js inside the page (it opens offline), and
 summary.png, drawn by kaleido, which needs Chrome or Chromium: kaleido finds `chromium` or
 `google-chrome` on the PATH, or the browser named by the environment variable `BROWSER_PATH`.
-Without one the PNG is skipped (the run's summary says so) and nothing else changes.
+Without one the PNG is skipped (the run's summary says so) and nothing else changes; a browser
+that hangs is killed after two minutes, with the same result.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 from lib.grading.tables import number, write_bytes, write_text
@@ -91,10 +97,39 @@ def write_chart(out_dir: Path, rows: list[dict]) -> None:
     from an earlier run is removed, so it never contradicts the HTML; see `png_note`)."""
     figure = chart(rows)
     write_text(out_dir / "summary.html", figure.to_html(include_plotlyjs=True, full_html=True))
-    try:
-        write_bytes(out_dir / "summary.png", figure.to_image(format="png", width=1000, scale=2))
-    except Exception:  # no Chrome, kaleido missing or broken: the PNG is optional
+    png = _drawn(figure.to_json())
+    if png is not None:
+        write_bytes(out_dir / "summary.png", png)
+    else:
         (out_dir / "summary.png").unlink(missing_ok=True)
+
+
+PNG_SECONDS = 120  # drawing takes 3 s, 10-15 s on a busy machine; beyond this the browser is stuck
+_DRAW = """import sys, plotly.io as pio
+figure = pio.from_json(sys.stdin.read())
+sys.stdout.buffer.write(figure.to_image(format="png", width=1000, scale=2))"""
+
+
+def _drawn(figure_json: str) -> bytes | None:
+    """The chart's PNG, drawn by kaleido in a process of its own, or None when there is no
+    browser, kaleido fails, or the drawing outlives PNG_SECONDS: then that process and the browser
+    it started are killed, since an optional picture must never keep the grader waiting."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", _DRAW],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # its own process group, with the browser in it
+    )
+    try:
+        png, _ = child.communicate(figure_json.encode(), timeout=PNG_SECONDS)
+    except subprocess.TimeoutExpired:
+        png = b""
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)  # a browser that outlived its drawing goes too
+        child.wait()
+    return png if child.returncode == 0 and png.startswith(b"\x89PNG") else None
 
 
 def png_note(out_dir: Path) -> str:

@@ -344,3 +344,16 @@ def test_an_answer_that_hands_back_its_argument_earns_nothing():
     result = lesson3.merge.judge(cases, outcomes)
     assert (result.status, result.score) == ("failed", 0)  # not 3 of 14 "no change" cases
     assert "returns its first argument unchanged" in result.reason
+
+
+def test_a_pass_says_what_was_built_and_a_failure_does_not(capsys):
+    praised = make_square(well_done="You can square numbers now, " + "and say so at length. " * 6)
+    praised.check({"square": lambda n: n * n})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("✅ all ")
+    assert lines[2].startswith("   You can square numbers now,")
+    assert all(len(line) <= 88 for line in lines[2:]) and len(lines) > 3  # wrapped, indented
+    praised.check({"square": lambda n: n + n})
+    assert "You can square" not in capsys.readouterr().out
+    make_square().check({"square": lambda n: n * n})
+    assert len(capsys.readouterr().out.splitlines()) == 2  # no praise given, none printed

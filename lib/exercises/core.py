@@ -53,7 +53,8 @@ class Exercise:
     forbidden: what the learner's code must not use (".encode" for any such attribute, "bytes"
     for a name; see `forbidden.py`); wrong_turns: `wrong_turns(cases, answers) -> str | None`,
     called when some case fails with every case's answer (None where there was none), to name a
-    known mistake the answers fit (e.g. a different tie rule); its words join the feedback.
+    known mistake the answers fit (e.g. a different tie rule); its words join the feedback;
+    well_done: a line `check()` adds when every case passes, saying what the learner has built.
 
     A target that is not callable (e.g. `first_merge = ...`) is compared with each case's
     `expected` as it is; the value `...` counts as not attempted.
@@ -75,13 +76,14 @@ class Exercise:
         forbidden: tuple[str, ...] = (),
         hidden_cases: Callable[[], list[Case]] | None = None,
         wrong_turns: Callable[[list[Case], list[Any]], str | None] | None = None,
+        well_done: str = "",
     ):
         self.name, self.lesson, self.target, self.points = name, lesson, target, points
         self.cases, self.compare, self.time_limit = cases, compare, time_limit
         self.hints = (hint,) if isinstance(hint, str) else tuple(hint)
         self.solution_code, self.hidden_cases = solution, hidden_cases
         self.allowed_lib, self.forbidden = allowed_lib, forbidden
-        self.wrong_turns = wrong_turns
+        self.wrong_turns, self.well_done = wrong_turns, well_done
 
     def __repr__(self) -> str:
         return f"<Exercise {self.name!r} (lesson {self.lesson}, {self.points} points)>"
@@ -200,6 +202,12 @@ class Exercise:
         if result.status == "passed":
             more = "; the grader also runs cases not shown here" if self.hidden_cases else ""
             print(f"✅ {result.reason} ({result.score:g}/{self.points} points{more})")
+            if self.well_done:
+                print(
+                    textwrap.fill(
+                        self.well_done, width=88, initial_indent="   ", subsequent_indent="   "
+                    )
+                )
         elif result.status == "missing":
             print(f"❌ `{self.target}` is not defined — run the cell above")
         elif result.status == "not attempted":

@@ -154,6 +154,8 @@ train_bpe = Exercise(
     cases=_train_bpe_cases,
     hidden_cases=_hidden_train_bpe_cases,
     wrong_turns=lesson3_turns.train_turns,
+    well_done="The same merges as the course's trainer, ties and overlapping runs included: this "
+    "loop is byte-pair encoding's whole training algorithm.",
     allowed_lib=("lib.bpe.get_stats", "lib.bpe.merge"),
     hint=(
         "Follow the numbered steps of section 5. Keep two things up to date: the list of ids, "

@@ -121,6 +121,8 @@ gpt4_encode = Exercise(
     cases=lambda: _gpt4_cases(GPT4_SHOWN),
     hidden_cases=lambda: _gpt4_cases(GPT4_HIDDEN),
     wrong_turns=_byte_values_as_ids,
+    well_done="Your tokenizer gives tiktoken's ids, id for id, from GPT-4's own file: you have "
+    "rebuilt GPT-4's tokenizer, regex split, special tokens, merges and all.",
     time_limit=30,
     hint=(
         "Three layers, outside in: special tokens, which are cut out first or make you raise; "

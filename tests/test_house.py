@@ -92,3 +92,25 @@ def test_ruff_is_clean(command):
         [sys.executable, "-m", "ruff", *command], cwd=ROOT, capture_output=True, text=True
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+# The project's layout: what a clone holds at the top. Anything else tracked is a stray.
+LAYOUT = {".ci", ".gitignore", "README.md", "conftest.py", "datasets", "lib", "notebooks"}
+LAYOUT |= {"pyproject.toml", "requirements.txt", "tests"}
+TEXT_ONLY = 1_000_000  # bytes: a notebook with its figures' PNGs stays well under this
+
+
+def test_only_the_projects_own_files_are_tracked():
+    """No wheel, archive, download or stray file is committed (third-party files never are):
+    every tracked path is in the layout, is text, and only notebooks come near a megabyte."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    listed = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout.decode()
+    tracked = [ROOT / name for name in listed.split("\0") if name]
+    assert {path.relative_to(ROOT).parts[0] for path in tracked} <= LAYOUT
+    for path in tracked:
+        content = path.read_bytes()
+        assert b"\0" not in content, f"{path.relative_to(ROOT)} is binary"
+        assert len(content) < TEXT_ONLY, f"{path.relative_to(ROOT)} is {len(content):,} bytes"

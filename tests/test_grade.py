@@ -31,6 +31,7 @@ from lib.grading.notebook import find_submissions, identify_lesson, load_catalog
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
+import toy_exercises  # noqa: E402
 from lesson_variants import variant  # noqa: E402 (needs the path above)
 from toy_class import CLASS, toy, write_class  # noqa: E402
 
@@ -244,6 +245,20 @@ def test_a_kernel_that_will_not_start_costs_one_row_not_the_batch(tmp_path, monk
     assert record["outcome"] == "error"
     assert record["note"] == "could not run the notebook (RuntimeError: no kernel today)"
     assert [(e["score"], e["status"]) for e in record["exercises"]] == [(0, "error"), (0, "error")]
+
+
+def test_cases_that_cannot_be_made_cost_that_lessons_rows_and_say_why(tmp_path, monkeypatch):
+    def unavailable():
+        raise OSError("the data file vanished")
+
+    monkeypatch.setattr(toy_exercises.shout, "cases", unavailable)
+    nbformat.write(toy(), tmp_path / "ida.ipynb")
+    (record,) = grade_submissions([tmp_path / "ida.ipynb"], tmp_path / "out", **TOY)
+    assert (record["lesson"], record["outcome"]) == (1, "error")
+    assert record["note"] == (
+        "could not make lesson 1's test cases (OSError: the data file vanished); "
+        "--retry-failed tries again"
+    )
 
 
 def test_a_kernel_that_never_answers_is_given_up_at_the_deadline(tmp_path, monkeypatch):

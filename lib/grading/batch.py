@@ -136,9 +136,15 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         return _record(submission, settings, outcome="unknown lesson", note=note, **info)
     exercises = settings.catalog[lesson]
     not_own, unreadable = _own_code(notebook, exercises)
+    try:
+        cases = {e.name: settings.cases_of(e) for e in exercises}
+    except Exception as error:  # e.g. a data file the cases need could not be read
+        why = f"{type(error).__name__}: {clean(str(error), 300)}"
+        note = f"could not make lesson {lesson}'s test cases ({why}); --retry-failed tries again"
+        return _record(submission, settings, lesson=lesson, outcome="error", note=note, **info)
     job = Job(
         exercises=exercises,
-        cases={e.name: settings.cases_of(e) for e in exercises},
+        cases=cases,
         limits=settings.limits,
         import_paths=list(settings.import_paths),
         skip_grading=not_own,

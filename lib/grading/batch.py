@@ -195,11 +195,11 @@ def _checked(result: dict, exercise: Exercise) -> dict:
     }
 
 
-async def _graded_in_time(submission: Submission, settings: Settings, uid: int | None) -> dict:
-    """`grade_one`, given up at the deadline its limits allow (`Limits.deadline`): a kernel that
-    never answers, or a step of ours that hangs, costs this one row and not the whole batch."""
-    most = max((len(exercises) for exercises in settings.catalog.values()), default=0)
-    seconds = settings.limits.deadline(most)
+async def _graded_in_time(
+    submission: Submission, settings: Settings, uid: int | None, seconds: float
+) -> dict:
+    """`grade_one`, given up after `seconds` (`Limits.deadline`): a kernel that never answers,
+    or a step of ours that hangs, costs this one row and not the whole batch."""
     task = asyncio.ensure_future(grade_one(submission, settings, uid))
     if (await asyncio.wait({task}, timeout=seconds))[0]:
         return task.result()
@@ -229,11 +229,14 @@ async def _grade_all(todo: list[Submission], settings: Settings, jobs: int, done
     users = [sandbox.OwnUser() if settings.sandboxed else None for _ in range(jobs)]
     for user in users:
         slots.put_nowait(user)
+    most = max((len(exercises) for exercises in settings.catalog.values()), default=0)
+    deadline = settings.limits.deadline(most)  # the same for every notebook: its lesson is unread
 
     async def one(submission: Submission) -> dict:
         user = await slots.get()
         try:
-            return await _graded_in_time(submission, settings, user.uid if user else None)
+            uid = user.uid if user else None
+            return await _graded_in_time(submission, settings, uid, deadline)
         except Exception as error:  # a bug of ours must not cost the rest of the class
             note = f"grader error ({type(error).__name__}: {clean(str(error), 300)})"
             return _record(submission, settings, outcome="error", note=note)

@@ -11,7 +11,7 @@ from collections import Counter
 
 import pytest
 import sentencepiece as spm
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
 
@@ -72,7 +72,9 @@ def hugging_face(pieces: list[tuple[str, float]], byte_fallback: bool) -> Tokeni
     """HF's Unigram with SentencePiece's text conventions: spaces squeezed, `▁`, dummy prefix."""
     tokenizer = Tokenizer(models.Unigram(pieces, unk_id=0, byte_fallback=byte_fallback))
     tokenizer.normalizer = normalizers.Sequence(
-        [normalizers.Replace(Regex("^ +| +$"), ""), normalizers.Replace(Regex(" {2,}"), " ")]
+        # \A and \z, not ^ and $: HF's regex engine (Oniguruma) reads those as line anchors, and
+        # would strip the space in "0 \n" that SentencePiece keeps.
+        [normalizers.Replace(Regex(r"\A +| +\z"), ""), normalizers.Replace(Regex(" {2,}"), " ")]
     )
     tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="always", split=False)
     return tokenizer
@@ -95,6 +97,8 @@ def test_same_pieces_ids_and_offsets_as_hugging_face(pieces, fallback):
 
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet="ab  é世界😀\u0301", max_size=30) | st.text(max_size=15))
+@example("0 \n")  # found on Python 3.10 and 3.13: a space before a newline at the very end
+@example(" a\n c ")
 def test_same_as_hugging_face_on_generated_text(text):
     """Ties between equal scores, unknown runs, spaces at the ends and in runs. (Not a `▁` in
     the text itself: it would come back as a space, and its span is ambiguous.)"""

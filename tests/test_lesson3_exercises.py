@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from lib.exercises import Case, Exercise
+from lib import bpe
+from lib.exercises import Case, Exercise, lesson3_chunks
 from lib.exercises import lesson3 as ex
 from lib.exercises.lesson3_chunks import speed_challenge
 from lib.exercises.lesson3_turns import count_pairs_once, train_first_seen, train_overlap_once
@@ -200,6 +201,34 @@ def test_the_speed_challenge_passes_an_incremental_trainer_and_no_recounting_one
     assert "less than 3 times faster" in capsys.readouterr().out
     speed_challenge(train_first_seen)
     assert capsys.readouterr().out.startswith("❌ different merges from the reference")
+
+
+def test_the_speed_challenge_retries_a_slow_moment_and_stops_once_the_verdict_is_clear(
+    monkeypatch, capsys
+):
+    """Scripted CPU times: (learner's, naive) per round. No real timing, so this cannot flake."""
+
+    def scripted(rounds: list[tuple[float, float]]) -> list[str]:
+        times = iter(t for pair in rounds for t in pair)
+        calls = []
+
+        def timed(train, text, vocab_size):
+            calls.append(train.__name__)
+            return next(times), ["same merges"]
+
+        monkeypatch.setattr(lesson3_chunks, "_timed", timed)
+        lesson3_chunks.speed_challenge(lambda text, size: bpe.train(text, size, method="naive")[1])
+        return calls
+
+    # A slow first round (a busy moment), then the real speed: passes in round 2.
+    assert len(scripted([(0.4, 0.6), (0.1, 0.6)])) == 4
+    assert capsys.readouterr().out.startswith("✅")
+    # Clearly too slow: stops after two rounds, not five.
+    assert len(scripted([(1.0, 0.6), (0.9, 0.6)])) == 4
+    assert "less than 3 times faster" in capsys.readouterr().out
+    # Close to the target: all five rounds, and still short by a little fails.
+    assert len(scripted([(0.25, 0.6)] * 5)) == 10
+    assert "less than 3 times faster" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

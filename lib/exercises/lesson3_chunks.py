@@ -125,11 +125,15 @@ def train_with_pattern(
 SPEED_TEXT_CHARS = 15_000
 SPEED_MERGES = 150
 SPEEDUP_TARGET = 3.0
+SPEED_ROUNDS = 5
 """The challenge: 150 merges on the first 15,000 characters of The Verdict, the reference's
 merges, at least 3 times faster than the naive loop. A plain-Python incremental trainer that still
-scans all counts for the maximum each round measured 4.4 to 4.8 times faster on 2 shared cores;
-the margin absorbs a noisy machine. (lib's fast trainer, which also keeps the counts in a heap,
-measured about 35 times.)"""
+scans all counts for the maximum each round measured 4.5 to 5.5 times faster on 2 shared cores.
+(lib's fast trainer, which also keeps the counts in a heap, measured about 35 times.)
+
+One timing on a shared machine can be off by a factor of 2 (seen here: the same call took 0.12 s
+and 0.30 s), so the trainers run in turn for up to 5 rounds and the best time of each counts. The
+check stops as soon as the verdict is clear: a fast trainer usually passes after one round."""
 
 
 def _timed(train: Callable[[str, int], Any], text: str, vocab_size: int) -> tuple[float, Any]:
@@ -154,8 +158,7 @@ def speed_challenge(train_incremental: Callable[[str, int], Any]) -> None:
             if train_incremental(*case.args) != case.expected:
                 print(f"❌ different merges from the reference for train_incremental{case.args!r}")
                 return
-        # Turn about, best of three each: a slow moment then hits both trainers alike.
-        for _ in range(3):
+        for round_ in range(1, SPEED_ROUNDS + 1):
             seconds, merges = _timed(train_incremental, text, size)
             mine = min(mine, seconds)
             seconds, expected = _timed(_naive_merges, text, size)
@@ -163,13 +166,17 @@ def speed_challenge(train_incremental: Callable[[str, int], Any]) -> None:
             if merges != expected:
                 print("❌ same merges on the small texts, but not on The Verdict")
                 return
+            speedup = theirs / mine
+            # Clear either way: fast enough, or after two rounds not even half way there.
+            if speedup >= SPEEDUP_TARGET or (round_ >= 2 and speedup < SPEEDUP_TARGET / 2):
+                break
     except NotImplementedError:
         print("⏳ not attempted yet: this challenge is optional")
         return
     except Exception as error:
         print(f"❌ train_incremental raised {type(error).__name__}: {error}")
         return
-    if theirs / mine < SPEEDUP_TARGET:
+    if speedup < SPEEDUP_TARGET:
         print(
             f"❌ the same merges, but less than {SPEEDUP_TARGET:g} times faster than the naive loop"
         )

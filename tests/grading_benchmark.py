@@ -30,7 +30,7 @@ from lesson_variants import variant  # noqa: E402
 from toy_class import SOLVED, toy  # noqa: E402
 
 from lib.exercises import for_lesson  # noqa: E402
-from lib.grading import batch, sandbox  # noqa: E402
+from lib.grading import batch, one_submission, sandbox  # noqa: E402
 from lib.grading.notebook import find_submissions, load_catalog, read_notebook  # noqa: E402
 
 
@@ -42,7 +42,7 @@ def overhead(rounds: int) -> tuple[float, float]:
         (submission,) = find_submissions([tmp])
         for _ in range(rounds + 1):  # the first round warms caches and is not counted
             for boxed in (True, False):
-                settings = batch.Settings(
+                settings = one_submission.Settings(
                     registry="toy_exercises",
                     import_paths=(str(ROOT), str(FIXTURES)),
                     catalog=load_catalog("toy_exercises"),
@@ -50,7 +50,8 @@ def overhead(rounds: int) -> tuple[float, float]:
                 )
                 user = sandbox.OwnUser() if boxed else None
                 started = time.perf_counter()
-                record = asyncio.run(batch.grade_one(submission, settings, user and user.uid))
+                uid = user and user.uid
+                record = asyncio.run(one_submission.grade_one(submission, settings, uid))
                 if user:
                     user.release()
                 assert [e["score"] for e in record["exercises"]] == [2.0, 1.0], record

@@ -163,7 +163,7 @@ def test_malformed_outcomes_from_a_kernel_are_failed_cases(forged):
     ("claimed", "kept"), [(99, 2.0), (-5, 0.0), ("2", 0.0), (None, 0.0), (True, 1.0), (1.5, 1.5)]
 )
 def test_the_grader_clamps_any_score_to_what_the_exercise_is_worth(claimed, kept):
-    from lib.grading.batch import _checked
+    from lib.grading.one_submission import _checked
 
     exercise = exercise_of(Case(expected=1))
     exercise.points = 2

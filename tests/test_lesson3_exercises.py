@@ -13,7 +13,7 @@ from lib.exercises import lesson3 as ex
 from lib.exercises.lesson3_chunks import speed_challenge
 from lib.exercises.lesson3_turns import count_pairs_once, train_first_seen, train_overlap_once
 from lib.exercises.running import run_cases
-from lib.grading.batch import _own_code
+from lib.grading.one_submission import _own_code
 
 OWN_GET_STATS = """\
 def get_stats(ids):

@@ -9,7 +9,8 @@
 - `kernel_side`: the few lines that run *inside* the student's kernel to call and report.
 - `store`: the signed record of what was graded, for resuming.
 - `reports`, `tables`, `feedback`, `gradebook`, `roster`, `versions`, `summary_chart`: the CSVs,
-  pages and chart an instructor reads; `batch`: the whole run.
+  pages and chart an instructor reads.
+- `one_submission`: grading one notebook, start to record; `batch`: the whole class, in parallel.
 - `gradescope`: the same grader as a Gradescope autograder, and results in Gradescope's format.
 
 Nothing is imported here on purpose: the kernel imports `lib.grading.kernel_side` and should not

@@ -1,198 +1,33 @@
-"""Grading a whole class: each submission in its own sandbox, temporary folder and kernel.
-
-Each submission is copied into a fresh temporary folder (its notebook, or its student's whole
-folder) and its kernel runs in a sandbox (`sandbox`) that sees only that copy, read-only Python
-and course files, and nothing of the instructor's: whatever it writes, deletes or starts goes
-away with the box. The answers it gives are judged here, in the grader's own process.
+"""Grading a whole class: every submission through `one_submission.grade_one`, a few at a time,
+each within a deadline, each parallel slot with a sandbox user of its own; the signed records
+and the instructor's reports written after every notebook, so an interrupted run keeps its work.
 """
 
 from __future__ import annotations
 
 import asyncio
-import datetime
 import os
-import tempfile
-import time
-import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
 from tqdm import tqdm
 
-from lib.exercises import Case, Exercise
 from lib.grading import reports, sandbox
-from lib.grading.execute import Job, Limits, result_row, run_and_grade
+from lib.grading.execute import Limits
 from lib.grading.notebook import (
     Submission,
-    UnreadableNotebook,
     answer_questions,
     clean,
     find_submissions,
     handout_prose,
-    identify_lesson,
     load_catalog,
-    read_notebook,
-    solutions_opened,
-    written_answers,
 )
-from lib.grading.own_code import Notebook
-from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
+from lib.grading.one_submission import Settings, grade_one, new_record
+from lib.grading.prepare import ROOT
 from lib.grading.roster import Student
 from lib.grading.store import RecordStore
 
 RETRIED = {"timeout", "crashed", "error"}  # what --retry-failed grades again
-NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
-
-
-@dataclass
-class Settings:
-    """How to grade: limits, sandbox, and the exercises (`registry`, a module with
-    `for_lesson(n)`, importable from `import_paths`, the instructor's root first)."""
-
-    limits: Limits = field(default_factory=Limits)
-    registry: str = "lib.exercises"
-    import_paths: tuple[str, ...] = (str(ROOT),)
-    catalog: dict[int, list[Exercise]] = field(default_factory=dict)
-    handouts: dict[int, set[str]] = field(default_factory=dict)
-    sandboxed: bool = True
-    caps: sandbox.Caps = field(default_factory=sandbox.Caps)
-    cases: dict[str, list[Case]] = field(default_factory=dict)
-
-    def cases_of(self, exercise: Exercise) -> list[Case]:
-        """The exercise's test cases, hidden ones included, computed once per run, here (never
-        in a kernel)."""
-        if exercise.name not in self.cases:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                self.cases[exercise.name] = exercise.grading_cases()
-        return self.cases[exercise.name]
-
-
-class _Box:
-    """Wraps a kernel command in the sandbox; called once the connection file exists, which it
-    hands to the kernel's own user along with the folders it may write in."""
-
-    def __init__(self, settings: Settings, work: Path, runtime: Path, uid: int | None):
-        self.settings, self.work, self.runtime, self.uid = settings, work, runtime, uid
-
-    def __call__(self, kernel: list[str]) -> list[str]:
-        sandbox.give_to(self.uid, self.work, self.runtime)
-        readonly = sandbox.readonly_paths(self.settings.import_paths)
-        return sandbox.command(
-            kernel, self.work, self.runtime, readonly, self.settings.caps, self.uid
-        )
-
-
-def _record(submission: Submission, settings: Settings, **fields) -> dict:
-    return {
-        "student": submission.student,
-        "submission": clean(str(submission.path)),
-        "sha256": submission.sha256,
-        "lesson": None,
-        "outcome": "graded",
-        "note": "",
-        "exercises": [],
-        "events": [],
-        "answers": {},
-        "solutions": [],
-        "sandboxed": settings.sandboxed,
-        "graded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "seconds": 0.0,
-        **fields,
-    }
-
-
-def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tuple[dict, set]:
-    """Rows for exercises whose code is not the student's own, and the targets that no readable
-    cell defines (if the kernel has them anyway, they came from `exec` or a file)."""
-    code, rows, unreadable = Notebook(notebook), {}, set()
-    for exercise in exercises:
-        found = code.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
-        if found and exercise.target in code.definitions:
-            rows[exercise.name] = result_row(exercise, "not own code", found)
-        elif found:
-            unreadable.add(exercise.target)
-    return rows, unreadable
-
-
-async def grade_one(submission: Submission, settings: Settings, uid: int | None = None) -> dict:
-    """Grade one submission (its kernel as `uid`, when the grader is root: see
-    `sandbox.OwnUser`). Never raises for anything the submission does: the record says."""
-    started = time.monotonic()
-    if submission.refused:
-        note = f"refused: {submission.refused}, which the grader never follows"
-        return _record(submission, settings, outcome="refused", note=note)
-    try:
-        notebook = read_notebook(submission.path)
-    except UnreadableNotebook as error:
-        return _record(submission, settings, outcome="unreadable", note=str(error))
-    answers, solutions = written_answers(notebook), solutions_opened(notebook)
-    lesson, label_note = identify_lesson(notebook, settings.catalog, settings.handouts)
-    info = {"answers": answers, "solutions": solutions}
-    if lesson is None:
-        note = "its cells match no lesson's exercises" + (f" ({label_note})" if label_note else "")
-        return _record(submission, settings, outcome="unknown lesson", note=note, **info)
-    exercises = settings.catalog[lesson]
-    not_own, unreadable = _own_code(notebook, exercises)
-    try:
-        cases = {e.name: settings.cases_of(e) for e in exercises}
-    except Exception as error:  # e.g. a data file the cases need could not be read
-        why = f"{type(error).__name__}: {clean(str(error), 300)}"
-        note = f"could not make lesson {lesson}'s test cases ({why}); --retry-failed tries again"
-        return _record(submission, settings, lesson=lesson, outcome="error", note=note, **info)
-    job = Job(
-        exercises=exercises,
-        cases=cases,
-        limits=settings.limits,
-        import_paths=list(settings.import_paths),
-        skip_grading=not_own,
-        unreadable_targets=unreadable,
-    )
-    events, outcome, note = [], "graded", label_note
-    with tempfile.TemporaryDirectory(prefix="course-grade-", ignore_cleanup_errors=True) as tmp:
-        try:
-            work = working_copy(submission, Path(tmp))
-            if settings.sandboxed:
-                job.runtime = Path(tmp, "runtime")
-                job.runtime.mkdir()
-                job.box = _Box(settings, Path(tmp, "work"), job.runtime, uid)
-                env = sandbox.environment(settings.import_paths)
-            else:
-                env = unboxed_env(Path(tmp), settings.import_paths)
-            results, events = await run_and_grade(prepared(notebook), work, env, job)
-        except Exception as error:  # the kernel would not start, the disk is full...
-            outcome = "error"
-            note = f"could not run the notebook ({type(error).__name__}: {clean(str(error), 300)})"
-            results = {e.name: result_row(e, "error", "not graded") for e in exercises}
-    rows = [_checked(results[e.name], e) for e in exercises]
-    if settings.sandboxed is False:
-        events = [NO_SANDBOX_NOTE, *events]
-    return _record(
-        submission,
-        settings,
-        lesson=lesson,
-        outcome=outcome,
-        note=note,
-        events=[clean(e, 500) for e in events],
-        exercises=rows,
-        seconds=round(time.monotonic() - started, 1),
-        **info,
-    )
-
-
-def _checked(result: dict, exercise: Exercise) -> dict:
-    """A result row with its score clamped to what the exercise is worth and its text made safe."""
-    score = result.get("score")
-    score = float(score) if isinstance(score, (int, float)) else 0.0
-    return {
-        "name": exercise.name,
-        "score": min(max(score, 0.0), float(exercise.points)),
-        "max_score": float(exercise.points),
-        "status": clean(str(result.get("status", "")), 40),
-        "reason": clean(str(result.get("reason", "")), 1000),
-    }
 
 
 async def _graded_in_time(
@@ -207,7 +42,7 @@ async def _graded_in_time(
     task.cancel()  # its `finally` blocks stop the kernel and remove the temporary folder
     await asyncio.wait({task}, timeout=30)
     note = f"grading gave up after {seconds:g} s, stuck in {stuck}; --retry-failed tries again"
-    return _record(submission, settings, outcome="error", note=note)
+    return new_record(submission, settings, outcome="error", note=note)
 
 
 def _innermost_await(task: asyncio.Task) -> str:
@@ -239,7 +74,7 @@ async def _grade_all(todo: list[Submission], settings: Settings, jobs: int, done
             return await _graded_in_time(submission, settings, uid, deadline)
         except Exception as error:  # a bug of ours must not cost the rest of the class
             note = f"grader error ({type(error).__name__}: {clean(str(error), 300)})"
-            return _record(submission, settings, outcome="error", note=note)
+            return new_record(submission, settings, outcome="error", note=note)
         finally:
             if user is not None:  # what a fork bomb left must not count against the next one
                 await asyncio.to_thread(sandbox.reap, user.uid)

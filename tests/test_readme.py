@@ -27,3 +27,11 @@ def test_ci_runs_the_readme_test_command_verbatim():
 def test_every_notebook_has_a_colab_badge():
     for notebook in sorted((ROOT / "notebooks").glob("*.ipynb")):
         assert BADGE.format(notebook.name) in README, notebook.name
+
+
+def test_the_start_command_opens_the_course_folder_and_names_a_lesson_that_exists():
+    """`jupyter lab notebooks/` would hide the README and datasets/ from the learner."""
+    command = command_under("## Start the course")
+    assert command.endswith("python -m jupyter lab"), command
+    start = re.search(r"start with `([^`]+)`", README).group(1)
+    assert (ROOT / start).is_file(), start

@@ -31,7 +31,8 @@ from toy_class import SOLVED, toy  # noqa: E402
 
 from lib.exercises import for_lesson  # noqa: E402
 from lib.grading import batch, one_submission, sandbox  # noqa: E402
-from lib.grading.notebook import find_submissions, load_catalog, read_notebook  # noqa: E402
+from lib.grading.notebook import load_catalog  # noqa: E402
+from lib.grading.submissions import find_submissions, read_notebook  # noqa: E402
 
 
 def overhead(rounds: int) -> tuple[float, float]:

@@ -26,7 +26,8 @@ from lib.exercises import for_lesson
 from lib.grade import Limits, grade_submissions, main
 from lib.grading import batch, kernel
 from lib.grading.batch import needs_retry
-from lib.grading.notebook import find_submissions, identify_lesson, load_catalog, read_notebook
+from lib.grading.notebook import identify_lesson, load_catalog
+from lib.grading.submissions import find_submissions, read_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"

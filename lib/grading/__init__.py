@@ -1,6 +1,7 @@
 """The instructor's batch grader, in small pieces (`python -m lib.grade` is the way in).
 
-- `notebook`: finding submissions, and reading what a notebook says without running it.
+- `submissions`: finding the submitted notebooks and reading them safely.
+- `notebook`: what a notebook says without running it (lesson, answers), and the catalog.
 - `own_code`: reading the cells for answers borrowed from the course's `lib`.
 - `sandbox`: the bubblewrap box, limits and clean environment each kernel runs in.
 - `kernel`: one kernel driven through nbclient: run a cell within a time limit, report how it went.

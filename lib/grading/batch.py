@@ -14,18 +14,12 @@ from tqdm import tqdm
 
 from lib.grading import reports, sandbox
 from lib.grading.execute import Limits
-from lib.grading.notebook import (
-    Submission,
-    answer_questions,
-    clean,
-    find_submissions,
-    handout_prose,
-    load_catalog,
-)
+from lib.grading.notebook import answer_questions, handout_prose, load_catalog
 from lib.grading.one_submission import Settings, grade_one, new_record
 from lib.grading.prepare import ROOT
 from lib.grading.roster import Student
 from lib.grading.store import RecordStore
+from lib.grading.submissions import Submission, clean, find_submissions
 
 RETRIED = {"timeout", "crashed", "error"}  # what --retry-failed grades again
 

@@ -1,119 +1,25 @@
-"""Finding the submitted notebooks, and what can be learned from one without running it.
+"""What a notebook says, read without running it: its lesson, its written answers, the solutions
+it opened; and the exercises of each lesson (the catalog) and the handouts they come from.
 
-Students rename their files ("lesson1 final (2).ipynb"), so nothing here trusts a file name for
-the lesson: the lesson comes from the notebook's metadata (`"course": {"lesson": N}`), or failing
-that from which lesson's exercises its cells contain. The file name only names the student.
+Students rename their files ("lesson1 final (2).ipynb") and metadata is easy to edit by mistake,
+so the lesson is read from the content: which lesson's exercises and handout text it contains.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
 from lib.exercises import Exercise
 from lib.exercises.core import SOLUTION_MIME
+from lib.grading.submissions import UnreadableNotebook, clean, read_notebook
 
 ANSWER_PREFIX = "**Your answer:**"
 MAX_ANSWER = 20_000  # characters of one written answer kept for the instructor
-MAX_BYTES = 64 * 2**20  # a notebook file larger than this is not read at all
-
-
-@dataclass(frozen=True)
-class Submission:
-    """One submitted notebook. `folder` is the student's own folder when submissions come as a
-    folder per student (it is copied along, so data files next to the notebook still work)."""
-
-    path: Path
-    student: str
-    sha256: str
-    folder: Path | None = None
-    refused: str = ""  # why it will not be read at all (a symbolic link)
-
-
-class UnreadableNotebook(Exception):
-    """The file is not a notebook we can read (not JSON, not nbformat, not UTF-8...)."""
-
-
-def _hidden(path: Path) -> bool:
-    return any(part.startswith(".") for part in path.parts)
-
-
-def _submission(path: Path, student: str, folder: Path | None = None) -> Submission:
-    if path.is_symlink() or (folder is not None and folder.is_symlink()):
-        # Never followed: it could point at another student's notebook or a private file.
-        digest = hashlib.sha256(os.fsencode(path)).hexdigest()
-        return Submission(path, clean(student), digest, folder, refused="a symbolic link")
-    digest = hashlib.sha256()
-    with path.open("rb") as file:
-        while chunk := file.read(2**20):
-            digest.update(chunk)
-    return Submission(path=path, student=clean(student), sha256=digest.hexdigest(), folder=folder)
-
-
-def _notebooks_in(folder: Path, top: Path) -> list[Path]:
-    """Every `.ipynb` under `folder`, not going into hidden folders or through symbolic links
-    (a link is listed, to be refused, but never followed)."""
-    found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found += [Path(root, f) for f in sorted(files) if f.endswith(".ipynb")]
-    return [p for p in found if not _hidden(p.relative_to(top))]
-
-
-def find_submissions(paths: list[str | Path]) -> list[Submission]:
-    """Every notebook in `paths`: files as given (student = file name without `.ipynb`), and in
-    a folder both the notebooks directly in it (student = file name) and the notebooks anywhere
-    in its sub-folders (student = the sub-folder's name). Hidden files and checkpoints are
-    skipped; a notebook listed twice counts once; a symbolic link is listed as refused."""
-    found: dict[str, Submission] = {}
-
-    def add(notebook: Path, student: str, folder: Path | None = None) -> None:
-        key = os.path.abspath(notebook)
-        if key not in found:
-            found[key] = _submission(notebook, student, folder)
-
-    for given in map(Path, paths):
-        if given.is_symlink() or given.is_file():
-            add(given, given.stem)
-        elif not given.is_dir():
-            raise FileNotFoundError(f"no such file or folder: {clean(str(given))}")
-        else:
-            for notebook in sorted(given.glob("*.ipynb")):
-                if not _hidden(notebook.relative_to(given)):
-                    add(notebook, notebook.stem)
-            for folder in sorted(p for p in given.iterdir() if p.is_dir()):
-                if _hidden(folder.relative_to(given)):
-                    continue
-                if folder.is_symlink():
-                    add(folder / "(linked folder).ipynb", folder.name, folder)
-                    continue
-                for notebook in _notebooks_in(folder, given):
-                    add(notebook, folder.name, folder)
-    return list(found.values())
-
-
-def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """The notebook at `path` in nbformat 4, or `UnreadableNotebook` saying what is wrong."""
-    if path.stat().st_size > MAX_BYTES:
-        raise UnreadableNotebook(f"the file is larger than {MAX_BYTES // 2**20} MB")
-    try:
-        notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
-        for cell in notebook.cells:  # reading succeeds on some non-notebooks; touching cells won't
-            cell.source, cell.cell_type, cell.metadata  # noqa: B018 (a check for the KeyError)
-        return notebook
-    except UnicodeDecodeError:
-        raise UnreadableNotebook("the file is not UTF-8 text") from None
-    except Exception as error:  # nbformat raises a mix of JSON, validation and key errors
-        first_line = (str(error).strip().splitlines() or [""])[0][:200]
-        why = f"{type(error).__name__}: {first_line}".rstrip(": ")
-        raise UnreadableNotebook(f"not a valid notebook ({why})") from None
 
 
 def load_catalog(registry: str = "lib.exercises") -> dict[int, list[Exercise]]:
@@ -200,15 +106,6 @@ def handout_prose(notebooks_dir: Path) -> dict[int, set[str]]:
     for lesson, notebook in handouts(notebooks_dir):
         prose.setdefault(lesson, set()).update(_prose(notebook))
     return prose
-
-
-def clean(text: str, limit: int | None = None) -> str:
-    """Text safe to store and show: lone surrogates (from a broken notebook or a file name in
-    another encoding) become �, and beyond `limit` characters it is cut with a visible note."""
-    text = re.sub("[\ud800-\udfff]", "\ufffd", text)
-    if limit is not None and len(text) > limit:
-        text = text[:limit] + f"\n\n[... cut by the grader: {len(text) - limit:,} more characters]"
-    return text
 
 
 def _answer_text(source: str) -> str:

@@ -21,17 +21,10 @@ import nbformat
 from lib.exercises import Case, Exercise
 from lib.grading import sandbox
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
-from lib.grading.notebook import (
-    Submission,
-    UnreadableNotebook,
-    clean,
-    identify_lesson,
-    read_notebook,
-    solutions_opened,
-    written_answers,
-)
+from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
 from lib.grading.own_code import Notebook
 from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
+from lib.grading.submissions import Submission, UnreadableNotebook, clean, read_notebook
 
 NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
 

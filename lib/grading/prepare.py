@@ -14,7 +14,7 @@ from pathlib import Path
 
 import nbformat
 
-from lib.grading.notebook import Submission
+from lib.grading.submissions import Submission
 from lib.notebooks import SETUP_CELL
 
 ROOT = Path(__file__).resolve().parents[2]  # the instructor's repository: its `lib` is the judge

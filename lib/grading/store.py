@@ -17,7 +17,7 @@ import os
 import secrets
 from pathlib import Path
 
-from lib.grading.notebook import Submission, clean
+from lib.grading.submissions import Submission, clean
 
 FILE_NAME = "records.jsonl"
 KEY_VAR = "COURSE_GRADER_KEY_FILE"

@@ -55,6 +55,20 @@ def test_tiktoken_format_loads_in_tiktoken(corpus, tmp_path):
     assert "compression on" in result.stdout and "training (pass --held-out" in result.stdout
 
 
+def test_the_advice_on_tiktoken_s_cache_is_right(corpus, tmp_path, monkeypatch):
+    """tiktoken caches a loaded file under its path: training again into the same file and
+    loading it returns the old ranks. The command says so, and its way out gives the new ones."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "cats.tiktoken"
+    first = run(*corpus, "--vocab-size", 270, "--out", out, "--format", "tiktoken")
+    assert "TIKTOKEN_CACHE_DIR=''" in first.stdout
+    old = tiktoken.load.load_tiktoken_bpe(str(out))
+    assert run(*corpus, "--vocab-size", 280, "--out", out, "--format", "tiktoken").returncode == 0
+    assert tiktoken.load.load_tiktoken_bpe(str(out)) == old  # stale: 270 tokens, not 280
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
+    assert len(tiktoken.load.load_tiktoken_bpe(str(out))) == 280
+
+
 def test_huggingface_format_loads_in_hugging_face_tokenizers(corpus, tmp_path):
     import tokenizers
 

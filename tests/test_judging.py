@@ -170,3 +170,30 @@ def test_the_grader_clamps_any_score_to_what_the_exercise_is_worth(claimed, kept
     row = _checked({"score": claimed, "status": "passed", "reason": "x" * 5000}, exercise)
     assert (row["score"], row["max_score"]) == (kept, 2.0)
     assert len(row["reason"]) < 1100  # capped, with a note saying so
+
+
+def test_the_grader_keeps_only_the_one_report_it_waits_for():
+    """A notebook can send reports of the grader's type by the million (seen: 150 of 10 MB each
+    took the grader from 220 MB to 1.6 GB). Only the first carrying the expected marker and
+    exercise is kept; nothing is kept while the notebook's own cells run."""
+    import nbformat
+
+    from lib.grading.kernel import Kernel
+    from lib.grading.kernel_side import MIME
+
+    def message(report) -> dict:
+        return {"msg_type": "display_data", "content": {"data": {MIME: report}}}
+
+    client = Kernel(nbformat.v4.new_notebook(), probe_seconds=1)
+    flood = "x" * 1000
+    for _ in range(1000):  # the notebook's cells: nothing is expected yet
+        client.output([], message(flood), None, 0)
+        client.output([], message({"marker": "m", "exercise": "e"}), None, 0)
+    assert client.published == []
+    client.expected = ("m", "e")
+    client.output([], message({"marker": "guess", "exercise": "e"}), None, 0)
+    client.output([], message({"marker": "m", "exercise": "other"}), None, 0)
+    first = {"marker": "m", "exercise": "e", "outcomes": []}
+    for report in [first] + [{"marker": "m", "exercise": "e", "n": n} for n in range(1000)]:
+        client.output([], message(report), None, 0)
+    assert client.published == [first]

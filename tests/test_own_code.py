@@ -90,6 +90,34 @@ def test_own_code_passes(cells):
             "(through `TABLE`)",
         ),
         (["exec('def train_bpe(t, v): return 1')"], "not defined in a code cell"),
+        # Found by a red-team run against the grader: each of these once earned full marks.
+        (
+            [
+                "import sys as s",
+                "def train_bpe(t, v):\n    return s.modules['lib.bpe'].train(t, v)",
+            ],
+            "uses `.modules`",
+        ),
+        (
+            ["import pickle", "def train_bpe(t, v):\n    return pickle.loads(b'clib.bpe')(t, v)"],
+            "uses `pickle`",
+        ),
+        (["import runpy as r", "def train_bpe(t, v):\n    return r.run_path('x')"], "`runpy`"),
+        (["def train_bpe(t, v):\n    return object.__subclasses__()[9](t)"], "`.__subclasses__`"),
+        (["def train_bpe(t, v):\n    return (lambda: 0).__globals__['b'](t)"], "`.__globals__`"),
+        (["def train_bpe(t, v):\n    return get_ipython().ev('f')(t, v)"], "`get_ipython`"),
+        (
+            [
+                "from lib import bpe",
+                "def train_bpe(t, v):\n    return []",
+                "if True:\n    def train_bpe(t, v):\n        return bpe.train(t, v)[1]",
+            ],
+            "uses `lib.bpe.train`",
+        ),
+        (
+            ["def train_bpe(t, v):\n    return []", "import __main__\n__main__.train_bpe = len"],
+            "replaced by an attribute assignment",
+        ),
     ],
     ids=[
         "wrapper",
@@ -105,6 +133,14 @@ def test_own_code_passes(cells):
         "assigned helper",
         "cases table",
         "exec",
+        "sys alias",
+        "pickle",
+        "runpy",
+        "subclass walk",
+        "function globals",
+        "get_ipython",
+        "def inside if",
+        "__main__ attribute",
     ],
 )
 def test_borrowed_code_is_found_and_named(cells, found):
@@ -117,3 +153,10 @@ def test_forbidden_shortcuts_are_found_through_helpers():
     )
     assert "uses `.encode`" in notebook.borrowed("utf8_encode", (), (".encode",))
     assert notebook.borrowed("utf8_encode") == ""
+
+
+def test_a_forbidden_module_is_found_under_another_name():
+    notebook = reading("import tiktoken as tk", "def f(text):\n    return tk.get_encoding(text)")
+    assert "imports `tiktoken`" in notebook.borrowed("f", (), ("tiktoken",))
+    notebook = reading("from tokenizers import models", "def f(w):\n    return models.WordPiece(w)")
+    assert "imports `tokenizers`" in notebook.borrowed("f", (), ("tokenizers",))

@@ -26,6 +26,13 @@ def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
         name = f".{item.attr}"
     elif isinstance(item, ast.Name) and item.id in forbidden:
         name = item.id
+    elif isinstance(item, ast.Import | ast.ImportFrom):  # `import tiktoken as tk` counts too
+        modules = [item.module or ""] if isinstance(item, ast.ImportFrom) else []
+        modules += [alias.name for alias in item.names]
+        found = [m for m in modules if m in forbidden or m.partition(".")[0] in forbidden]
+        if not found:
+            return ""
+        return f"imports `{found[0]}`, which this exercise asks you to do without"
     else:
         return ""
     return f"uses `{name}`, which this exercise asks you to do without"

@@ -129,6 +129,7 @@ class _Run:
         """Grade one exercise: a grading cell runs the student's target on the inputs, and the
         report carrying our marker is judged here against the cases' expected answers."""
         client.published.clear()
+        client.expected = (self.marker, exercise.name)
         cases = self.job.cases[exercise.name]
         seconds = min(exercise.time_limit, self.limits.cell)
         source = CELL_TEMPLATE.format(
@@ -144,19 +145,10 @@ class _Run:
         cell = nbformat.v4.new_code_cell(source)
         error = await client.run(client.scratch, cell, self.limits.cell, grading=True)
 
-        def sent() -> list[dict]:
-            return [
-                p
-                for p in client.published
-                if isinstance(p, dict)
-                and p.get("marker") == self.marker
-                and p.get("exercise") == exercise.name
-            ]
-
-        if not error and not sent():  # late: a chatty cell's output may still be in the way
+        if not error and not client.published:  # late: a chatty cell's output was in the way
             await client.drain(self.limits.probe)
-        if sent():
-            return _judged(exercise, cases, sent()[0], self.job.unreadable_targets)
+        if client.published:
+            return _judged(exercise, cases, client.published[0], self.job.unreadable_targets)
         if error == TIMEOUT:
             return result_row(
                 exercise,

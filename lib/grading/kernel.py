@@ -1,7 +1,7 @@
 """One kernel, driven through nbclient, for the grader: run a cell within a time limit and say
 how it went (finished, raised, interrupted), or that the kernel is lost (died, or deaf to
 interrupts). Nothing a cell prints is kept (a notebook may print megabytes): only its error, and
-the grading results it publishes.
+the one grading report the grader is waiting for.
 """
 
 from __future__ import annotations
@@ -66,6 +66,10 @@ class Kernel(NotebookClient):
         )
         self.scratch = len(notebook.cells)
         self.last_error: str | None = None
+        # The one report the grader is waiting for, as (marker, exercise); it keeps that report
+        # only, once: a notebook may send millions of messages of our type, and keeping them all
+        # would fill the grader's memory and stop the whole batch.
+        self.expected: tuple[str, str] | None = None
         self.published: list[dict] = []
         self.probe_seconds = probe_seconds
         self.on_cell_error = self._note_error
@@ -78,9 +82,19 @@ class Kernel(NotebookClient):
         self.last_error = TIMEOUT if content.get("ename") == TIMEOUT else error
 
     def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> None:
+        self._keep(msg)
+
+    def _keep(self, msg: dict) -> None:
+        """Keep `msg` if it is the first report carrying the expected marker and exercise."""
         data = msg["content"].get("data") or {}
-        if msg["msg_type"] == "display_data" and MIME in data:
-            self.published.append(data[MIME])
+        report = data.get(MIME) if msg["msg_type"] == "display_data" else None
+        if (
+            self.expected is not None
+            and not self.published
+            and isinstance(report, dict)
+            and (report.get("marker"), report.get("exercise")) == self.expected
+        ):
+            self.published.append(report)
 
     async def run(
         self, index: int, cell: nbformat.NotebookNode, seconds: float, grading: bool = False
@@ -111,9 +125,7 @@ class Kernel(NotebookClient):
                 msg = await ensure_async(self.kc.iopub_channel.get_msg(timeout=min(0.5, left)))
             except Empty:
                 return
-            data = msg["content"].get("data") or {}
-            if msg["msg_type"] == "display_data" and MIME in data:
-                self.published.append(data[MIME])
+            self._keep(msg)
 
     async def start(
         self,

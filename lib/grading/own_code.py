@@ -9,7 +9,12 @@ through every notebook function it calls. It is not own code when that code
   `b = bpe`, `from lib.bpe import *`), other than the helpers the exercise allows (`bpe.merge` in
   `train_bpe`), or uses an allowed helper that a cell has replaced (`bpe.merge = bpe.train`);
 - or reaches for code by name at run time: `__import__`, `importlib`, `exec`, `eval`, `compile`,
-  `globals`, `vars`, `sys.modules`, `builtins`: what static reading cannot follow is not accepted.
+  `globals`, `vars`, `sys.modules`, `builtins`, `pickle`, `runpy`, `get_ipython`, introspection
+  such as `__subclasses__` or `__globals__`: what static reading cannot follow is not accepted;
+- or is replaced where reading cannot follow: `__main__.train_bpe = ...`, `setattr(...)`.
+
+Definitions count wherever a cell makes them at its top level, inside `if`, `for`, `with` and
+`try` blocks too (`if True: def train_bpe...`).
 
 This is reading, not proof: code determined to hide (e.g. a module of its own that imports lib)
 can get past it, which is why the README says so and the answers stay judged outside the kernel.
@@ -27,6 +32,14 @@ from lib.exercises.forbidden import forbidden_name
 
 DYNAMIC = {"__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "builtins"}
 DYNAMIC |= {"__builtins__", "__loader__", "__spec__", "gc"}  # gc: objects found by search
+# Modules and functions that load or call code named in a string or a file.
+DYNAMIC |= {"pickle", "marshal", "runpy", "pkgutil", "inspect", "get_ipython", "__main__"}
+DYNAMIC |= {"setattr", "modules"}  # `from sys import modules`
+# Attributes that reach other objects' code and namespaces: no exercise needs them.
+INTROSPECTION = {"__subclasses__", "__globals__", "__dict__", "__builtins__", "__code__"}
+INTROSPECTION |= {"__closure__", "__base__", "__bases__", "__mro__", "__class__", "__self__"}
+INTROSPECTION |= {"__func__", "__getattribute__", "__reduce__", "__reduce_ex__", "__import__"}
+INTROSPECTION |= {"__loader__", "__spec__", "modules"}  # `sys.modules`, under any alias of sys
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -110,12 +123,26 @@ class Notebook:
         self.definitions: dict[str, ast.AST] = {}  # the last definition of each name wins
         self.lib: dict[str, str] = {}
         self.patched: set[str] = set()  # full names of lib attributes that a cell reassigns
+        self.set_elsewhere: set[str] = set()  # names stored as attributes: `__main__.f = ...`
         for cell in notebook.cells:
             tree = _parse(cell.source) if cell.cell_type == "code" else None
             for statement in tree.body if tree else []:
                 self._read(statement)
+            for item in ast.walk(tree) if tree else []:
+                if isinstance(item, ast.Attribute) and isinstance(item.ctx, ast.Store):
+                    self.set_elsewhere.add(item.attr)
 
     def _read(self, statement: ast.stmt) -> None:
+        if isinstance(statement, ast.If | ast.For | ast.While | ast.With | ast.Try):
+            # Still the cell's top level: `if True: def f...` defines f like `def f...` does.
+            for block in ("body", "orelse", "handlers", "finalbody"):
+                for inner in getattr(statement, block, []):
+                    if isinstance(inner, ast.ExceptHandler):
+                        for handled in inner.body:
+                            self._read(handled)
+                    else:
+                        self._read(inner)
+            return
         if isinstance(statement, ast.Import | ast.ImportFrom):
             self.lib.update(_imports(statement))
             for name in statement.names:  # `from lib.bpe import merge as double` defines double
@@ -157,6 +184,8 @@ class Notebook:
         allowed, forbidden = set(allowed), set(forbidden)
         if target not in self.definitions:
             return f"`{target}` is not defined in a code cell the grader can read"
+        if target in self.set_elsewhere:
+            return f"`{target}` is replaced by an attribute assignment (`….{target} = …`)"
         alias = self._alias(target)
         if alias:  # `from lib.bpe import merge as f`, `f = bpe.merge`: the course's own function
             return f"`{target}` is `{alias}` from the course's library"
@@ -207,6 +236,12 @@ class Notebook:
     def _dynamic(item: ast.AST) -> str:
         if isinstance(item, ast.Name) and item.id in DYNAMIC:
             return f"uses `{item.id}`, which hides what it calls"
-        if isinstance(item, ast.Attribute) and _dotted(item) == "sys.modules":
-            return "uses `sys.modules`, which hides what it calls"
+        if isinstance(item, ast.Attribute) and item.attr in INTROSPECTION:
+            return f"uses `.{item.attr}`, which hides what it calls"
+        if isinstance(item, ast.Import | ast.ImportFrom):
+            modules = [item.module or ""] if isinstance(item, ast.ImportFrom) else []
+            modules += [n.name for n in item.names] if isinstance(item, ast.Import) else []
+            hidden = [m for m in modules if m.partition(".")[0] in DYNAMIC]
+            if hidden:
+                return f"imports `{hidden[0]}`, which hides what it calls"
         return ""

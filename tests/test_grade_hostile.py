@@ -221,3 +221,32 @@ def test_retry_failed_regrades_time_outs_and_other_folders_add_rows(tmp_path):
     grade_submissions([tmp_path / "b"], tmp_path / "out", limits=LIMITS, **TOY)
     totals = (tmp_path / "out" / "totals.csv").read_text()
     assert "slow" in totals and "other" in totals
+
+
+def test_process_pools_run_in_the_box_and_its_shared_memory_is_small(tmp_path):
+    """Lesson 8 trains with two worker processes: their locks need a writable /dev/shm (bwrap's
+    own is root's and read-only to the kernel's user). The box's is its own and capped."""
+    code = (
+        "import multiprocessing, os\n"
+        "with multiprocessing.Pool(2) as pool:\n"
+        "    print(pool.map(abs, [-1, -2, 3]))\n"
+        "try:\n"
+        "    with open('/dev/shm/big', 'wb') as f:\n"
+        f"        f.write(bytes({(sandbox.SHM_MB + 16) * 2**20}))\n"
+        "except OSError as error:\n"
+        "    print('full:', error.strerror)\n"
+    )
+    work, runtime = tmp_path / "work", tmp_path / "runtime"
+    work.mkdir()
+    runtime.mkdir()
+    user = sandbox.OwnUser()
+    try:
+        sandbox.give_to(user.uid, work, runtime)
+        readonly = sandbox.readonly_paths((str(ROOT),))
+        boxed = sandbox.command(
+            [sys.executable, "-c", code], work, runtime, readonly, sandbox.Caps(), user.uid
+        )
+        done = subprocess.run(boxed, capture_output=True, text=True, timeout=60)
+    finally:
+        user.release()
+    assert done.stdout.splitlines() == ["[1, 2, 3]", "full: No space left on device"], done.stderr

@@ -41,6 +41,9 @@ class SandboxUnavailable(RuntimeError):
     """bwrap is missing or cannot create namespaces here; the message says what to do."""
 
 
+SHM_MB = 64  # the box's /dev/shm: room for locks and small shared buffers
+
+
 @dataclass(frozen=True)
 class Caps:
     """Resource limits for one kernel: writable memory (RLIMIT_DATA: what a kernel really uses,
@@ -122,6 +125,9 @@ def command(
     unshare = ["--unshare-all"] if uid is None else [f"--unshare-{n}" for n in NAMESPACES]
     box = ["bwrap", *unshare, "--die-with-parent", "--new-session"]
     box += _binds(SYSTEM) + ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # Python's process pools need a writable /dev/shm for their locks (lesson 8 trains with two
+    # workers); the box has its own, small, so that it cannot fill the machine's memory.
+    box += ["--perms", "1777", "--size", str(SHM_MB * 2**20), "--tmpfs", "/dev/shm"]
     box += ["--perms", "1777", "--dir", "/tmp/home", *_binds(readonly)]  # a venv in /tmp shows
     box += _binds([str(work), str(runtime)], "--bind")
     # The kernel would watch for its parent by pid, which means nothing in its own pid namespace;

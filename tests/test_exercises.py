@@ -357,3 +357,26 @@ def test_a_pass_says_what_was_built_and_a_failure_does_not(capsys):
     assert "You can square" not in capsys.readouterr().out
     make_square().check({"square": lambda n: n * n})
     assert len(capsys.readouterr().out.splitlines()) == 2  # no praise given, none printed
+
+
+def test_the_graders_made_up_inputs_are_secret_and_stable(tmp_path):
+    """Learners have the code that makes the hidden cases, so the grader salts their made-up
+    inputs with a secret from the instructor's key: stable from run to run, unknown without it.
+    (A red-team lookup table of all 26 capstone inputs, worked out from the code, earned 4/4.)"""
+    from lib.exercises import lesson5, lesson7
+    from lib.grading.one_submission import Settings
+    from lib.grading.store import RecordStore
+
+    def inputs(exercise, salt: str) -> list:
+        return [case.args for case in Settings(salt=salt).cases_of(exercise)]
+
+    mine, other = RecordStore(tmp_path, b"k" * 32), RecordStore(tmp_path, b"j" * 32)
+    assert mine.secret("hidden cases") == RecordStore(tmp_path, b"k" * 32).secret("hidden cases")
+    assert mine.secret("hidden cases") != other.secret("hidden cases")
+    for exercise in (lesson5.gpt4_encode, lesson7.viterbi):
+        shown = [case.args for case in exercise.cases()]
+        salted = inputs(exercise, mine.secret("hidden cases"))
+        assert salted == inputs(exercise, mine.secret("hidden cases"))
+        assert salted != inputs(exercise, other.secret("hidden cases"))
+        assert salted != inputs(exercise, "")  # what reading the code gives
+        assert salted[: len(shown)] == shown  # check()'s cases come first, unchanged

@@ -7,12 +7,11 @@ scripts, with characters of every UTF-8 length.
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from lib.char_tokenizer import CharTokenizer
 from lib.exercises.core import Case, Exercise, Raises, close
-from lib.exercises.generated import random_texts
+from lib.exercises.generated import random_texts, rng
 from lib.exercises.predict_lessons import predict_words
 
 _TEXTS = [
@@ -93,11 +92,11 @@ def _compression_ratio_cases() -> list[Case]:
 
 def _hidden_compression_ratio_cases() -> list[Case]:
     """Made-up id lists too: the answer depends on the text's bytes and the number of ids."""
-    rng = random.Random(14)
+    draw = rng(14)
     texts = random_texts(14, 12, longest=30)
     cases = _ratios(texts, [CharTokenizer.train(texts[0], unknown="bytes")])
     for text in texts:
-        ids = [rng.randrange(100) for _ in range(rng.randint(1, 50))]
+        ids = [draw.randrange(100) for _ in range(draw.randint(1, 50))]
         cases.append(Case(args=(text, ids), expected=len(text.encode("utf-8")) / len(ids)))
     return cases
 

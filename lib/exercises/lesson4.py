@@ -9,11 +9,10 @@ tokens end in the middle of a character.
 from __future__ import annotations
 
 import functools
-import random
 
 from lib import bpe
 from lib.exercises.core import Case, Exercise
-from lib.exercises.generated import random_texts
+from lib.exercises.generated import random_texts, rng
 from lib.exercises.predict_lessons import (
     PREDICT_SENTENCES as PREDICT_SENTENCES,
 )  # the notebook shows them
@@ -58,19 +57,22 @@ def _id_sequences(tok: Tokenizer) -> list[list[int]]:
 def _hidden_id_sequences(tok: Tokenizer, random_ids: bool = True) -> list[list[int]]:
     """Texts check() never shows, whole and cut short, and (if `random_ids`) runs of random ids,
     mostly not UTF-8."""
-    rng = random.Random(21)
+    draw = rng(21)
     seqs = [tok.encode(text) for text in random_texts(21, 10, longest=20)]
-    seqs += [ids[: rng.randint(1, len(ids))] for ids in seqs if ids]
+    seqs += [ids[: draw.randint(1, len(ids))] for ids in seqs if ids]
     if random_ids:
-        seqs += [rng.choices(sorted(tok.vocab), k=rng.randint(1, 8)) for _ in range(10)]
+        seqs += [draw.choices(sorted(tok.vocab), k=draw.randint(1, 8)) for _ in range(10)]
     return seqs
 
 
 def _hidden_vocab_from_merges_cases() -> list[Case]:
     """Other merge lists, and made-up ones: the vocabulary follows from any list of pairs."""
-    rng = random.Random(22)
+    draw = rng(22)
     pieces = [text.encode("utf-8") for text in random_texts(22, 30, longest=3)]
-    made_up = [[tuple(rng.sample(pieces, 2)) for _ in range(rng.randint(1, 20))] for _ in range(8)]
+    made_up = []
+    for _ in range(8):
+        count = draw.randint(1, 20)
+        made_up.append([tuple(draw.sample(pieces, 2)) for _ in range(count)])
     merge_lists = [list(_tokenizer(size).merges) for size in (257, 333)] + made_up
     return [Case(args=(merges,), expected=bpe.build_vocab(merges)) for merges in merge_lists]
 

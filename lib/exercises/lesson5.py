@@ -11,6 +11,7 @@ import functools
 
 from lib import bpe
 from lib.exercises.core import Case, Exercise, Raises
+from lib.exercises.generated import random_texts, rng
 from lib.exercises.lesson5_capstone import NO_TIKTOKEN, gpt4_encode, recover_merges
 from lib.exercises.lesson5_texts import HIDDEN_TEXTS, SPECIALS, TEXTS, TRAINING_TEXT
 from lib.tokenizer import Tokenizer
@@ -68,6 +69,12 @@ _HIDDEN_SPECIALS = [
 ]
 
 
+def _digits() -> list[str]:
+    """Made-up digit strings, 1 to 14 digits long (secret when the grader makes them)."""
+    draw = rng(52)
+    return ["".join(draw.choices("0123456789", k=draw.randint(1, 14))) for _ in range(6)]
+
+
 def _digit_cases(numbers: list[str]) -> list[Case]:
     from lib import patterns
 
@@ -80,7 +87,7 @@ encode = Exercise(
     points=2,
     target="encode",
     cases=lambda: _encode_cases(TEXTS, (300, 420)),
-    hidden_cases=lambda: _encode_cases(HIDDEN_TEXTS, (360, 500)),
+    hidden_cases=lambda: _encode_cases(HIDDEN_TEXTS + random_texts(50, 4, 30), (360, 500)),
     forbidden=NO_TIKTOKEN,
     hint=(
         "Work with a list of byte strings, one per token, starting from the single bytes. What "
@@ -160,7 +167,7 @@ digit_groups = Exercise(
     target="digit_groups",
     forbidden=(*NO_TIKTOKEN, "re", "regex", ".encode", ".encode_ordinary", ".split_text"),
     cases=lambda: _digit_cases(["7", "77", "777", "7777", "1234567", "2024"]),
-    hidden_cases=lambda: _digit_cases(["80235", "3141592653", "१२३४५", "", "00000000"]),
+    hidden_cases=lambda: _digit_cases(["80235", "3141592653", "१२३४५", "", "00000000"] + _digits()),
     hint=(
         "Predict from the pattern alone: GPT-4's pattern has the piece \\p{N}{1,3}. Which end "
         "of the number does a regular expression start matching from?",

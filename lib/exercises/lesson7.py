@@ -6,11 +6,9 @@ Hugging Face `tokenizers` and SentencePiece.
 
 from __future__ import annotations
 
-import random
-
 from lib import unigram, wordpiece
 from lib.exercises.core import Case, Exercise
-from lib.exercises.generated import random_texts
+from lib.exercises.generated import random_texts, rng
 
 # The real libraries do each of this lesson's exercises in one call.
 NO_LIBRARIES = ("tokenizers", "sentencepiece", "transformers")
@@ -50,10 +48,10 @@ def _wordpiece_cases() -> list[Case]:
 
 def _hidden_wordpiece_cases() -> list[Case]:
     """Words glued from the vocabulary's pieces (some with a stray letter), never shown."""
-    rng = random.Random(71)
+    draw = rng(71)
     stems = sorted(piece.removeprefix("##") for piece in _VOCAB if piece != "[UNK]")
-    words = ["".join(rng.choices(stems, k=rng.randint(1, 4))) for _ in range(20)]
-    return _pieces(words + [word + rng.choice("xyzü") for word in words[:5]])
+    words = ["".join(draw.choices(stems, k=draw.randint(1, 4))) for _ in range(20)]
+    return _pieces(words + [word + draw.choice("xyzü") for word in words[:5]])
 
 
 # Scores chosen so that no two segmentations of these texts tie (checked when the cases are made).
@@ -93,9 +91,9 @@ def _viterbi_cases() -> list[Case]:
 
 def _hidden_viterbi_cases() -> list[Case]:
     """Random strings of the scored letters, keeping only those with a single best answer."""
-    rng = random.Random(72)
-    texts = ["".join(rng.choices("abc▁", k=rng.randint(2, 9))) for _ in range(40)]
-    texts += ["".join(rng.choices(["▁", "क", "ा", "a"], k=rng.randint(2, 7))) for _ in range(15)]
+    draw = rng(72)
+    texts = ["".join(draw.choices("abc▁", k=draw.randint(2, 9))) for _ in range(40)]
+    texts += ["".join(draw.choices(["▁", "क", "ा", "a"], k=draw.randint(2, 7))) for _ in range(15)]
     return _best([text for text in texts if not _has_tie(text)][:25])
 
 

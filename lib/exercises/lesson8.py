@@ -27,7 +27,6 @@ _TEXTS = [
     "no-cut-here",
 ]
 _HIDDEN_TEXTS = ["Привет, мир\nВторой", "a.\nb c\t d", "日本 語\n本", "end\n", " x y "]
-_HIDDEN_TEXTS += random_texts(8, 6, longest=16)
 
 
 def _cut_cases(texts: list[str]) -> list[Case]:
@@ -65,7 +64,10 @@ def _add_cases(parts: list[list[dict[bytes, int]]]) -> list[Case]:
 
 _TOKENS = [(b"a", 97), (b" the", 262), (bytes([0xE0, 0xA4]), 300), (b"\n\n", 1000)]
 _TOKENS += [("👋".encode(), 4095), (b"\xff", 255)]
-_HIDDEN_TOKENS = [(text.encode(), 256 + 97 * n) for n, text in enumerate(random_texts(88, 10))]
+
+
+def _hidden_tokens() -> list[tuple[bytes, int]]:
+    return [(text.encode(), 256 + 97 * n) for n, text in enumerate(random_texts(88, 10))]
 
 
 def _line_cases(tokens: list[tuple[bytes, int]]) -> list[Case]:
@@ -81,7 +83,7 @@ safe_cuts = Exercise(
     points=2,
     target="safe_cuts",
     cases=lambda: _cut_cases(_TEXTS),
-    hidden_cases=lambda: _cut_cases(_HIDDEN_TEXTS),
+    hidden_cases=lambda: _cut_cases(_HIDDEN_TEXTS + random_texts(8, 6, longest=16)),
     hint=(
         "Look at each position p from 1 to len(text) - 1 and ask two questions about the "
         "characters just before it and at it. Use str.isspace() and str.isalpha().",
@@ -129,7 +131,7 @@ tiktoken_line = Exercise(
     points=1,
     target="tiktoken_line",
     cases=lambda: _line_cases(_TOKENS),
-    hidden_cases=lambda: _line_cases(_HIDDEN_TOKENS),
+    hidden_cases=lambda: _line_cases(_hidden_tokens()),
     hint=(
         "The bytes go through base64 (the module `base64`), then a space, then the rank as digits.",
         "base64.b64encode(token) returns bytes: .decode('ascii') makes them a str; then "

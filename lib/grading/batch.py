@@ -145,6 +145,7 @@ def grade_submissions(
         load_catalog(registry),
         handout_prose(Path(questions_from)),
         sandboxed,
+        salt=store.secret("hidden cases"),
     )
     questions = answer_questions(Path(questions_from))
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import nbformat
 
 from lib.exercises import Case, Exercise
+from lib.exercises.generated import secret_inputs
 from lib.grading import sandbox
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
@@ -42,12 +43,13 @@ class Settings:
     sandboxed: bool = True
     caps: sandbox.Caps = field(default_factory=sandbox.Caps)
     cases: dict[str, list[Case]] = field(default_factory=dict)
+    salt: str = ""  # makes the hidden cases' made-up inputs secret (`generated.secret_inputs`)
 
     def cases_of(self, exercise: Exercise) -> list[Case]:
         """The exercise's test cases, hidden ones included, computed once per run, here (never
         in a kernel)."""
         if exercise.name not in self.cases:
-            with warnings.catch_warnings():
+            with warnings.catch_warnings(), secret_inputs(self.salt):
                 warnings.simplefilter("ignore")
                 self.cases[exercise.name] = exercise.grading_cases()
         return self.cases[exercise.name]

@@ -200,3 +200,15 @@ def test_predictions_accept_words_in_any_case_but_numbers_only_as_int():
     utf8 = EXERCISES["predict_utf8_bytes"]
     as_text = {c.expected.key: str(c.expected.value) for c in utf8.cases()}
     assert graded(utf8, as_text) == ("failed", 0)
+
+
+def test_tiktoken_line_names_the_bytes_written_as_bytes():
+    import base64
+
+    from lib.exercises import lesson8
+
+    def tiktoken_line(token: bytes, rank: int) -> str:
+        return f"{base64.b64encode(token)} {rank}"  # no .decode: "b'YQ==' 97"
+
+    result = lesson8.tiktoken_line.grade({"tiktoken_line": tiktoken_line})
+    assert result.score == 0 and ".decode('ascii')" in result.reason

@@ -64,7 +64,25 @@ def _turns(cases: list[Case], answers: list[Any]) -> str | None:
             "vocab_size counts the special tokens too: learn "
             "vocab_size - 256 - len(special_tokens) merges."
         )
+    crossing = next(filter(None, (_crossing(c, a) for c, a in failed)), "")
+    if crossing:
+        return (
+            f"your merge {crossing} is in no chunk of the text: split every piece with "
+            "patterns.split_text and count pairs only inside chunks."
+        )
     return None
+
+
+def _crossing(case: Case, answer: Any) -> str:
+    """The first merge of `answer` whose joined bytes occur in no chunk of the case's text."""
+    text, _, pattern, specials = case.args
+    pieces = [p for p in patterns.split_on_special(text, specials) if p not in specials]
+    chunks = [c.encode("utf-8") for piece in pieces for c in patterns.split_text(piece, pattern)]
+    for merge in answer if isinstance(answer, list) else []:
+        if isinstance(merge, tuple) and len(merge) == 2 and all(type(x) is bytes for x in merge):
+            if not any(merge[0] + merge[1] in chunk for chunk in chunks):
+                return repr(merge)
+    return ""
 
 
 train_with_pattern = Exercise(

@@ -125,6 +125,14 @@ def add_counts(parts: list[dict[bytes, int]]) -> dict[bytes, int]:
 """,
 )
 
+
+def _line_turns(cases: list[Case], answers: list) -> str | None:
+    """Name the usual slip: the bytes of base64 written with their b'...' around them."""
+    if any(isinstance(a, str) and a.startswith(("b'", 'b"')) for a in answers):
+        return "base64.b64encode returns bytes: .decode('ascii') turns them into text first."
+    return None
+
+
 tiktoken_line = Exercise(
     name="tiktoken_line",
     lesson=8,
@@ -132,6 +140,7 @@ tiktoken_line = Exercise(
     target="tiktoken_line",
     cases=lambda: _line_cases(_TOKENS),
     hidden_cases=lambda: _line_cases(_hidden_tokens()),
+    wrong_turns=_line_turns,
     hint=(
         "The bytes go through base64 (the module `base64`), then a space, then the rank as digits.",
         "base64.b64encode(token) returns bytes: .decode('ascii') makes them a str; then "

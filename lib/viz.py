@@ -20,6 +20,10 @@ import plotly.graph_objects as go
 
 from lib.token_view import TokenView, readable, show_tokens, token_bytes
 
+# Series colours, in order: Okabe and Ito's palette, told apart by readers with any common
+# colour-vision deficiency (plotly's default puts red next to green).
+COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
+
 __all__ = [
     "TokenView",
     "bar_chart",
@@ -91,6 +95,7 @@ def _styled(figure: go.Figure, title: str, legend_title: str, *labels: str) -> g
             raise ValueError(f"a chart needs a {what} (axis labels should name the unit)")
     figure.update_layout(
         template="plotly_white",
+        colorway=COLOURS,
         title=title,
         height=440,
         font_size=13,
@@ -173,16 +178,15 @@ def line_panels(
     """Line charts side by side over the same x values and series, one panel per measure, each
     keyed by its y-axis label (with the unit): `line_panels(sizes, {"bytes per token":
     {"standard": [...], "parity": [...]}, "Gini": {...}}, ...)`. A series keeps its colour."""
-    from plotly.colors import qualitative
     from plotly.subplots import make_subplots
 
     figure = make_subplots(rows=1, cols=len(panels), horizontal_spacing=0.1)
     for column, (y_label, series) in enumerate(panels.items(), start=1):
         _check_lengths(xs, series)
         for k, (name, values) in enumerate(series.items()):
-            colour = qualitative.Plotly[k % len(qualitative.Plotly)]
             line = go.Scatter(name=name, x=list(xs), y=list(values), mode="lines+markers")
-            line.update(line_color=colour, legendgroup=name, showlegend=column == 1)
+            line.update(line_color=COLOURS[k % len(COLOURS)], legendgroup=name)
+            line.update(showlegend=column == 1)
             figure.add_trace(line, row=1, col=column)
         figure.update_yaxes(title_text=y_label, row=1, col=column)
     _styled(figure, title, legend_title, x_label, *panels)

@@ -101,6 +101,8 @@ def test_charts_have_titles_and_axis_labels():
         assert figure.layout.title.text == title
         assert figure.layout.xaxis.title.text and figure.layout.yaxis.title.text
         assert figure.layout.template.layout.paper_bgcolor == "white"  # one template for all
+        # Okabe-Ito: no red beside green for a reader with a colour-vision deficiency
+        assert figure.layout.colorway[:3] == ("#0072B2", "#E69F00", "#009E73")
     assert bar.layout.yaxis.type == "log"
     assert grouped.layout.barmode == "group" and [t.name for t in grouped.data] == [
         "GPT-2",
@@ -235,6 +237,7 @@ def test_line_panels_share_the_x_axis_and_keep_each_series_colour():
         "vocabulary size (tokens)",
     )
     assert [t.line.color for t in figure.data[:2]] == [t.line.color for t in figure.data[2:]]
+    assert [t.line.color for t in figure.data[:2]] == list(viz.COLOURS[:2])
     assert [t.showlegend for t in figure.data] == [True, True, False, False]
     assert (figure.layout.yaxis.title.text, figure.layout.yaxis2.title.text) == (
         "spread (max ÷ min)",

@@ -24,8 +24,8 @@ from lib.grading.tables import number, write_bytes, write_text
 
 NOT_TRIED = ("missing", "not attempted")
 COLUMNS = ["lesson", "exercise", "max", "submissions", "attempted", "passed", "mean_score"]
-# Okabe-Ito blue and orange: told apart with any colour vision, on the white page set below.
-COLOURS = {"Attempted": "#0072B2", "Passed": "#E69F00"}
+# Drawn in the house colours (`viz.COLOURS`, Okabe-Ito: blue, then orange) on a white page.
+SERIES = ("Attempted", "Passed")
 
 
 def class_summary(counting: list[dict]) -> list[dict]:
@@ -77,7 +77,7 @@ def chart(rows: list[dict]):
     from lib import viz  # plotly is imported only when a chart is drawn
 
     labels = [f"L{r['lesson']} {r['exercise']}" for r in rows]
-    series = {name: [100 * r[name.lower()] / r["submissions"] for r in rows] for name in COLOURS}
+    series = {name: [100 * r[name.lower()] / r["submissions"] for r in rows] for name in SERIES}
     figure = viz.grouped_bar_chart(
         labels,
         series,
@@ -86,8 +86,6 @@ def chart(rows: list[dict]):
         "Submissions (%)",
         legend_title="",
     )
-    for trace in figure.data:
-        trace.marker.color = COLOURS[trace.name]
     figure.update_layout(paper_bgcolor="white", plot_bgcolor="white", font_color="#111111")
     return figure.update_yaxes(range=[0, 100], gridcolor="#dddddd")
 

@@ -34,7 +34,7 @@ FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
 import toy_exercises  # noqa: E402
 from lesson_variants import variant  # noqa: E402 (needs the path above)
-from toy_class import CLASS, toy, write_class  # noqa: E402
+from toy_class import CLASS, SOLVED, toy, write_class  # noqa: E402
 
 TOY = {
     "registry": "toy_exercises",
@@ -302,6 +302,10 @@ def test_students_are_named_by_file_or_by_folder(tmp_path):
     assert found[1].folder == tmp_path / "ben"
     with pytest.raises(FileNotFoundError):
         find_submissions([tmp_path / "missing"])
+    forged = tmp_path / "mallory\n### alice\n\n> forged.ipynb"  # a heading in a file name
+    forged.write_text("{}")
+    (named,) = find_submissions([forged])
+    assert named.student == "mallory ### alice  > forged"
 
 
 def test_the_lesson_comes_from_content_and_a_disagreeing_label_is_noted():
@@ -382,3 +386,15 @@ def test_no_solution_replaces_another_exercises_answer(lesson):
         }
         others = {e.target for e in exercises} - {exercise.target}
         assert not bound & others, f"{exercise.name}'s solution redefines {bound & others}"
+
+
+def test_a_message_too_big_for_the_grader_is_dropped_not_kept(tmp_path, monkeypatch):
+    """The grader reads each kernel message whole: a print of hundreds of MB once took it to
+    2.9 GB. Messages over `kernel.MAX_MESSAGE_BYTES` are dropped by ZeroMQ (here the cap is 1 MB
+    and the print 4 MB): that notebook loses its results, its neighbours keep theirs."""
+    monkeypatch.setattr(kernel, "MAX_MESSAGE_BYTES", 2**20)
+    nbformat.write(toy(**SOLVED, before=["print('x' * 4 * 2**20)"]), tmp_path / "ivy.ipynb")
+    nbformat.write(toy(**SOLVED, before=["print('x' * 2**18)"]), tmp_path / "jon.ipynb")
+    records = {r["student"]: r for r in grade_submissions([tmp_path], tmp_path / "out", **TOY)}
+    assert [e["score"] for e in records["jon"]["exercises"]] == [2.0, 1.0]
+    assert [e["score"] for e in records["ivy"]["exercises"]] == [0.0, 0.0]

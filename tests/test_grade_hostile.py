@@ -223,18 +223,22 @@ def test_retry_failed_regrades_time_outs_and_other_folders_add_rows(tmp_path):
     assert "slow" in totals and "other" in totals
 
 
-def test_process_pools_run_in_the_box_and_its_shared_memory_is_small(tmp_path):
+def test_process_pools_run_in_the_box_and_its_memory_folders_are_small(tmp_path, monkeypatch):
     """Lesson 8 trains with two worker processes: their locks need a writable /dev/shm (bwrap's
-    own is root's and read-only to the kernel's user). The box's is its own and capped."""
+    own is root's and read-only to the kernel's user). The box's /dev/shm and /tmp live in the
+    machine's memory: each is the box's own and capped (here at 8 MB, to test it quickly)."""
+    monkeypatch.setattr(sandbox, "SHM_MB", 8)
+    monkeypatch.setattr(sandbox, "TMP_MB", 8)
     code = (
         "import multiprocessing, os\n"
         "with multiprocessing.Pool(2) as pool:\n"
         "    print(pool.map(abs, [-1, -2, 3]))\n"
-        "try:\n"
-        "    with open('/dev/shm/big', 'wb') as f:\n"
-        f"        f.write(bytes({(sandbox.SHM_MB + 16) * 2**20}))\n"
-        "except OSError as error:\n"
-        "    print('full:', error.strerror)\n"
+        "for folder in ('/dev/shm', '/tmp'):\n"
+        "    try:\n"
+        "        with open(folder + '/big', 'wb') as f:\n"
+        "            f.write(bytes(16 * 2**20))\n"
+        "    except OSError as error:\n"
+        "        print(folder, 'full:', error.strerror)\n"
     )
     work, runtime = tmp_path / "work", tmp_path / "runtime"
     work.mkdir()
@@ -249,4 +253,8 @@ def test_process_pools_run_in_the_box_and_its_shared_memory_is_small(tmp_path):
         done = subprocess.run(boxed, capture_output=True, text=True, timeout=60)
     finally:
         user.release()
-    assert done.stdout.splitlines() == ["[1, 2, 3]", "full: No space left on device"], done.stderr
+    assert done.stdout.splitlines() == [
+        "[1, 2, 3]",
+        "/dev/shm full: No space left on device",
+        "/tmp full: No space left on device",
+    ], done.stderr

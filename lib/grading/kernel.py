@@ -15,6 +15,7 @@ from queue import Empty
 from time import monotonic
 
 import nbformat
+import zmq
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
@@ -23,6 +24,7 @@ from nbclient.exceptions import DeadKernelError
 from lib.grading.kernel_side import MIME
 from lib.notebooks import ThisPython
 
+MAX_MESSAGE_BYTES = 64 * 2**20  # far above any grading report (`plain` caps them near 5 MB)
 TIMEOUT = "CellTimeout"  # the error name nbclient reports for an interrupted, too-long cell
 
 _QUIET = logging.getLogger("lib.grading.nbclient")  # nbclient logs every time-out as an error:
@@ -46,6 +48,11 @@ class _BoxedManager(AsyncKernelManager):
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         command = super().format_kernel_cmd(extra_arguments)
         return self.box(command) if self.box else command
+
+    def client(self, **kwargs):  # noqa: ANN201 (jupyter_client's own type)
+        """The client's sockets come from our context, whose options cap each message's size
+        (a client would otherwise make a context of its own)."""
+        return super().client(context=self.context, **kwargs)
 
 
 class Kernel(NotebookClient):
@@ -149,6 +156,10 @@ class Kernel(NotebookClient):
                 connection_file=str(runtime / "kernel.json"),
             )
             self.km.box = box
+        # Every message is read whole before it can be looked at: one print of hundreds of MB
+        # would sit in the grader's memory (seen: 2.9 GB from one notebook). ZeroMQ drops a
+        # bigger message and the connection it came on; the kernel's reply still arrives.
+        self.km.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
         # The kernel's own stdout/stderr (C-level prints, warnings) go nowhere, not to our
         # terminal.
         await self.async_start_new_kernel(

@@ -42,6 +42,7 @@ class SandboxUnavailable(RuntimeError):
 
 
 SHM_MB = 64  # the box's /dev/shm: room for locks and small shared buffers
+TMP_MB = 1024  # the box's /tmp (lesson 8 writes a few MB there)
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,9 @@ def command(
     # As root, no user namespace: it would map only root, and the kernel must become `uid`.
     unshare = ["--unshare-all"] if uid is None else [f"--unshare-{n}" for n in NAMESPACES]
     box = ["bwrap", *unshare, "--die-with-parent", "--new-session"]
-    box += _binds(SYSTEM) + ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # /tmp lives in the machine's memory: its size is capped too.
+    box += _binds(SYSTEM) + ["--proc", "/proc", "--dev", "/dev"]
+    box += ["--size", str(TMP_MB * 2**20), "--tmpfs", "/tmp"]
     # Python's process pools need a writable /dev/shm for their locks (lesson 8 trains with two
     # workers); the box has its own, small, so that it cannot fill the machine's memory.
     box += ["--perms", "1777", "--size", str(SHM_MB * 2**20), "--tmpfs", "/dev/shm"]

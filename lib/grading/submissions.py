@@ -43,12 +43,12 @@ def _submission(path: Path, student: str, folder: Path | None = None) -> Submiss
     if path.is_symlink() or (folder is not None and folder.is_symlink()):
         # Never followed: it could point at another student's notebook or a private file.
         digest = hashlib.sha256(os.fsencode(path)).hexdigest()
-        return Submission(path, clean(student), digest, folder, refused="a symbolic link")
+        return Submission(path, _name(student), digest, folder, refused="a symbolic link")
     digest = hashlib.sha256()
     with path.open("rb") as file:
         while chunk := file.read(2**20):
             digest.update(chunk)
-    return Submission(path=path, student=clean(student), sha256=digest.hexdigest(), folder=folder)
+    return Submission(path=path, student=_name(student), sha256=digest.hexdigest(), folder=folder)
 
 
 def _notebooks_in(folder: Path, top: Path) -> list[Path]:
@@ -108,6 +108,12 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         first_line = (str(error).strip().splitlines() or [""])[0][:200]
         why = f"{type(error).__name__}: {first_line}".rstrip(": ")
         raise UnreadableNotebook(f"not a valid notebook ({why})") from None
+
+
+def _name(student: str) -> str:
+    """A student's name from a file or folder name, on one line: a line break in a file name
+    would let it write its own headings into the reports."""
+    return re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", " ", clean(student))
 
 
 def clean(text: str, limit: int | None = None) -> str:

@@ -118,6 +118,60 @@ def test_own_code_passes(cells):
             ["def train_bpe(t, v):\n    return []", "import __main__\n__main__.train_bpe = len"],
             "replaced by an attribute assignment",
         ),
+        # Round 2: names bound where a plain `name = ...` reader does not look.
+        (
+            [
+                "from lib import bpe",
+                "_t, = [bpe.train]",
+                "def train_bpe(t, v):\n    return _t(t, v)",
+            ],
+            "uses `lib.bpe.train`",
+        ),
+        (
+            [
+                "from lib import bpe",
+                "def train_bpe(t, v):\n    return []",
+                "for train_bpe in [lambda t, v, _f=bpe.train: _f(t, v)]:\n    pass",
+            ],
+            "uses `lib.bpe.train`",
+        ),
+        (
+            [
+                "from lib import bpe",
+                "def _s():\n    global _t\n    _t = bpe.train",
+                "def train_bpe(t, v):\n    return _t(t, v)",
+            ],
+            "uses `lib.bpe.train`",
+        ),
+        (
+            [
+                "import contextlib\nfrom lib import bpe",
+                "with contextlib.nullcontext(bpe.train) as _t:\n    pass",
+                "def train_bpe(t, v):\n    return _t(t, v)",
+            ],
+            "uses `lib.bpe.train`",
+        ),
+        (
+            ["from lib import bpe", "(_t := bpe.train)", "def train_bpe(t, v):\n    return _t(t)"],
+            "uses `lib.bpe.train`",
+        ),
+        (["def train_bpe(t, v):\n    return []", "exec('train_bpe = len')"], "calls `exec`"),
+        (["def train_bpe(t, v):\n    return []", "globals()['train_bpe'] = len"], "`globals`"),
+        (
+            ["import sys", "def train_bpe(t, v):\n    return getattr(sys, 'mod' + 'ules')"],
+            "with a name worked out",
+        ),
+        (
+            ["import ctypes", "def train_bpe(t, v):\n    return ctypes.pythonapi"],
+            "hides what it calls",
+        ),
+        (
+            [
+                "from IPython import get_ipython as g",
+                "def train_bpe(t, v):\n    return g().ev('x')",
+            ],
+            "imports `IPython`",
+        ),
     ],
     ids=[
         "wrapper",
@@ -141,6 +195,16 @@ def test_own_code_passes(cells):
         "get_ipython",
         "def inside if",
         "__main__ attribute",
+        "tuple unpacking",
+        "for loop rebinding",
+        "global in a function",
+        "with as",
+        "walrus",
+        "exec elsewhere",
+        "globals elsewhere",
+        "computed getattr",
+        "ctypes",
+        "IPython alias",
     ],
 )
 def test_borrowed_code_is_found_and_named(cells, found):
@@ -160,3 +224,16 @@ def test_a_forbidden_module_is_found_under_another_name():
     assert "imports `tiktoken`" in notebook.borrowed("f", (), ("tiktoken",))
     notebook = reading("from tokenizers import models", "def f(w):\n    return models.WordPiece(w)")
     assert "imports `tokenizers`" in notebook.borrowed("f", (), ("tokenizers",))
+
+
+@pytest.mark.parametrize(
+    ("code", "forbidden", "found"),
+    [
+        ("def f(cp):\n    return bytes(chr(cp), 'utf-8')", ".encode", "`bytes(…, encoding)`"),
+        ("def f(b):\n    return str(b, encoding='utf-8')", ".decode", "`str(…, encoding)`"),
+        ("def f(b):\n    return getattr(b, 'decode')()", ".decode", "`.decode` through getattr"),
+        ("import _codecs\ndef f(cp):\n    return _codecs.utf_8_encode(cp)", "codecs", "`_codecs`"),
+    ],
+)
+def test_forbidden_shortcuts_are_found_under_other_spellings(code, forbidden, found):
+    assert found in reading(code).borrowed("f", (), (forbidden,))

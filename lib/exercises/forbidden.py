@@ -19,9 +19,21 @@ import textwrap
 from collections.abc import Iterable
 from typing import Any
 
+# The same conversions without the method's name: bytes(text, "utf-8") is text.encode("utf-8").
+_SAME_AS = {".encode": ("bytes", "bytearray"), ".decode": ("str",)}
+
 
 def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
     """ "" unless this one node is a use of a `forbidden` entry; then which, in words."""
+    if isinstance(item, ast.Call) and isinstance(item.func, ast.Name):
+        converts = len(item.args) >= 2 or any(k.arg == "encoding" for k in item.keywords)
+        for method, names in _SAME_AS.items():
+            if converts and method in forbidden and item.func.id in names:
+                return f"uses `{item.func.id}(…, encoding)`, which is `{method}` by another name"
+        attribute = item.args[1] if item.func.id == "getattr" and len(item.args) > 1 else None
+        if isinstance(attribute, ast.Constant) and f".{attribute.value}" in forbidden:
+            name = f".{attribute.value}"
+            return f"uses `{name}` through getattr, which this exercise asks you to do without"
     if isinstance(item, ast.Attribute) and f".{item.attr}" in forbidden:
         name = f".{item.attr}"
     elif isinstance(item, ast.Name) and item.id in forbidden:
@@ -29,7 +41,8 @@ def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
     elif isinstance(item, ast.Import | ast.ImportFrom):  # `import tiktoken as tk` counts too
         modules = [item.module or ""] if isinstance(item, ast.ImportFrom) else []
         modules += [alias.name for alias in item.names]
-        found = [m for m in modules if m in forbidden or m.partition(".")[0] in forbidden]
+        roots = {m: m.partition(".")[0].lstrip("_") for m in modules}  # `_codecs` is `codecs`
+        found = [m for m in modules if m in forbidden or roots[m] in forbidden]
         if not found:
             return ""
         return f"imports `{found[0]}`, which this exercise asks you to do without"

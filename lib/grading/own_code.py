@@ -23,6 +23,7 @@ can get past it, which is why the README says so and the answers stay judged out
 from __future__ import annotations
 
 import ast
+import copy
 import importlib
 from collections.abc import Iterable
 
@@ -35,11 +36,13 @@ DYNAMIC |= {"__builtins__", "__loader__", "__spec__", "gc"}  # gc: objects found
 # Modules and functions that load or call code named in a string or a file.
 DYNAMIC |= {"pickle", "marshal", "runpy", "pkgutil", "inspect", "get_ipython", "__main__"}
 DYNAMIC |= {"setattr", "modules"}  # `from sys import modules`
+DYNAMIC |= {"ctypes", "IPython", "methodcaller", "attrgetter"}  # C calls, kernels, names as text
 # Attributes that reach other objects' code and namespaces: no exercise needs them.
 INTROSPECTION = {"__subclasses__", "__globals__", "__dict__", "__builtins__", "__code__"}
 INTROSPECTION |= {"__closure__", "__base__", "__bases__", "__mro__", "__class__", "__self__"}
 INTROSPECTION |= {"__func__", "__getattribute__", "__reduce__", "__reduce_ex__", "__import__"}
 INTROSPECTION |= {"__loader__", "__spec__", "modules"}  # `sys.modules`, under any alias of sys
+INTROSPECTION |= {"methodcaller", "attrgetter", "pythonapi"}
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -116,23 +119,71 @@ def _annotations(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+REBINDING = {"exec", "eval", "compile", "globals", "setattr", "vars"}
+
+
+def _stored_names(target: ast.AST) -> list[str]:
+    """The plain names an assignment target binds: `f`, or `a` and `f` in `a, (b, f) = ...`."""
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+def _computed_attribute(item: ast.AST) -> str:
+    """`getattr(x, "de" + "code")`: an attribute whose name is worked out at run time."""
+    if not (isinstance(item, ast.Call) and isinstance(item.func, ast.Name)):
+        return ""
+    if item.func.id in {"getattr", "hasattr", "delattr"} and not (
+        len(item.args) > 1 and isinstance(item.args[1], ast.Constant)
+    ):
+        return (
+            f"uses `{item.func.id}` with a name worked out at run time, which hides what it calls"
+        )
+    return ""
+
+
 class Notebook:
     """A notebook's code, read once: top-level definitions, names bound to lib, patched names."""
 
     def __init__(self, notebook: nbformat.NotebookNode):
         self.definitions: dict[str, ast.AST] = {}  # the last definition of each name wins
+        # Everything that binds a name anywhere in the notebook (`for f in [...]`, `a, f = ...`,
+        # `with ... as f`, `(f := ...)`, `global f` in a function): each is read, not just the last.
+        self.binders: dict[str, list[ast.AST]] = {}
         self.lib: dict[str, str] = {}
         self.patched: set[str] = set()  # full names of lib attributes that a cell reassigns
         self.set_elsewhere: set[str] = set()  # names stored as attributes: `__main__.f = ...`
+        self.rebinding = ""  # a call anywhere that can rebind any name: `exec`, `globals()`...
         for cell in notebook.cells:
             tree = _parse(cell.source) if cell.cell_type == "code" else None
             for statement in tree.body if tree else []:
                 self._read(statement)
             for item in ast.walk(tree) if tree else []:
-                if isinstance(item, ast.Attribute) and isinstance(item.ctx, ast.Store):
-                    self.set_elsewhere.add(item.attr)
+                self._scan(item)
+
+    def _bind(self, name: str, node: ast.AST) -> None:
+        self.binders.setdefault(name, []).append(node)
+
+    def _scan(self, item: ast.AST) -> None:
+        """Whatever in a cell, at any depth, rebinds names in ways that reading cannot follow."""
+        if isinstance(item, ast.Attribute) and isinstance(item.ctx, ast.Store):
+            self.set_elsewhere.add(item.attr)
+        elif isinstance(item, ast.NamedExpr):
+            self._bind(item.target.id, item.value)
+        elif isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+            for inner in ast.walk(item):  # `global f` there: the function may bind f
+                for name in inner.names if isinstance(inner, ast.Global) else []:
+                    self._bind(name, item)
+        elif isinstance(item, ast.Call) and isinstance(item.func, ast.Name):
+            if item.func.id in REBINDING and not self.rebinding:
+                self.rebinding = item.func.id
 
     def _read(self, statement: ast.stmt) -> None:
+        if isinstance(statement, ast.For | ast.AsyncFor):
+            for name in _stored_names(statement.target):
+                self._bind(name, statement.iter)
+        elif isinstance(statement, ast.With | ast.AsyncWith):
+            for item in statement.items:
+                for name in _stored_names(item.optional_vars) if item.optional_vars else []:
+                    self._bind(name, item.context_expr)
         if isinstance(statement, ast.If | ast.For | ast.While | ast.With | ast.Try):
             # Still the cell's top level: `if True: def f...` defines f like `def f...` does.
             for block in ("body", "orelse", "handlers", "finalbody"):
@@ -147,11 +198,18 @@ class Notebook:
             self.lib.update(_imports(statement))
             for name in statement.names:  # `from lib.bpe import merge as double` defines double
                 self.definitions[name.asname or name.name.partition(".")[0]] = statement
+                alone = copy.copy(statement)  # `import os, importlib`: only what binds this name
+                alone.names = [name]
+                self._bind(name.asname or name.name.partition(".")[0], alone)
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             self.definitions[statement.name] = statement
+            self._bind(statement.name, statement)
         elif isinstance(statement, ast.Assign | ast.AnnAssign | ast.AugAssign):
             targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
             for target in targets:
+                if statement.value is not None:  # `a, f = x, y` binds f to (part of) the value
+                    for bound in _stored_names(target):
+                        self._bind(bound, statement.value)
                 name = _dotted(target)
                 root = name.partition(".")[0]
                 if isinstance(target, ast.Name) and statement.value is not None:
@@ -192,27 +250,41 @@ class Notebook:
         seen, todo = set(), [target]
         while todo:
             name = todo.pop()
-            if name in seen or name not in self.definitions:
+            if name in seen:
                 continue
             seen.add(name)
-            node = self.definitions[name]
-            local = _imports(node)
-            own = _local_names(node)
-            hints = {id(n) for a in _annotations(node) for n in ast.walk(a)}  # `tok: Tokenizer`
-            for parent in ast.walk(node):  # so a name knows the attributes read from it
-                for child in ast.iter_child_nodes(parent):
-                    child.parent = parent  # type: ignore[attr-defined]
-            for item in ast.walk(node):
-                if id(item) in hints or (isinstance(item, ast.Name) and item.id in own):
-                    continue  # a type hint, or a parameter or local variable
-                found = self._lib_use(item, local, allowed) or self._dynamic(item)
-                found = found or forbidden_name(item, forbidden)
+            for node in self.binders.get(name, []):
+                found = self._read_binder(node, allowed, forbidden, todo)
                 if found:
                     where = "" if name == target else f" (through `{name}`)"
                     return f"`{target}` {found}{where}"
-                if isinstance(item, ast.Name) and item.id not in {**self.lib, **local}:
-                    todo.append(item.id)  # a function of the notebook's: read it too
+        if self.rebinding:
+            return f"the notebook calls `{self.rebinding}`, which can replace `{target}` unseen"
         return ""
+
+    def _read_binder(
+        self, node: ast.AST, allowed: set[str], forbidden: set[str], todo: list[str]
+    ) -> str:
+        """What one binding of a name (a definition, or what a statement binds it to) uses that
+        the target may not; the notebook's names it reaches out to are added to `todo`."""
+        local = _imports(node)
+        own = _local_names(node)
+        hints = {id(n) for a in _annotations(node) for n in ast.walk(a)}  # `tok: Tokenizer`
+        for parent in ast.walk(node):  # so a name knows the attributes read from it
+            for child in ast.iter_child_nodes(parent):
+                child.parent = parent  # type: ignore[attr-defined]
+        computed = ""  # said only if nothing more telling is found
+        for item in ast.walk(node):
+            if id(item) in hints or (isinstance(item, ast.Name) and item.id in own):
+                continue  # a type hint, or a parameter or local variable
+            found = self._lib_use(item, local, allowed) or self._dynamic(item)
+            found = found or forbidden_name(item, forbidden)
+            if found:
+                return found
+            computed = computed or _computed_attribute(item)
+            if isinstance(item, ast.Name) and item.id not in {**self.lib, **local}:
+                todo.append(item.id)  # a name of the notebook's: read what binds it too
+        return computed
 
     def _lib_use(self, item: ast.AST, local: dict[str, str], allowed: set[str]) -> str:
         if isinstance(item, ast.ImportFrom | ast.Import):

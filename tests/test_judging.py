@@ -197,3 +197,19 @@ def test_the_grader_keeps_only_the_one_report_it_waits_for():
     for report in [first] + [{"marker": "m", "exercise": "e", "n": n} for n in range(1000)]:
         client.output([], message(report), None, 0)
     assert client.published == [first]
+
+
+def test_a_long_wrong_answer_says_where_it_first_differs():
+    """A cut-short repr can hide the one wrong value: the feedback names where it is."""
+    from lib.exercises.verdicts import first_difference
+
+    vocab = {i: bytes([i]) for i in range(256)}
+    assert first_difference({**vocab, 257: b"ab"}, {**vocab, 256: b"ab"}) == (
+        "key 256 is missing (its value: b'ab')"
+    )
+    ids = list(range(40))
+    assert first_difference(ids[:6] + [99] + ids[7:], ids) == "at position 6: expected 6, got 99"
+    assert first_difference(ids + [1], ids) == "41 items long, where the right answer has 40"
+    assert first_difference([1, 2], [1, 3]) == ""  # short: the whole answer is shown anyway
+    result = exercise_of(Case(args=(0,), expected=ids)).grade({"square": lambda n: ids[::-1]})
+    assert "differs:  at position 0: expected 0, got 39" in result.reason

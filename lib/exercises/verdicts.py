@@ -30,9 +30,11 @@ def verdict(
         if isinstance(case.expected, Raises):
             return False, shown
         try:
-            return bool((compare or same)(got, case.expected)), shown
+            right = bool((compare or same)(got, case.expected))
         except Exception:  # a compare that cannot handle this shape of answer: wrong
-            return False, shown
+            right = False
+        where = "" if right else first_difference(got, case.expected)
+        return right, shown + (f"\ndiffers:  {where}" if where else "")
     if raised_expected(case, outcome):
         return True, ""
     if "raised" in outcome:
@@ -43,6 +45,29 @@ def verdict(
     if "timeout" in outcome:
         return False, "got:      no answer: it ran longer than the time limit"
     return False, "got:      no answer (not run: an earlier case ran too long)"
+
+
+def first_difference(got: Any, expected: Any) -> str:
+    """Where a long wrong answer first differs from the right one ("" for short answers, whose
+    whole value is shown anyway, and for answers of another type)."""
+    if max(len(repr(got)), len(repr(expected))) <= 60 or type(got) is not type(expected):
+        return ""
+    if isinstance(expected, dict):
+        for key, value in expected.items():
+            if key not in got:
+                return f"key {show(key, 40)} is missing (its value: {show(value, 40)})"
+            if not same(got[key], value):
+                return (
+                    f"at key {show(key, 40)}: expected {show(value, 40)}, got {show(got[key], 40)}"
+                )
+        extra = next((key for key in got if key not in expected), None)
+        return "" if extra is None else f"key {show(extra, 40)} should not be there"
+    if isinstance(expected, list | tuple | str | bytes):
+        for i, (mine, right) in enumerate(zip(got, expected, strict=False)):
+            if not same(mine, right):
+                return f"at position {i}: expected {show(right, 40)}, got {show(mine, 40)}"
+        return f"{len(got)} items long, where the right answer has {len(expected)}"
+    return ""
 
 
 def trivial_answer(cases: list[Case], outcomes: list[dict]) -> str | None:

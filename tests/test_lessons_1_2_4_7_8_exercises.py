@@ -212,3 +212,13 @@ def test_tiktoken_line_names_the_bytes_written_as_bytes():
 
     result = lesson8.tiktoken_line.grade({"tiktoken_line": tiktoken_line})
     assert result.score == 0 and ".decode('ascii')" in result.reason
+
+
+def test_a_prediction_with_several_misses_explains_each_one():
+    from lib.exercises import lesson1
+
+    guess = {text: 1 for text in lesson1.PREDICT_TEXTS} | {"ß": 2, "ж": 2}
+    result = lesson1.predict_utf8_bytes.grade({"predicted_utf8_bytes": guess})
+    misses = [line for line in result.reason.splitlines() if "you said" in line]
+    assert "all 7 misses:" in result.reason and len(misses) == 7
+    assert any("you said 1, but '😀' is 4 UTF-8 bytes" in line for line in misses)

@@ -188,7 +188,9 @@ class Exercise:
             return ""
         if not isinstance(words, str) or not words:
             return ""
-        return "\n" + textwrap.fill(f"💡 {words}", width=85, subsequent_indent="   ")
+        lines = f"💡 {words}".split("\n")  # a hook may give several lines: each is wrapped
+        wrap = [textwrap.fill(line, width=85, subsequent_indent="   ") for line in lines]
+        return "\n" + "\n   ".join(wrap)
 
     def _result(self, status: str, score: float, reason: str) -> Result:
         return Result(self.name, self.lesson, score, self.points, status, reason)

@@ -46,6 +46,7 @@ predict_utf8_bytes = Exercise(
     target="predicted_utf8_bytes",
     cases=_predict_utf8_bytes_cases,
     compare=predictions.predicted,
+    wrong_turns=predictions.every_miss,
     forbidden=(".encode", "len", "bytes", "bytearray", "codecs", "sum", "utf8_encode"),
     hint=(
         "Do it on paper: for each code point, find its row in the table of section 4 (hex(ord(ch)) "
@@ -109,6 +110,7 @@ predict_words = Exercise(
     target="predicted_words",
     cases=_predict_words_cases,
     compare=predictions.predicted,
+    wrong_turns=predictions.every_miss,
     forbidden=("len", "sum", "data", "regex", "findall", ".encode", "Counter", "set"),
     hint=(
         "Think about the two languages, not the code: which one builds more different word forms "
@@ -163,6 +165,7 @@ predict_fewer_tokens = Exercise(
     target="predicted_fewer_tokens",
     cases=_predict_fewer_tokens_cases,
     compare=predictions.predicted,
+    wrong_turns=predictions.every_miss,
     forbidden=("len", "encode", ".encode", "gpt4", "hindi_tok", "show_tokens", "sum"),
     hint=(
         "A tokenizer spells text in few tokens when its merges were learned on text like it. "

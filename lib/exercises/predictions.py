@@ -47,6 +47,18 @@ def predicted(got: Any, answer: Answer) -> bool:
     return type(guess) is int and guess == answer.value
 
 
+def every_miss(cases: list[Case], answers: list[Any]) -> str | None:
+    """A `wrong_turns` hook: the check shows the first miss in full, this lists every one, each
+    with your guess and the reason (`None` when there is at most one)."""
+    misses = []
+    for case, got in zip(cases, answers, strict=False):
+        answer = case.expected
+        if not predicted(got, answer):
+            guess = got.get(answer.key) if isinstance(got, dict) else None
+            misses.append(f"you said {guess!r}, but {answer.why}")
+    return f"all {len(misses)} misses:\n" + "\n".join(misses) if len(misses) > 1 else None
+
+
 def cases(answers: list[Answer]) -> list[Case]:
     """One case per question: the target is a value (the dict), so there are no arguments."""
     return [Case(expected=answer) for answer in answers]

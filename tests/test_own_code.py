@@ -172,6 +172,14 @@ def test_own_code_passes(cells):
             ],
             "imports `IPython`",
         ),
+        (
+            [
+                "import pathlib\npathlib.Path('mine.py').write_text('from lib.bpe import train')",
+                "import mine",
+                "def train_bpe(t, v):\n    return mine.train(t, v)",
+            ],
+            "imports `mine`, a module that is not part of the course or Python",
+        ),
     ],
     ids=[
         "wrapper",
@@ -205,6 +213,7 @@ def test_own_code_passes(cells):
         "computed getattr",
         "ctypes",
         "IPython alias",
+        "module written to disk",
     ],
 )
 def test_borrowed_code_is_found_and_named(cells, found):

@@ -24,7 +24,10 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import importlib
+import importlib.util
+import sys
 from collections.abc import Iterable
 
 import nbformat
@@ -125,6 +128,16 @@ REBINDING = {"exec", "eval", "compile", "globals", "setattr", "vars"}
 def _stored_names(target: ast.AST) -> list[str]:
     """The plain names an assignment target binds: `f`, or `a` and `f` in `a, (b, f) = ...`."""
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+
+
+@functools.cache
+def _installed(module: str) -> bool:
+    """Is `module`'s top-level package in this environment (where the kernels run too)?"""
+    top = module.partition(".")[0]
+    try:
+        return top in sys.builtin_module_names or importlib.util.find_spec(top) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _computed_attribute(item: ast.AST) -> str:
@@ -316,4 +329,7 @@ class Notebook:
             hidden = [m for m in modules if m.partition(".")[0] in DYNAMIC]
             if hidden:
                 return f"imports `{hidden[0]}`, which hides what it calls"
+            unseen = [m for m in modules if not getattr(item, "level", 0) and not _installed(m)]
+            if unseen:  # a module the notebook wrote itself, say: the grader cannot read it
+                return f"imports `{unseen[0]}`, a module that is not part of the course or Python"
         return ""

@@ -8,44 +8,30 @@ through every notebook function it calls. It is not own code when that code
 - uses a name bound to `lib` (`import lib`, `from lib import bpe`, `from lib.bpe import train`,
   `b = bpe`, `from lib.bpe import *`), other than the helpers the exercise allows (`bpe.merge` in
   `train_bpe`), or uses an allowed helper that a cell has replaced (`bpe.merge = bpe.train`);
-- or reaches for code by name at run time: `__import__`, `importlib`, `exec`, `eval`, `compile`,
-  `globals`, `vars`, `sys.modules`, `builtins`, `pickle`, `runpy`, `get_ipython`, introspection
-  such as `__subclasses__` or `__globals__`: what static reading cannot follow is not accepted;
-- or is replaced where reading cannot follow: `__main__.train_bpe = ...`, `setattr(...)`.
+- or reaches for code in a way reading cannot follow (`hidden_calls`: `__import__`, `pickle`,
+  `sys.modules`, `__globals__`, `getattr` with a computed name, a module written to disk...);
+- or may be replaced where reading cannot follow: `__main__.train_bpe = ...`, or `exec`,
+  `globals()` or `setattr` anywhere in the notebook.
 
-Definitions count wherever a cell makes them at its top level, inside `if`, `for`, `with` and
-`try` blocks too (`if True: def train_bpe...`).
+Every binding of a name is read, not only the last: `def`, `=`, tuple unpacking, `for`, `with`,
+`:=`, `global` in a function, also inside `if`, `for`, `with` and `try` blocks.
 
-This is reading, not proof: code determined to hide (e.g. a module of its own that imports lib)
-can get past it, which is why the README says so and the answers stay judged outside the kernel.
+This is reading, not proof: code determined to hide can still get past it, which is why the
+README says so and the answers stay judged outside the kernel.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
-import functools
 import importlib
 import importlib.util
-import sys
 from collections.abc import Iterable
 
 import nbformat
 
 from lib.exercises.forbidden import forbidden_name
-
-DYNAMIC = {"__import__", "importlib", "exec", "eval", "compile", "globals", "vars", "builtins"}
-DYNAMIC |= {"__builtins__", "__loader__", "__spec__", "gc"}  # gc: objects found by search
-# Modules and functions that load or call code named in a string or a file.
-DYNAMIC |= {"pickle", "marshal", "runpy", "pkgutil", "inspect", "get_ipython", "__main__"}
-DYNAMIC |= {"setattr", "modules"}  # `from sys import modules`
-DYNAMIC |= {"ctypes", "IPython", "methodcaller", "attrgetter"}  # C calls, kernels, names as text
-# Attributes that reach other objects' code and namespaces: no exercise needs them.
-INTROSPECTION = {"__subclasses__", "__globals__", "__dict__", "__builtins__", "__code__"}
-INTROSPECTION |= {"__closure__", "__base__", "__bases__", "__mro__", "__class__", "__self__"}
-INTROSPECTION |= {"__func__", "__getattribute__", "__reduce__", "__reduce_ex__", "__import__"}
-INTROSPECTION |= {"__loader__", "__spec__", "modules"}  # `sys.modules`, under any alias of sys
-INTROSPECTION |= {"methodcaller", "attrgetter", "pythonapi"}
+from lib.grading.hidden_calls import REBINDING, computed_attribute, hidden_call
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -122,35 +108,9 @@ def _annotations(node: ast.AST) -> list[ast.AST]:
     return found
 
 
-REBINDING = {"exec", "eval", "compile", "globals", "setattr", "vars"}
-
-
 def _stored_names(target: ast.AST) -> list[str]:
     """The plain names an assignment target binds: `f`, or `a` and `f` in `a, (b, f) = ...`."""
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
-
-
-@functools.cache
-def _installed(module: str) -> bool:
-    """Is `module`'s top-level package in this environment (where the kernels run too)?"""
-    top = module.partition(".")[0]
-    try:
-        return top in sys.builtin_module_names or importlib.util.find_spec(top) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-def _computed_attribute(item: ast.AST) -> str:
-    """`getattr(x, "de" + "code")`: an attribute whose name is worked out at run time."""
-    if not (isinstance(item, ast.Call) and isinstance(item.func, ast.Name)):
-        return ""
-    if item.func.id in {"getattr", "hasattr", "delattr"} and not (
-        len(item.args) > 1 and isinstance(item.args[1], ast.Constant)
-    ):
-        return (
-            f"uses `{item.func.id}` with a name worked out at run time, which hides what it calls"
-        )
-    return ""
 
 
 class Notebook:
@@ -290,11 +250,11 @@ class Notebook:
         for item in ast.walk(node):
             if id(item) in hints or (isinstance(item, ast.Name) and item.id in own):
                 continue  # a type hint, or a parameter or local variable
-            found = self._lib_use(item, local, allowed) or self._dynamic(item)
+            found = self._lib_use(item, local, allowed) or hidden_call(item)
             found = found or forbidden_name(item, forbidden)
             if found:
                 return found
-            computed = computed or _computed_attribute(item)
+            computed = computed or computed_attribute(item)
             if isinstance(item, ast.Name) and item.id not in {**self.lib, **local}:
                 todo.append(item.id)  # a name of the notebook's: read what binds it too
         return computed
@@ -316,20 +276,3 @@ class Notebook:
         if use in allowed:
             return f"uses `{use}`, which a cell of the notebook replaced"
         return f"uses `{use}` from the course's library"
-
-    @staticmethod
-    def _dynamic(item: ast.AST) -> str:
-        if isinstance(item, ast.Name) and item.id in DYNAMIC:
-            return f"uses `{item.id}`, which hides what it calls"
-        if isinstance(item, ast.Attribute) and item.attr in INTROSPECTION:
-            return f"uses `.{item.attr}`, which hides what it calls"
-        if isinstance(item, ast.Import | ast.ImportFrom):
-            modules = [item.module or ""] if isinstance(item, ast.ImportFrom) else []
-            modules += [n.name for n in item.names] if isinstance(item, ast.Import) else []
-            hidden = [m for m in modules if m.partition(".")[0] in DYNAMIC]
-            if hidden:
-                return f"imports `{hidden[0]}`, which hides what it calls"
-            unseen = [m for m in modules if not getattr(item, "level", 0) and not _installed(m)]
-            if unseen:  # a module the notebook wrote itself, say: the grader cannot read it
-                return f"imports `{unseen[0]}`, a module that is not part of the course or Python"
-        return ""

@@ -25,8 +25,19 @@ def reading(*cells: str) -> Notebook:
         ["from lib import Tokenizer", "def train_bpe(t: Tokenizer, v) -> Tokenizer:\n    return t"],
         ["ids = bpe.train('x', 300)", "def train_bpe(t, ids):\n    return ids"],  # a parameter
         ["import lib.bpe as bpe", "%%time\ndef train_bpe(t, v):\n    return [t, v]"],
+        [  # storing into a dict or an attribute does not rebind the name
+            "from lib import bpe\nseen = {}\nseen['x'] = bpe.train('ab', 257)",
+            "def train_bpe(t, v):\n    return seen.get(t, [])",
+        ],
     ],
-    ids=["allowed helpers", "allowed import", "type hints", "shadowed name", "cell magic"],
+    ids=[
+        "allowed helpers",
+        "allowed import",
+        "type hints",
+        "shadowed name",
+        "cell magic",
+        "item stored",
+    ],
 )
 def test_own_code_passes(cells):
     assert reading(*cells).borrowed("train_bpe", ALLOWED) == ""

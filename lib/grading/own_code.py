@@ -110,7 +110,7 @@ def _annotations(node: ast.AST) -> list[ast.AST]:
 
 def _stored_names(target: ast.AST) -> list[str]:
     """The plain names an assignment target binds: `f`, or `a` and `f` in `a, (b, f) = ...`."""
-    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+    return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and type(n.ctx) is ast.Store]
 
 
 class Notebook:

@@ -49,7 +49,7 @@ class _BoxedManager(AsyncKernelManager):
         command = super().format_kernel_cmd(extra_arguments)
         return self.box(command) if self.box else command
 
-    def client(self, **kwargs):  # noqa: ANN201 (jupyter_client's own type)
+    def client(self, **kwargs):
         """The client's sockets come from our context, whose options cap each message's size
         (a client would otherwise make a context of its own)."""
         return super().client(context=self.context, **kwargs)

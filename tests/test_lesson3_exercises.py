@@ -123,7 +123,7 @@ def test_known_wrong_turns_are_named(name, wrong, words):
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ("t, v, None, s", "cross chunk boundaries"),
+        ("t, v, None, s", "is in no chunk of the text"),
         ("t, v - len(s), p, []", "pieces of the special tokens"),
         ("t, v + len(s), p, s", "vocab_size counts the special tokens too"),
         # No pattern and no special tokens, with their count still taken off: only the

@@ -11,8 +11,9 @@ and none a learner can know. Without a salt (`check()`, the tests) the inputs ar
 
 >>> random_texts(7, 3) == random_texts(7, 3)
 True
+>>> plain = random_texts(7, 3)
 >>> with secret_inputs("the instructor's"):
-...     random_texts(7, 3) != random_texts(7, 3, salt="")
+...     random_texts(7, 3) != plain
 True
 >>> all(0xD800 > cp or cp > 0xDFFF for cp in random_code_points(1, 50))
 True
@@ -38,10 +39,9 @@ def secret_inputs(salt: str) -> Iterator[None]:
         _salt = previous
 
 
-def rng(seed: int, salt: str | None = None) -> random.Random:
+def rng(seed: int) -> random.Random:
     """The random source of hidden cases: fixed by `seed`, and by the grader's salt if set."""
-    salt = _salt if salt is None else salt
-    return random.Random(f"{seed}:{salt}" if salt else seed)
+    return random.Random(f"{seed}:{_salt}" if _salt else seed)
 
 
 # Characters of every UTF-8 length: ASCII, Latin-1, Greek, Cyrillic, Devanagari, Hangul, CJK,
@@ -58,7 +58,7 @@ def random_code_points(seed: int, count: int) -> list[int]:
     return [source.randint(*_RANGES[i % len(_RANGES)]) for i in range(count)]
 
 
-def random_texts(seed: int, count: int, longest: int = 12, salt: str | None = None) -> list[str]:
+def random_texts(seed: int, count: int, longest: int = 12) -> list[str]:
     """`count` short texts drawn from `ALPHABET` (none empty)."""
-    source = rng(seed, salt)
+    source = rng(seed)
     return ["".join(source.choices(ALPHABET, k=source.randint(1, longest))) for _ in range(count)]

@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import copy
 import importlib
-import importlib.util
 from collections.abc import Iterable
 
 import nbformat

@@ -324,6 +324,24 @@ def test_hidden_cases_are_graded_but_never_shown_by_check(capsys):
     assert exercise.judge(cases, outcomes).status == "passed"
 
 
+def test_a_failed_hidden_case_is_named_by_number_and_kind_only():
+    """What a student sees of a hidden case is that it failed; the instructor sees it in full.
+    A shown case that fails keeps its full detail, and comes first."""
+    hidden = lambda: [Case(args=(n,), expected=n * n, kind="a big number") for n in (40, 34)]  # noqa: E731
+    exercise = make_square(hidden_cases=hidden)
+    cases = exercise.grading_cases()
+    remembers = run("def square(n):\n    return {0: 0, 1: 1, 2: 4, 3: 9, 40: 1600}.get(n, -1)\n")
+    result = exercise.judge(cases, run_cases(remembers["square"], exercise.inputs(cases), 5))
+    assert result.reason == "1 of 6 cases failed\nhidden case 6 of 6 failed (a big number)"
+    assert "34" not in result.reason and "1156" not in result.reason and "-1" not in result.reason
+    assert "square(34)" in result.detail and "1156" in result.detail
+    wrong_at_two = run("def square(n):\n    return -1 if n in (2, 34) else n * n\n")
+    outcomes = run_cases(wrong_at_two["square"], exercise.inputs(cases), 5)
+    result = exercise.judge(cases, outcomes)
+    assert "input:    square(2)" in result.reason and "hidden case" not in result.reason
+    assert "square(34)" in result.detail
+
+
 def test_an_answer_that_ignores_its_input_earns_nothing(capsys):
     exercise = make_square(cases=lambda: [Case(args=(n,), expected=n * n) for n in (0, 0, 1, 2)])
     zero = run("def square(n):\n    return 0\n")

@@ -5,6 +5,7 @@ its chart, and the HTML feedback a student's text cannot script."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shutil
@@ -289,3 +290,19 @@ def test_opened_solutions_and_no_sandbox_show_in_every_report(tmp_path):
     assert "WARNING: 1 submissions were graded WITHOUT the sandbox" in reports.summary(
         [ann], 1, tmp_path
     )
+
+
+def test_a_hidden_case_in_full_reaches_only_the_instructors_grades():
+    """The row's `detail` (the hidden case's input and answer) is in grades.csv; the student's
+    Markdown and HTML feedback and Gradescope's results.json say only that it failed."""
+    from lib.grading import feedback
+    from lib.grading.gradescope import results_json
+
+    hidden = record("Ann", scores=(1, 1))
+    hidden["exercises"][0]["reason"] = "1 of 4 cases failed\nhidden case 4 of 4 failed"
+    hidden["exercises"][0]["detail"] = "hidden case 4 of 4 failed\ninput: double(34)"
+    student_sees = [feedback.markdown(hidden), feedback.html_page(hidden)]
+    student_sees.append(json.dumps(results_json([hidden])))
+    assert all("hidden case 4 of 4 failed" in page for page in student_sees)
+    assert not any("double(34)" in page for page in student_sees)
+    assert "input: double(34)" in reports.grade_rows(hidden)[0]["reason"]

@@ -18,6 +18,7 @@ running for ever) becomes a message.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -105,7 +106,12 @@ class Exercise:
 
     def grading_cases(self) -> list[Case]:
         """Every case the grader runs: the ones `check()` shows, then the hidden ones."""
-        return self.cases() + (self.hidden_cases() if self.hidden_cases else [])
+        return self.cases() + self.secret_cases()
+
+    def secret_cases(self) -> list[Case]:
+        """The cases only the grader runs, marked hidden so that no student sees their detail."""
+        hidden = self.hidden_cases() if self.hidden_cases else []
+        return [dataclasses.replace(case, hidden=True) for case in hidden]
 
     def solution(self) -> None:
         """Show one solution. In a notebook the output also carries a marker the grader reads
@@ -156,7 +162,8 @@ class Exercise:
         trivial = trivial_answer(cases, outcomes) if is_callable else None
         if trivial is not None:
             return self._result("failed", 0, f"it {trivial}, and the right answers differ")
-        passed, answered, first_failure, answers = 0, 0, "", []
+        passed, answered, answers = 0, 0, []
+        first_failure = hidden_failure = detail = ""
         for index, case in enumerate(cases):
             outcome = outcomes[index] if index < len(outcomes) else {"not_run": True}
             ok, got = verdict(case, outcome, self.compare)
@@ -165,17 +172,27 @@ class Exercise:
             answered += (
                 "returned" in outcome or "not_plain" in outcome or raised_expected(case, outcome)
             )
-            if not ok and not first_failure:
-                first_failure = self._describe(case, is_callable, got)
+            if ok or (first_failure and hidden_failure):
+                continue
+            described = self._describe(case, is_callable, got)
+            if not case.hidden:
+                first_failure = first_failure or described
+            elif not hidden_failure:  # the student sees its number and kind; the rest is detail
+                kind = f" ({case.kind})" if case.kind else ""
+                hidden_failure = f"hidden case {index + 1} of {len(cases)} failed{kind}"
+                detail = f"{hidden_failure}\n{described}"
         total = len(cases)
         score = round(self.points * passed / total, 2)
         if passed == total:
             return self._result("passed", score, f"all {total} cases passed")
         status = "partial" if passed else ("failed" if answered else "error")
         turn = self._wrong_turn(cases, answers)
-        return self._result(
-            status, score, f"{total - passed} of {total} cases failed\n{first_failure}{turn}"
-        )
+        secret = [show(a) for a, c in zip(answers, cases, strict=True) if c.hidden]
+        if any(len(answer) > 3 and answer in turn for answer in secret):
+            turn = ""  # the hint would quote the student's answer to a hidden case
+        first = first_failure or hidden_failure
+        reason = f"{total - passed} of {total} cases failed\n{first}{turn}"
+        return self._result(status, score, reason, detail)
 
     def _wrong_turn(self, cases: list[Case], answers: list[Any]) -> str:
         """The exercise's words on a known mistake the answers fit, as a last line ("" if none).
@@ -192,8 +209,8 @@ class Exercise:
         wrap = [textwrap.fill(line, width=85, subsequent_indent="   ") for line in lines]
         return "\n" + "\n   ".join(wrap)
 
-    def _result(self, status: str, score: float, reason: str) -> Result:
-        return Result(self.name, self.lesson, score, self.points, status, reason)
+    def _result(self, status: str, score: float, reason: str, detail: str = "") -> Result:
+        return Result(self.name, self.lesson, score, self.points, status, reason, detail)
 
     def check(self, namespace: dict[str, Any] | None = None) -> None:
         """Print whether the learner's target passes (namespace: the notebook's, by default)."""

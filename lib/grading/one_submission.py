@@ -170,13 +170,16 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
 
 
 def _checked(result: dict, exercise: Exercise) -> dict:
-    """A result row with its score clamped to what the exercise is worth and its text made safe."""
+    """A result row with its score clamped to what the exercise is worth and its text made safe.
+    `detail` (a hidden case in full) is for the instructor's reports only, never feedback."""
     score = result.get("score")
     score = float(score) if isinstance(score, (int, float)) else 0.0
+    detail = {"detail": clean(str(result["detail"]), 1000)} if result.get("detail") else {}
     return {
         "name": exercise.name,
         "score": min(max(score, 0.0), float(exercise.points)),
         "max_score": float(exercise.points),
         "status": clean(str(result.get("status", "")), 40),
         "reason": clean(str(result.get("reason", "")), 1000),
+        **detail,
     }

@@ -60,7 +60,7 @@ def grade_rows(record: dict, counts: bool = True) -> list[dict]:
             "score": e["score"],
             "max": e["max_score"],
             "status": e["status"],
-            "reason": one_line(e["reason"]),
+            "reason": one_line(e["reason"] + (f"\n{e['detail']}" if e.get("detail") else "")),
             "solution_opened": yes_no(e["name"] in opened),
         }
         for e in record["exercises"]

@@ -8,8 +8,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from lib.exercises import Exercise, for_lesson
 from lib.exercises.core import Raises
+from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
-from lib.grading.own_code import Notebook
 
 EXERCISES = {e.name: e for lesson in (1, 2, 4, 7, 8) for e in for_lesson(lesson)}
 PREDICTIONS = {"predict_utf8_bytes", "predict_words", "predict_fewer_tokens"}
@@ -33,7 +33,9 @@ def graded(exercise: Exercise, target) -> tuple[str, float]:
 def borrowed(exercise: Exercise, *cells: str) -> str:
     """What the grader's own-code reading finds in a notebook made of `cells`."""
     notebook = Notebook(new_notebook(cells=[new_code_cell(source) for source in cells]))
-    return notebook.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+    return notebook.borrowed(
+        exercise.target, exercise.allowed_lib, exercise.forbidden, exercise.literal
+    )
 
 
 @pytest.mark.parametrize("name", sorted(EXERCISES))
@@ -170,7 +172,7 @@ def test_every_exercise_has_a_wrapper_to_catch():
 def test_wrapping_lib_or_a_forbidden_shortcut_is_not_own_code(name):
     found = borrowed(EXERCISES[name], *WRAPPERS[name])
     assert found.startswith(f"`{EXERCISES[name].target}` "), found
-    assert any(word in found for word in ("uses `", "imports `", "is `lib.")), found
+    assert any(word in found for word in ("uses `", "imports `", "is `lib.", "is computed")), found
 
 
 PREDICTION_STUBS = {  # a believable wrong guess for each question

@@ -26,6 +26,7 @@ from typing import Any
 
 from lib.exercises.cases import SOLUTION_MIME, STATUSES, Case, Raises, Result, close, show
 from lib.exercises.forbidden import forbidden_in_function
+from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 from lib.exercises.verdicts import (
     answer_of,
@@ -49,12 +50,14 @@ class Exercise:
     more cases that only the grader runs, so that hard-coding the answers `check()` shows earns
     nothing; hint: a nudge in words, or a sequence of them from gentle to nearly the answer
     (`hint()`, `hint(2)`, ...); solution: Python source that defines the target; time_limit:
-    seconds per case in `check()`; allowed_lib: the `lib` helpers the learner may call (full
-    names such as "lib.bpe.merge"; the grader treats any other use of lib as not own code);
-    forbidden: what the learner's code must not use (".encode" for any such attribute, "bytes"
-    for a name; see `forbidden.py`); wrong_turns: `wrong_turns(cases, answers) -> str | None`,
-    called when some case fails with every case's answer (None where there was none), to name a
-    known mistake the answers fit (e.g. a different tie rule); its words join the feedback;
+    seconds per case in `check()`; allowed_lib: what the learner may use beyond `allowed`'s
+    list: `lib` helpers by full name ("lib.bpe.merge") or modules ("codecs"); anything else is
+    not own code (`own_code`); forbidden: what of that list this exercise takes away (".encode"
+    for any such attribute, "bytes" for a name; see `forbidden.py`); literal: the target is a
+    prediction, which must be a value written out; wrong_turns: `wrong_turns(cases, answers)`,
+    returning a str or None, called when some case fails with every case's answer (None where
+    there was none), to name a known mistake the answers fit (e.g. a different tie rule);
+    its words join the feedback;
     well_done: a line `check()` adds when every case passes, saying what the learner has built.
 
     A target that is not callable (e.g. `first_merge = ...`) is compared with each case's
@@ -75,6 +78,7 @@ class Exercise:
         time_limit: float = 10.0,
         allowed_lib: tuple[str, ...] = (),
         forbidden: tuple[str, ...] = (),
+        literal: bool = False,
         hidden_cases: Callable[[], list[Case]] | None = None,
         wrong_turns: Callable[[list[Case], list[Any]], str | None] | None = None,
         well_done: str = "",
@@ -83,7 +87,7 @@ class Exercise:
         self.cases, self.compare, self.time_limit = cases, compare, time_limit
         self.hints = (hint,) if isinstance(hint, str) else tuple(hint)
         self.solution_code, self.hidden_cases = solution, hidden_cases
-        self.allowed_lib, self.forbidden = allowed_lib, forbidden
+        self.allowed_lib, self.forbidden, self.literal = allowed_lib, forbidden, literal
         self.wrong_turns, self.well_done = wrong_turns, well_done
 
     def __repr__(self) -> str:
@@ -125,6 +129,15 @@ class Exercise:
 
         display({"text/plain": text, SOLUTION_MIME: {"exercise": self.name}}, raw=True)
 
+    def not_own(self, namespace: dict[str, Any]) -> str:
+        """What makes the target not the learner's own code, read as the grader reads it ("" if
+        nothing): from the notebook's cells in a kernel, else from the target's own source."""
+        code = Notebook.of_kernel(namespace)
+        if code is not None:
+            return code.borrowed(self.target, self.allowed_lib, self.forbidden, self.literal)
+        used = forbidden_in_function(namespace[self.target], self.forbidden)
+        return f"`{self.target}` {used}" if used else ""
+
     def inputs(self, cases: list[Case]) -> list[tuple[tuple, dict]]:
         """What the learner's target is called with: each case without its expected answer."""
         return [(case.args, case.kwargs) for case in cases]
@@ -142,9 +155,9 @@ class Exercise:
                 "error", 0, f"the checks could not run: {type(error).__name__}: {error}"
             )
         target = namespace[self.target]
-        used = forbidden_in_function(target, self.forbidden) if self.forbidden else ""
+        used = self.not_own(namespace)
         if used:
-            return self._result("not own code", 0, f"`{self.target}` {used}")
+            return self._result("not own code", 0, used)
         outcomes = run_cases(target, self.inputs(cases), time_limit)
         return self.judge(cases, outcomes, callable(target))
 

@@ -168,6 +168,7 @@ stream_decode = Exercise(
     name="stream_decode",
     lesson=4,
     points=2,
+    allowed_lib=("codecs",),
     target="stream_decode",
     cases=_stream_decode_cases,
     hidden_cases=_hidden_stream_decode_cases,

@@ -140,6 +140,7 @@ tiktoken_line = Exercise(
     target="tiktoken_line",
     cases=lambda: _line_cases(_TOKENS),
     hidden_cases=lambda: _line_cases(_hidden_tokens()),
+    allowed_lib=("base64",),
     wrong_turns=_line_turns,
     hint=(
         "The bytes go through base64 (the module `base64`), then a space, then the rank as digits.",

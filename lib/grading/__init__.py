@@ -2,8 +2,6 @@
 
 - `submissions`: finding the submitted notebooks and reading them safely.
 - `notebook`: what a notebook says without running it (lesson, answers), and the catalog.
-- `own_code`: reading the cells for answers borrowed from the course's `lib`.
-- `hidden_calls`: what hides the code it calls (`__import__`, `pickle`...), for `own_code`.
 - `sandbox`: the bubblewrap box, limits and clean environment each kernel runs in.
 - `kernel`: one kernel driven through nbclient: run a cell within a time limit, report how it went.
 - `execute`: run a whole notebook, survive what it does, then have the kernel call the student's

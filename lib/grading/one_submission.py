@@ -20,10 +20,10 @@ import nbformat
 
 from lib.exercises import Case, Exercise
 from lib.exercises.generated import secret_inputs
+from lib.exercises.own_code import Notebook
 from lib.grading import sandbox
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
-from lib.grading.own_code import Notebook
 from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
 from lib.grading.submissions import Submission, UnreadableNotebook, clean, read_notebook
 
@@ -96,7 +96,8 @@ def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tup
     cell defines (if the kernel has them anyway, they came from `exec` or a file)."""
     code, rows, unreadable = Notebook(notebook), {}, set()
     for exercise in exercises:
-        found = code.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+        e = exercise
+        found = code.borrowed(e.target, e.allowed_lib, e.forbidden, e.literal)
         if found and exercise.target in code.definitions:
             rows[exercise.name] = result_row(exercise, "not own code", found)
         elif found:

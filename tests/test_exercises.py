@@ -398,3 +398,46 @@ def test_the_graders_made_up_inputs_are_secret_and_stable(tmp_path):
         assert salted != inputs(exercise, other.secret("hidden cases"))
         assert salted != inputs(exercise, "")  # what reading the code gives
         assert salted[: len(shown)] == shown  # check()'s cases come first, unchanged
+
+
+def test_a_lookup_table_of_one_students_hidden_cases_is_worth_nothing_to_another():
+    """The hidden inputs are drawn for each student, from the instructor's key and the student:
+    the same on every resubmission, different for anyone else."""
+    from lib.exercises import lesson1
+    from lib.grading.one_submission import Settings
+    from lib.grading.submissions import Submission
+
+    exercise, key = lesson1.utf8_encode, "the instructor's secret"
+    ann, bob = (Submission(Path(f"{n}.ipynb"), n, "0" * 64) for n in ("ann", "bob"))
+    anns = Settings(salt=key).cases_of(exercise, Settings(salt=key).student_of(ann))
+    assert anns == Settings(salt=key).cases_of(exercise, "ann")  # a resubmission: the same
+    table = {case.args[0]: case.expected for case in anns}
+    source = f"TABLE = {table!r}\ndef utf8_encode(cp):\n    return TABLE.get(cp, b'')\n"
+    copied = run(source)["utf8_encode"]
+    scores = {}
+    for student in ("ann", "bob"):
+        cases = Settings(salt=key).cases_of(exercise, student)
+        result = exercise.judge(cases, run_cases(copied, exercise.inputs(cases), 5))
+        scores[student] = result.score
+    assert scores["ann"] == exercise.points
+    assert scores["bob"] < exercise.points / 2  # only the shown cases, and chance overlaps
+
+
+def test_the_student_is_the_roster_id_else_the_name_and_on_gradescope_its_metadata(tmp_path):
+    import json
+
+    from lib.grading.gradescope import student_id
+    from lib.grading.one_submission import Settings
+    from lib.grading.roster import Student
+    from lib.grading.submissions import Submission
+
+    handed_in = Submission(tmp_path / "Ann Lee lesson1.ipynb", "Ann Lee lesson1", "0" * 64)
+    assert Settings().student_of(handed_in) == "Ann Lee lesson1"
+    roster = [Student("Ann Lee", "s1001"), Student("Bob Roy", "s1002")]
+    assert Settings(roster=roster).student_of(handed_in) == "s1001"
+    (tmp_path / "submission").mkdir()
+    assert student_id(tmp_path / "submission") == ""
+    metadata = {"users": [{"id": 4242, "name": "Ann Lee"}], "id": 1}
+    (tmp_path / "submission_metadata.json").write_text(json.dumps(metadata))
+    assert student_id(tmp_path / "submission") == "4242"
+    assert Settings(student_id="4242", roster=roster).student_of(handed_in) == "4242"

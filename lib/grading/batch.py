@@ -123,6 +123,7 @@ def grade_submissions(
     import_paths: tuple[str, ...] = (str(ROOT),),
     questions_from: Path = ROOT / "notebooks",
     roster: list[Student] | None = None,
+    student_id: str = "",
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
@@ -130,7 +131,8 @@ def grade_submissions(
     are kept unless `force` (or, with `retry_failed`, unless a time-out, crash or error spoiled
     them). `questions_from` holds the lesson notebooks as handed out (for the written answers'
     questions and for recognising lessons). Returns this run's records, one per submission; the
-    reports list every record in `out_dir`, from earlier runs too."""
+    reports list every record in `out_dir`, from earlier runs too. The hidden cases are drawn
+    for each student (`Settings.student_of`; `student_id`: one student's, for all of them)."""
     if sandboxed:
         sandbox.check_available()
     out_dir = Path(out_dir)
@@ -146,6 +148,8 @@ def grade_submissions(
         handout_prose(Path(questions_from)),
         sandboxed,
         salt=store.secret("hidden cases"),
+        roster=roster or [],
+        student_id=student_id,
     )
     questions = answer_questions(Path(questions_from))
 

@@ -182,6 +182,17 @@ def _write_results(results: dict, path: Path) -> None:
     os.replace(file.name, path)
 
 
+def student_id(submission_dir: Path) -> str:
+    """Whose submission this is, from Gradescope's `submission_metadata.json` next to the
+    submission folder (a group's ids joined), so the hidden cases are drawn for that student;
+    "" when it is missing or unreadable (the notebook's file name is used then)."""
+    try:
+        metadata = json.loads((submission_dir.parent / "submission_metadata.json").read_text())
+        return "+".join(sorted(str(user["id"]) for user in metadata["users"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
 def run(submission_dir: Path, results_path: Path) -> dict:
     """Grade every notebook in `submission_dir` and write Gradescope's results to `results_path`.
     Never raises for what the submission contains: whatever happens, results.json says it."""
@@ -196,7 +207,13 @@ def run(submission_dir: Path, results_path: Path) -> dict:
         except SandboxUnavailable:  # Gradescope's container may not allow namespaces: it is
             boxed = False  # then the only thing the submission can reach, and it is thrown away
         with tempfile.TemporaryDirectory(prefix="gradescope-out-") as out:
-            records = grade_submissions([submission_dir], out, progress=False, sandboxed=boxed)
+            records = grade_submissions(
+                [submission_dir],
+                out,
+                progress=False,
+                sandboxed=boxed,
+                student_id=student_id(submission_dir),
+            )
         results = results_json(records)
     except Exception as error:  # the grader itself failed: say so rather than leave no results
         results = _nothing(

@@ -10,9 +10,11 @@ away with the box. Whatever the notebook does, `grade_one` returns a record sayi
 from __future__ import annotations
 
 import datetime
+import hashlib
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +27,7 @@ from lib.grading import sandbox
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
 from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
+from lib.grading.roster import Student, match
 from lib.grading.submissions import Submission, UnreadableNotebook, clean, read_notebook
 
 NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
@@ -42,17 +45,34 @@ class Settings:
     handouts: dict[int, set[str]] = field(default_factory=dict)
     sandboxed: bool = True
     caps: sandbox.Caps = field(default_factory=sandbox.Caps)
-    cases: dict[str, list[Case]] = field(default_factory=dict)
+    cases: dict[tuple[str, str | None], list[Case]] = field(default_factory=dict)
     salt: str = ""  # makes the hidden cases' made-up inputs secret (`generated.secret_inputs`)
+    roster: list[Student] = field(default_factory=list)
+    student_id: str = ""  # whose every submission is (on Gradescope, from its metadata)
 
-    def cases_of(self, exercise: Exercise) -> list[Case]:
-        """The exercise's test cases, hidden ones included, computed once per run, here (never
-        in a kernel)."""
-        if exercise.name not in self.cases:
-            with warnings.catch_warnings(), secret_inputs(self.salt):
-                warnings.simplefilter("ignore")
-                self.cases[exercise.name] = exercise.grading_cases()
-        return self.cases[exercise.name]
+    def student_of(self, submission: Submission) -> str:
+        """Who the hidden cases are drawn for: the id Gradescope gives, else the roster's id of
+        the student the submission matches, else the name it was handed in under."""
+        found = match(submission.student, self.roster).student if self.roster else None
+        return self.student_id or (found.id if found else submission.student)
+
+    def cases_of(self, exercise: Exercise, student: str = "") -> list[Case]:
+        """The exercise's test cases, computed here (never in a kernel): the shown ones once per
+        run, the hidden ones once per student, with made-up inputs drawn from a salt of the
+        instructor's key and the student, so that one student's cases are no use to another."""
+        shown, hidden = (exercise.name, None), (exercise.name, student)
+        if shown not in self.cases:
+            self.cases[shown] = _made(exercise.cases, "")
+        if hidden not in self.cases:
+            salt = hashlib.sha256(f"{self.salt}\n{student}".encode()).hexdigest()
+            self.cases[hidden] = _made(exercise.secret_cases, salt)
+        return self.cases[shown] + self.cases[hidden]
+
+
+def _made(make: Callable[[], list[Case]], salt: str) -> list[Case]:
+    with warnings.catch_warnings(), secret_inputs(salt):
+        warnings.simplefilter("ignore")
+        return make()
 
 
 class _Box:
@@ -125,7 +145,8 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     exercises = settings.catalog[lesson]
     not_own, unreadable = _own_code(notebook, exercises)
     try:
-        cases = {e.name: settings.cases_of(e) for e in exercises}
+        student = settings.student_of(submission)
+        cases = {e.name: settings.cases_of(e, student) for e in exercises}
     except Exception as error:  # e.g. a data file the cases need could not be read
         why = f"{type(error).__name__}: {clean(str(error), 300)}"
         note = f"could not make lesson {lesson}'s test cases ({why}); --retry-failed tries again"

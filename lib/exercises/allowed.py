@@ -26,10 +26,11 @@ from __future__ import annotations
 import ast
 import builtins
 
-# Standard-library modules that only compute: none loads, runs or finds code.
+# Standard-library modules that only compute (and `time`, to measure): none loads, runs or
+# finds code.
 COMPUTING = frozenset(
     {"collections", "itertools", "functools", "heapq", "bisect", "math", "unicodedata"}
-    | {"re", "regex", "dataclasses", "string", "__future__"}
+    | {"re", "regex", "dataclasses", "string", "time", "__future__"}
 )
 # The builtins that run code, find it, or reach the notebook's namespace or files.
 RUNS_CODE = frozenset(

@@ -193,7 +193,7 @@ class Exercise:
             elif not hidden_failure:  # the student sees its number and kind; the rest is detail
                 kind = f" ({case.kind})" if case.kind else ""
                 hidden_failure = f"hidden case {index + 1} of {len(cases)} failed{kind}"
-                detail = f"{hidden_failure}\n{described}"
+                detail = described
         total = len(cases)
         score = round(self.points * passed / total, 2)
         if passed == total:

@@ -26,6 +26,8 @@ import contextlib
 import copy
 import importlib
 import inspect
+import linecache
+import sys
 import textwrap
 from collections.abc import Iterable
 from typing import Any
@@ -124,6 +126,17 @@ def _annotations(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+def _cells_run(namespace: dict[str, Any]) -> list[str] | None:
+    """Every cell a kernel ran: IPython caches each one's code for its tracebacks, whether or not
+    it keeps a history (nbval does not); else the history `In`; None outside IPython."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    if isinstance(names, dict):
+        return ["".join(linecache.getlines(name)) for name in names]
+    history = namespace.get("In")
+    return history if isinstance(history, list) else None
+
+
 def _is_literal(node: ast.AST) -> bool:
     """Does this binding give a value written out (`{"A": 1}`), which `ast.literal_eval` reads?"""
     try:
@@ -164,9 +177,9 @@ class Notebook:
     @classmethod
     def of_kernel(cls, namespace: dict[str, Any]) -> Notebook | None:
         """The code of a running notebook, for `check()`: its functions and classes as they are
-        now, and every other statement of the cells it ran (IPython's `In`). None outside one."""
-        history = namespace.get("In")
-        if not isinstance(history, list):
+        now, and every other statement of the cells it ran. None outside one."""
+        history = _cells_run(namespace)
+        if history is None:
             return None
         sources = []
         for value in list(namespace.values()):

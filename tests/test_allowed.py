@@ -75,6 +75,10 @@ TRICKS = {
         "import operator\ndef utf8_encode(cp):\n"
         "    return operator.methodcaller('en' 'code')(chr(cp))",
         "def utf8_encode(cp):\n    return getattr(chr(cp), 'en' + 'code')()",
+        "import functools\ndef utf8_encode(cp):\n"
+        "    return functools.partial(getattr, chr(cp))('en' 'code')()",
+        "def utf8_encode(cp):\n    g = (x for x in [0])\n"
+        "    return g.gi_frame.f_back.f_globals['TABLE'][cp]",
         "def utf8_encode(cp):\n    return str.__dict__['en' 'code'](chr(cp))",
         "import string\ndef utf8_encode(cp):\n"
         "    return string.Formatter().get_field('0.en' 'code', [chr(cp)], {})[0]()",

@@ -43,8 +43,10 @@ ORDINARY_DUNDERS = frozenset(
     {"__init__", "__name__", "__doc__", "__len__", "__iter__", "__next__", "__getitem__"}
     | {"__contains__", "__eq__", "__lt__", "__hash__", "__repr__", "__str__", "__post_init__"}
 )
-# `string.Formatter().get_field("0.__globals__", ...)` is getattr with a name in a string.
-_TEXT_GETATTR = frozenset({"Formatter", "get_field"})
+# `string.Formatter().get_field("0.__globals__", ...)` is getattr with a name in a string; a
+# running generator's or traceback's frame holds the namespaces of the code around it.
+_REACHES_IN = frozenset({"Formatter", "get_field", "gi_frame", "cr_frame", "ag_frame", "tb_frame"})
+_REACHES_IN |= {"f_globals", "f_locals", "f_builtins", "f_back"}
 
 
 def _dunder(name: str) -> bool:
@@ -67,7 +69,7 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
         for module in modules:
             if module.partition(".")[0] != "lib" and not module_allowed(module, allowed):
                 return f"imports `{module}`, which is not among what this exercise may use"
-    elif isinstance(item, ast.Attribute) and (_dunder(item.attr) or item.attr in _TEXT_GETATTR):
+    elif isinstance(item, ast.Attribute) and (_dunder(item.attr) or item.attr in _REACHES_IN):
         return f"uses `.{item.attr}`, which reaches into Python itself"
     elif isinstance(item, ast.Call) and _named_by_text(item) and _dunder(item.args[1].value):
         return f"uses `.{item.args[1].value}`, which reaches into Python itself"
@@ -87,12 +89,14 @@ def _named_by_text(item: ast.AST) -> bool:
 
 
 def computed_getattr(item: ast.AST) -> str:
-    """`getattr(x, "de" + "code")`: an attribute whose name is worked out at run time."""
-    if not (isinstance(item, ast.Call) and isinstance(item.func, ast.Name)):
+    """`getattr(x, "de" + "code")`, or `getattr` handed on (`map(getattr, ...)`): an attribute
+    whose name is worked out at run time. Needs `parent` links (`own_code` sets them)."""
+    if not (isinstance(item, ast.Name) and item.id in {"getattr", "hasattr"}):
         return ""
-    if item.func.id in {"getattr", "hasattr"} and not _named_by_text(item):
-        return f"uses `{item.func.id}` with a name worked out at run time"
-    return ""
+    call = getattr(item, "parent", None)
+    if isinstance(call, ast.Call) and call.func is item and _named_by_text(call):
+        return ""
+    return f"uses `{item.id}` with a name worked out at run time"
 
 
 def builtin_outside(name: str) -> str:

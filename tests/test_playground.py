@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import html
+import json
+import pathlib
 import re
+import subprocess
+import sys
 
 import pytest
 
 from lib import data, token_cuts, viz, wordpiece
 from lib.char_tokenizer import CharTokenizer
-from lib.playground import MAX_SHOWN, Playground
+from lib.playground import MAX_SHOWN, WIDGET_VIEW, Playground
 from lib.tokenizer import Tokenizer
 from lib.unigram import Unigram
 
@@ -166,3 +170,21 @@ def test_the_widget_follows_its_text_box_and_toggle(cl100k):
 def test_a_single_wordpiece_vocabulary_is_one_tokenizer():
     pg = Playground({"[UNK]": 0, "a": 1}, text="a b")
     assert [row.cut.ids for row in pg.rows()] == [[1, 0]]
+
+
+def test_typing_in_a_live_kernel_redraws_the_rows_once_after_a_pause():
+    """A real kernel and the widget messages a browser sends (tests/playground_in_a_kernel.py)."""
+    script = pathlib.Path(__file__).with_name("playground_in_a_kernel.py")
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    seen = json.loads(done.stdout.splitlines()[-1])
+    assert seen["errors"] == []
+    assert seen["formats"] == [WIDGET_VIEW, "text/html", "text/plain"]
+    assert seen["static"][1] == "GPT-4 · 1 token · 5.00 bytes per token"
+    assert seen["redraws_for_three_keystrokes"] == 1  # the debounce
+    assert (
+        seen["after_typing"][1] == "GPT-4 · 5 tokens · 3.40 bytes per token"
+    )  # "hello world!  Egg"
+    assert seen["marked_after_toggle"]

@@ -137,6 +137,7 @@ class Playground:
         box = w.Textarea(value=self.text, placeholder="Type or paste a text here", rows=3)
         box.layout = w.Layout(width="100%")
         toggle = w.Checkbox(value=self.marks, description="show whitespace and byte fragments")
+        toggle.indent, toggle.layout = False, w.Layout(width="auto")  # else its label is cut short
         self._rows = w.HTML(value=self.html())
         box.observe(self._typed, names="value")
         toggle.observe(self._toggled, names="value")

@@ -188,3 +188,25 @@ def test_typing_in_a_live_kernel_redraws_the_rows_once_after_a_pause():
         seen["after_typing"][1] == "GPT-4 · 5 tokens · 3.40 bytes per token"
     )  # "hello world!  Egg"
     assert seen["marked_after_toggle"]
+
+
+def test_hugging_face_and_sentencepiece_tokenizers_without_their_added_tokens():
+    tokenizers = pytest.importorskip("tokenizers")
+    vocab = {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "the": 3, "cat": 4}
+    bert = tokenizers.Tokenizer(tokenizers.models.WordPiece(vocab, unk_token="[UNK]"))
+    bert.pre_tokenizer = tokenizers.pre_tokenizers.BertPreTokenizer()
+    bert.post_processor = tokenizers.processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 1), ("[SEP]", 2)]
+    )
+    cut = token_cuts.cutter(bert)("the cat dog")
+    assert (cut.pieces, cut.ids) == ([b"the", b"cat", b"[UNK]"], [3, 4, 0])  # no [CLS], [SEP]
+
+    class FakeSentencePiece:  # the two methods the playground calls, as sentencepiece names them
+        def encode_as_pieces(self, text: str) -> list[str]:
+            return ["▁a", "<0xE0>"]
+
+        def piece_to_id(self, piece: str) -> int:
+            return {"▁a": 5, "<0xE0>": 227}[piece]
+
+    cut = token_cuts.cutter(FakeSentencePiece())("a")
+    assert (cut.pieces, cut.ids) == (["▁a".encode(), b"\xe0"], [5, 227])

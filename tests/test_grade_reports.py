@@ -160,7 +160,7 @@ def test_load_roster_reads_any_header_case_and_says_what_is_missing(tmp_path):
     ]
     bad = tmp_path / "bad.csv"
     bad.write_text("name,email\nAnn Lee,alee@x.org\n", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"roster .*bad\.csv: no id column.*student_id"):
+    with pytest.raises(ValueError, match=r"roster .*bad\.csv: no id column.*Student ID"):
         load_roster(bad)
     bad.write_text("name,id\nAnn Lee,\n", encoding="utf-8")
     with pytest.raises(

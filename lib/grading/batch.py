@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lib.grading import reports, sandbox
+from lib.grading import kept_roster, reports, sandbox
 from lib.grading.execute import Limits
 from lib.grading.notebook import answer_questions, handout_prose, load_catalog
 from lib.grading.one_submission import Settings, grade_one, new_record
@@ -129,13 +129,17 @@ def grade_submissions(
     sandbox unless `sandboxed=False`. Submissions an earlier run already graded into `out_dir`
     are kept unless `force` (or, with `retry_failed`, unless a time-out, crash or error spoiled
     them). `questions_from` holds the lesson notebooks as handed out (for the written answers'
-    questions and for recognising lessons). Returns this run's records, one per submission; the
+    questions and for recognising lessons). A `roster` is kept in `out_dir` and reused by a
+    later run given none (`kept_roster`). Returns this run's records, one per submission; the
     reports list every record in `out_dir`, from earlier runs too."""
     if sandboxed:
         sandbox.check_available()
     out_dir = Path(out_dir)
     submissions = find_submissions(paths)
     store = RecordStore(out_dir)
+    roster, note = kept_roster.roster_for(out_dir, roster)
+    if note:
+        print(note)
     if store.rejected:
         print(f"Ignored {store.rejected} line(s) of {store.path} not written by this grader.")
     settings = Settings(

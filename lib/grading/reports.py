@@ -183,6 +183,8 @@ def write_all(
     if roster is not None:
         report = gradebook.roster_report(chosen, roster, matches, warning)
         write_text(out_dir / "roster_report.md", report)
+    else:  # a report of an earlier roster would no longer match these tables
+        (out_dir / "roster_report.md").unlink(missing_ok=True)
 
 
 def summary(records: list[dict], seconds: float, out_dir: Path) -> str:
@@ -210,6 +212,12 @@ def summary(records: list[dict], seconds: float, out_dir: Path) -> str:
         lines.append(f"WARNING: {bare} submissions were graded WITHOUT the sandbox (--no-sandbox).")
     lines += filter(None, [summary_chart.png_note(out_dir)])
     roster = out_dir / "roster_report.md"
+    if not roster.exists():
+        lines.append(
+            "No roster (--roster): gradebook.csv has no ids and names students by their file "
+            "names, so an LMS cannot import it. Grade again with --roster (a Canvas gradebook "
+            "export works as it is) to fill them in."
+        )
     lines.append(
         f"Scores: {out_dir / 'grades.csv'} and {out_dir / 'totals.csv'}; for the LMS: "
         f"{out_dir / 'gradebook.csv'}; class summary: {out_dir / 'summary.md'}"

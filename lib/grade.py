@@ -33,6 +33,17 @@ NO_SANDBOX_WARNING = (
 )
 
 
+def _lesson_option(parser: argparse.ArgumentParser) -> None:
+    totals = gradescope.lesson_totals()
+    parser.add_argument(
+        "--lesson",
+        type=int,
+        choices=sorted(totals),
+        help="score only this lesson's notebooks (one Gradescope assignment per lesson); "
+        + ", ".join(f"lesson {n}: {points:g} points" for n, points in sorted(totals.items())),
+    )
+
+
 def build_gradescope(argv: list[str]) -> int:
     """`python -m lib.grade gradescope --out autograder.zip`: write the autograder bundle."""
     parser = argparse.ArgumentParser(
@@ -41,14 +52,18 @@ def build_gradescope(argv: list[str]) -> int:
         "autograder; see the README's Grading section).",
     )
     parser.add_argument("--out", required=True, type=Path, help="the zip file to write")
+    _lesson_option(parser)
     args = parser.parse_args(argv)
     if args.out.suffix != ".zip" or args.out.is_dir():
         parser.error(f"--out {args.out}: give the name of a .zip file to write")
     try:
-        names = gradescope.build_bundle(args.out)
+        names = gradescope.build_bundle(args.out, args.lesson)
     except OSError as error:
         parser.error(f"cannot write {args.out} ({error.strerror}): choose a writable folder")
     print(f"Wrote {args.out} ({len(names)} files). Upload it as the assignment's autograder.")
+    if args.lesson:
+        points = gradescope.lesson_totals()[args.lesson]
+        print(f"It scores lesson {args.lesson} only: set the assignment's points to {points:g}.")
     return 0
 
 
@@ -57,8 +72,9 @@ def run_gradescope(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.grade gradescope-run")
     parser.add_argument("submission", type=Path, help="folder of the student's files")
     parser.add_argument("results", type=Path, help="where to write results.json")
+    _lesson_option(parser)
     args = parser.parse_args(argv)
-    results = gradescope.run(args.submission, args.results)
+    results = gradescope.run(args.submission, args.results, args.lesson)
     print(results["output"], f"\nScore: {results['score']:g}", sep="\n")
     return 0
 

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from lib.grading import gradescope
-from lib.grading.batch import grade_submissions
+from lib.grading.batch import CourseDataMissing, grade_submissions
 from lib.grading.execute import Limits
 from lib.grading.reports import summary
 from lib.grading.roster import load_roster
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             progress=not args.no_progress,
             roster=roster,
         )
-    except (FileNotFoundError, SandboxUnavailable) as error:
+    except (FileNotFoundError, SandboxUnavailable, CourseDataMissing) as error:
         parser.error(str(error))
     except KeyboardInterrupt:
         print(

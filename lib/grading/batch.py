@@ -98,15 +98,25 @@ def needs_retry(record: dict) -> bool:
     return record["outcome"] == "error" or any(e["status"] in RETRIED for e in record["exercises"])
 
 
+class CourseDataMissing(RuntimeError):
+    """The course data cannot be had here: grading would blame every student for it."""
+
+
 def _warm_data_cache() -> None:
     """Fetch every course data file now, in the grader: inside a sandbox the cache is read-only
-    and there is no network. What cannot be fetched is left for the lesson to report."""
+    and there is no network. Without the data every student's cell that reads it would raise,
+    and their feedback would blame them (with this machine's paths in it), so stop instead."""
     from lib import data
 
     try:
         data.fetch_all()
     except data.DataError as error:
-        print(f"Note: not all course data could be fetched ({str(error)[:200]}...)")
+        first = " ".join(str(error).split())[:300]
+        raise CourseDataMissing(
+            f"the course data is not available ({first}). Nothing was graded: connect to the "
+            f"internet, or set {data.MIRROR_VAR} to a copy of the course's data mirror, and "
+            "run the same command again."
+        ) from None
 
 
 def grade_submissions(

@@ -16,6 +16,7 @@ not be one. A lesson the student did not hand in is an empty cell, which Canvas 
 from __future__ import annotations
 
 from lib.grading.roster import Match, Student, match
+from lib.grading.safe_text import md_code, md_inline
 from lib.grading.versions import identity, total
 
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -84,14 +85,18 @@ def roster_report(
     lines += ["## Submissions matching no student", ""]
     unmatched = []
     for name, m in matches.items():
-        several = "matches several: " + ", ".join(f"{s.name} ({s.key})" for s in m.candidates)
+        several = "matches several: " + ", ".join(
+            md_inline(f"{s.name} ({s.key})") for s in m.candidates
+        )
         if m.student is None:
-            unmatched.append(f"- `{name}`: {several if m.candidates else 'matches no one'}")
+            unmatched.append(f"- {md_code(name)}: {several if m.candidates else 'matches no one'}")
     lines += [*(unmatched or ["None."]), ""]
     for lesson in sorted({r["lesson"] for r in counting}):
         handed_in = {r.get("student_id") for r in counting if r["lesson"] == lesson}
         missing = [s for s in roster if s.key not in handed_in]
         lines += [f"## Lesson {lesson}: no submission from {len(missing)} of {len(roster)}", ""]
-        lines += [f"- {s.name} ({s.key})" for s in missing] or ["Everyone handed it in."]
+        lines += [f"- {md_inline(f'{s.name} ({s.key})')}" for s in missing] or [
+            "Everyone handed it in."
+        ]
         lines.append("")
     return "\n".join(lines)

@@ -9,11 +9,13 @@ them. Every CSV cell goes through `tables.csv_text`, which defuses spreadsheet f
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from pathlib import Path
 
 from lib.grading import feedback, gradebook, summary_chart
+from lib.grading.feedback_names import feedback_stems, person
 from lib.grading.roster import Student
+from lib.grading.safe_text import md_block, md_code, md_inline, printable
 from lib.grading.tables import csv_text, write_text
 from lib.grading.versions import counting_records, identity, total
 
@@ -87,34 +89,33 @@ def total_row(record: dict, counts: bool = True) -> dict:
     }
 
 
-def feedback_stem(record: dict) -> str:
-    """`<student>_lesson<N>`, with anything odd in the student's name made safe."""
-    student = re.sub(r"[^\w.-]+", "_", record["student"]).strip("._") or "student"
-    lesson = f"lesson{record['lesson']}" if record["lesson"] else "unknown_lesson"
-    return f"{student}_{lesson}"
-
-
 def answers_page(
-    records: list[dict], questions: dict[int, dict[str, str]], warning: str = ""
+    records: list[dict], questions: dict[int, dict[str, str]], warning: str = "", counts=None
 ) -> str:
-    """Every student's written answers, question by question, for marking by hand."""
+    """Every student's written answers, question by question, for marking by hand. `counts`
+    (one flag per record): which version of a lesson counts, when a student handed in two."""
     lines = ["# Written answers", ""] + ([warning, ""] if warning else [])
     lines += ["Each question, then every student's answer (quoted as written).", ""]
     answers: dict[int, dict[str, list[tuple[str, str]]]] = {}
-    for record in _in_order(records):
+    versions = Counter((identity(r), r["lesson"]) for r in records)
+    for record, counted in zip(records, counts or [True] * len(records), strict=True):
+        who = md_inline(record["student"])
+        if versions[identity(record), record["lesson"]] > 1:  # say which of them counts
+            file = md_code(Path(record["submission"]).name)
+            who += f" ({file}, {'the version that counts' if counted else 'does not count'})"
         for answer_id, text in record["answers"].items() if record["lesson"] else ():
             by_id = answers.setdefault(record["lesson"], {})
-            by_id.setdefault(answer_id, []).append((record["student"], text))
+            by_id.setdefault(answer_id, []).append((who, text))
     for lesson, by_id in sorted(answers.items()):
         asked = questions.get(lesson, {})  # the lesson's order, then any the lesson lacks
         for answer_id in [a for a in asked if a in by_id] + sorted(set(by_id) - set(asked)):
-            lines += [f"## Lesson {lesson}, `{answer_id}`", ""]
+            lines += [f"## Lesson {lesson}, {md_code(answer_id)}", ""]
             if answer_id in asked:
                 lines += [*(f"> {line}" for line in asked[answer_id].splitlines()), ""]
             for student, text in by_id[answer_id]:
-                quoted = [f"> {line}" for line in text.splitlines()] or ["> *(no answer)*"]
+                quoted = [f"> {line}" for line in md_block(text)] or ["> *(no answer)*"]
                 lines += [f"### {student}", "", *quoted, ""]
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 def unsandboxed_warning(records: list[dict]) -> str:
@@ -163,16 +164,17 @@ def write_all(
     write_text(out_dir / "grades.csv", csv_text(GRADE_COLUMNS, grades))
     totals = [total_row(r, c) for r, c in zip(records, counts, strict=True)]
     write_text(out_dir / "totals.csv", csv_text(TOTAL_COLUMNS, totals))
-    used: set[str] = set()
-    for record in records:
-        stem, n = feedback_stem(record), 2
-        while stem in used:  # two notebooks of one lesson from one student: keep both pages
-            stem, n = f"{feedback_stem(record)}_{n}", n + 1
-        used.add(stem)
+    people = [person(r, matches[r["student"]].student if matches else None) for r in records]
+    pages = set()
+    for record, stem in zip(records, feedback_stems(records, people, counts), strict=True):
         notice = _version_notice(record, counting)
         write_text(out_dir / "feedback" / f"{stem}.md", feedback.markdown(record, notice))
         write_text(out_dir / "feedback" / f"{stem}.html", feedback.html_page(record, notice))
-    write_text(out_dir / "answers.md", answers_page(records, questions, warning))
+        pages |= {f"{stem}.md", f"{stem}.html"}
+    for page in (out_dir / "feedback").glob("*.*"):  # pages named otherwise by an earlier run
+        if page.suffix in (".md", ".html") and page.name not in pages:
+            page.unlink()
+    write_text(out_dir / "answers.md", answers_page(records, questions, warning, counts))
     columns, rows = gradebook.gradebook_rows(chosen, roster)
     write_text(out_dir / "gradebook.csv", csv_text(columns, rows))
     summary_rows = summary_chart.class_summary(chosen)
@@ -224,4 +226,4 @@ def summary(records: list[dict], seconds: float, out_dir: Path) -> str:
         f"{f'; roster: {roster}' if roster.exists() else ''}; feedback for students (.md and "
         f".html) in {out_dir / 'feedback'}; written answers in {out_dir / 'answers.md'}."
     )
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # names and notes hold what notebooks wrote

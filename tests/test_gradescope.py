@@ -285,3 +285,13 @@ def test_setup_stops_with_a_clear_message_on_an_old_python(tmp_path):
     assert done.returncode == 1
     assert "python3 is Python 3.8.10; the course needs 3.10 or later" in done.stderr
     assert "Ubuntu 22.04" in done.stderr
+
+
+def test_the_grading_page_lists_each_lessons_points():
+    from lib.grading.gradescope import lesson_totals
+
+    page = (Path(__file__).resolve().parents[1] / "lib" / "grading" / "GRADING.md").read_text()
+    lessons = re.search(r"^\| Lesson \|(.*)\|$", page, re.M).group(1).split("|")
+    points = re.search(r"^\| Points \|(.*)\|$", page, re.M).group(1).split("|")
+    listed = {int(n): float(p) for n, p in zip(lessons, points, strict=True)}
+    assert listed == lesson_totals()

@@ -13,6 +13,7 @@ lib/grading/gradescope.py); its `run_autograder` calls `python -m lib.grade grad
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 import time
 from pathlib import Path
@@ -149,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.no_sandbox:
         print(f"WARNING: {NO_SANDBOX_WARNING}", file=sys.stderr)
     started = time.monotonic()
+    run_started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     try:
         roster = load_roster(args.roster) if args.roster else None
     except ValueError as error:
@@ -176,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     if not records:
         print("No notebooks (.ipynb) found in", *args.submissions)
         return 1
-    print(summary(records, time.monotonic() - started, args.out))
+    print(summary(records, time.monotonic() - started, args.out, since=run_started))
     return 0
 
 

@@ -146,6 +146,8 @@ def grade_submissions(
         sandbox.check_available()
     out_dir = Path(out_dir)
     submissions = find_submissions(paths)
+    if not submissions:  # nothing to grade: no empty tables in an empty folder
+        return []
     store = RecordStore(out_dir)
     roster, note = kept_roster.roster_for(out_dir, roster)
     if note:

@@ -189,15 +189,20 @@ def write_all(
         (out_dir / "roster_report.md").unlink(missing_ok=True)
 
 
-def summary(records: list[dict], seconds: float, out_dir: Path) -> str:
-    """What the instructor sees at the end of a run: counts, what failed and why, where to look."""
+def summary(records: list[dict], seconds: float, out_dir: Path, since: str = "") -> str:
+    """What the instructor sees at the end of a run: counts, what failed and why, where to look.
+    `since`: when the run started (as `graded_at` writes it); records graded before then were
+    kept from an earlier run, and are counted apart (a resumed run grades nothing again)."""
     out_dir = Path(out_dir)
     failed = [r for r in records if r["outcome"] != "graded"]
     troubled = [r for r in records if r["outcome"] == "graded" and r["events"]]
+    kept = sum(r not in failed and (r.get("graded_at") or "") < since for r in records)
     minutes, secs = divmod(round(seconds), 60)
+    done = f"{len(records) - len(failed) - kept} graded"
+    done += f", {kept} kept from an earlier run (unchanged)" if kept else ""
     lines = [
-        f"{len(records)} submissions: {len(records) - len(failed)} graded, {len(failed)} "
-        f"could not be graded ({minutes} min {secs} s)."
+        f"{len(records)} submissions: {done}, {len(failed)} could not be graded "
+        f"({minutes} min {secs} s)."
     ]
     lines += [
         f"  not graded: {r['student']} ({Path(r['submission']).name}): {r['outcome']}, {r['note']}"

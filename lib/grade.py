@@ -146,6 +146,15 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PATH",
         help="class list CSV (name and id columns): ids in gradebook.csv, roster_report.md",
     )
+    parser.add_argument(
+        "--drop",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="forget what --out holds for this notebook (or every notebook under this folder): "
+        "its rows leave every table; may be given more than once",
+    )
     args = parser.parse_args(argv)
     if args.no_sandbox:
         print(f"WARNING: {NO_SANDBOX_WARNING}", file=sys.stderr)
@@ -166,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
             sandboxed=not args.no_sandbox,
             progress=not args.no_progress,
             roster=roster,
+            drop=tuple(args.drop),
         )
     except (FileNotFoundError, SandboxUnavailable, CourseDataMissing) as error:
         parser.error(str(error))

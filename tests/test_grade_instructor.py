@@ -11,7 +11,9 @@ import pytest
 from lib import data
 from lib.grade import main
 from lib.grading import reports
-from tests.test_grade_reports import record
+from lib.grading.store import RecordStore
+from lib.grading.submissions import Submission
+from tests.test_grade_reports import record, rows
 
 LESSON_1 = Path(__file__).resolve().parents[1] / "notebooks" / "01_unicode_and_utf8.ipynb"
 
@@ -43,3 +45,24 @@ def test_an_empty_folder_writes_no_tables(tmp_path):
     (tmp_path / "empty").mkdir()
     assert main([str(tmp_path / "empty"), "--out", str(tmp_path / "out"), "--no-progress"]) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_the_same_file_copied_elsewhere_is_the_same_submission(tmp_path):
+    store = RecordStore(tmp_path / "out", key=b"k" * 32)
+    graded = record("ann", submission=str(tmp_path / "class" / "ann.ipynb"), sha256="1" * 64)
+    store.add(graded)
+    copied = Submission(tmp_path / "copy" / "ann.ipynb", "ann", "1" * 64)
+    assert store.get(copied) == graded
+    assert store.get(Submission(tmp_path / "copy" / "ann.ipynb", "bob", "1" * 64)) is None
+
+
+def test_a_dropped_submission_leaves_the_tables_for_good(tmp_path):
+    out, key = tmp_path / "out", b"k" * 32
+    store = RecordStore(out, key=key)
+    for name in ("ann", "bob"):
+        store.add(record(name, submission=str(tmp_path / "class" / f"{name}.ipynb")))
+    assert [r["student"] for r in store.drop(tmp_path / "class" / "bob.ipynb")] == ["bob"]
+    again = RecordStore(out, key=key)  # the next run
+    assert [r["student"] for r in again.all()] == ["ann"] and again.rejected == 0
+    reports.write_all(out, again.all(), {}, charts=False)
+    assert [t["student"] for t in rows(out / "totals.csv")] == ["ann"]

@@ -133,6 +133,7 @@ def grade_submissions(
     import_paths: tuple[str, ...] = (str(ROOT),),
     questions_from: Path = ROOT / "notebooks",
     roster: list[Student] | None = None,
+    drop: tuple[str | Path, ...] = (),
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
@@ -140,15 +141,23 @@ def grade_submissions(
     are kept unless `force` (or, with `retry_failed`, unless a time-out, crash or error spoiled
     them). `questions_from` holds the lesson notebooks as handed out (for the written answers'
     questions and for recognising lessons). A `roster` is kept in `out_dir` and reused by a
-    later run given none (`kept_roster`). Returns this run's records, one per submission; the
-    reports list every record in `out_dir`, from earlier runs too."""
+    later run given none (`kept_roster`). `drop`: files or folders whose submissions `out_dir`
+    should forget (a file removed from the class, say). Returns this run's records, one per
+    submission; the reports list every record in `out_dir`, from earlier runs too."""
     if sandboxed:
         sandbox.check_available()
     out_dir = Path(out_dir)
-    submissions = find_submissions(paths)
-    if not submissions:  # nothing to grade: no empty tables in an empty folder
+    # One submission per student and contents: the class folder copied elsewhere is not new.
+    found: dict[tuple[str, str], Submission] = {}
+    for submission in find_submissions(paths):
+        found.setdefault((submission.student, submission.sha256), submission)
+    submissions = list(found.values())
+    if not submissions and not drop:  # nothing to grade: no empty tables in an empty folder
         return []
     store = RecordStore(out_dir)
+    for path in drop:
+        gone = store.drop(path)
+        print(f"Dropped {len(gone)} submission(s) of {path} from {out_dir}.")
     roster, note = kept_roster.roster_for(out_dir, roster)
     if note:
         print(note)

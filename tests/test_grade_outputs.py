@@ -68,3 +68,11 @@ def test_with_a_roster_feedback_is_named_by_the_roster_name_and_id(tmp_path):
 def test_the_feedback_title_says_feedback():
     assert feedback.title(record("ann", lesson=3)) == "Lesson 3: feedback for ann"
     assert feedback.title(record("ann", lesson=None)) == "Feedback for ann"
+
+
+def test_html_feedback_heads_an_answer_with_its_question(tmp_path):
+    asked = {1: {"why": "### ✏️ Written answer\n\nWhy does `double` add x to itself?"}}
+    reports.write_all(tmp_path, [record("ann")], asked, charts=False)
+    page = (tmp_path / "feedback" / "ann_lesson1.html").read_text(encoding="utf-8")
+    assert "<h3>Why does `double` add x to itself?</h3>" in page
+    assert "<code>why</code>" not in page

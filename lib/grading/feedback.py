@@ -104,9 +104,16 @@ def markdown(record: dict, extra: list[str] = ()) -> str:
     return "\n".join(lines) + "\n"
 
 
-def html_page(record: dict, extra: list[str] = ()) -> str:
+def _question(asked: str) -> str:
+    """The words of a question as the lesson asks it, without its Markdown heading lines."""
+    words = [line.strip() for line in asked.splitlines() if not line.lstrip().startswith("#")]
+    return " ".join(line for line in words if line)
+
+
+def html_page(record: dict, extra: list[str] = (), asked: dict[str, str] | None = None) -> str:
     """feedback/<student>_lesson<N>.html: the Markdown page's content, plus the written answers,
-    as one HTML file with no outside resources, readable in a light or a dark browser theme."""
+    as one HTML file with no outside resources, readable in a light or a dark browser theme.
+    `asked`: the lesson's questions by answer key, to head each answer with its question."""
     heading = escape(title(record))
     body = [f"<h1>{heading}</h1>"]
     body.append(f"<p>Submission: <code>{escape(Path(record['submission']).name)}</code></p>")
@@ -135,8 +142,11 @@ def html_page(record: dict, extra: list[str] = ()) -> str:
         body.append("<h2>Your written answers</h2>")
         for answer_id, text in record["answers"].items():
             shown = escape(text) if text.strip() else '<span class="muted">(no answer)</span>'
+            question = _question((asked or {}).get(answer_id, ""))
             body += [
-                f"<h3><code>{escape(answer_id)}</code></h3>",
+                f"<h3>{escape(question)}</h3>"
+                if question
+                else f"<h3><code>{escape(answer_id)}</code></h3>",
                 f"<blockquote>{shown}</blockquote>",
             ]
     return printable(

@@ -167,9 +167,9 @@ def write_all(
     people = [person(r, matches[r["student"]].student if matches else None) for r in records]
     pages = set()
     for record, stem in zip(records, feedback_stems(records, people, counts), strict=True):
-        notice = _version_notice(record, counting)
+        notice, asked = _version_notice(record, counting), questions.get(record["lesson"])
         write_text(out_dir / "feedback" / f"{stem}.md", feedback.markdown(record, notice))
-        write_text(out_dir / "feedback" / f"{stem}.html", feedback.html_page(record, notice))
+        write_text(out_dir / "feedback" / f"{stem}.html", feedback.html_page(record, notice, asked))
         pages |= {f"{stem}.md", f"{stem}.html"}
     for page in (out_dir / "feedback").glob("*.*"):  # pages named otherwise by an earlier run
         if page.suffix in (".md", ".html") and page.name not in pages:

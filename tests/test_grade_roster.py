@@ -72,6 +72,8 @@ def test_common_headers_and_semicolons_are_read(tmp_path):
     ]
     roster.write_text("Full Name\tStudent Number\nAnn Lee\t77\n", encoding="utf-8")
     assert load_roster(roster) == [Student("Ann Lee", "77")]
+    roster.write_text('name,id,section\nAnn Lee,S1,"A\nB"\nBob Ray,S2,C\n', encoding="utf-8")
+    assert [s.section for s in load_roster(roster)] == ["A\nB", "C"]  # a break inside quotes
     roster.write_text("First Name,Student ID\nAnn,1\n", encoding="utf-8")
     with pytest.raises(ValueError, match="no name column.*first name and last name"):
         load_roster(roster)

@@ -106,7 +106,8 @@ def _read_table(path: Path) -> list[list[str]]:
         raise ValueError(f"roster {path}: cannot read it as UTF-8 text ({error})") from None
     header = text.split("\n", 1)[0]
     separator = max(",;\t", key=header.count)
-    return list(csv.reader(text.splitlines(), delimiter=separator))
+    # keepends: a quoted cell may hold a line break (an address, a note)
+    return list(csv.reader(text.splitlines(keepends=True), delimiter=separator))
 
 
 def load_roster(path: str | Path) -> list[Student]:

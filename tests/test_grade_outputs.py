@@ -76,3 +76,29 @@ def test_html_feedback_heads_an_answer_with_its_question(tmp_path):
     page = (tmp_path / "feedback" / "ann_lesson1.html").read_text(encoding="utf-8")
     assert "<h3>Why does `double` add x to itself?</h3>" in page
     assert "<code>why</code>" not in page
+
+
+def test_written_marks_typed_in_the_form_join_every_score(tmp_path):
+    reports.write_all(tmp_path, [record("ann"), record("bob")], {}, charts=False)
+    form = rows(tmp_path / "written_marks.csv")
+    assert [(r["student"], r["lesson"], r["question"], r["mark"]) for r in form] == [
+        ("ann", "1", "why", ""),
+        ("bob", "1", "why", ""),
+    ]
+    (tmp_path / "written_marks.csv").write_text(
+        "student,student_id,lesson,question,max,mark\nann,,1,why,2,1.5\nbob,,1,why,,\n"
+    )
+    reports.write_all(tmp_path, [record("ann"), record("bob")], {}, charts=False)
+    assert [(t["student"], t["score"], t["max"]) for t in rows(tmp_path / "totals.csv")] == [
+        ("ann", "4.5", "5"),
+        ("bob", "3", "5"),  # not marked yet: 0 of the question's 2
+    ]
+    book = rows(tmp_path / "gradebook.csv")
+    assert [(r["Student"], r["Lesson 1"]) for r in book] == [
+        ("Points Possible", "5"),
+        ("ann", "4.5"),
+        ("bob", "3"),
+    ]
+    page = (tmp_path / "feedback" / "ann_lesson1.md").read_text(encoding="utf-8")
+    assert "**Score: 4.5 / 5**" in page and "marked by your instructor: 1.5 / 2" in page
+    assert rows(tmp_path / "written_marks.csv")[0]["mark"] == "1.5"  # what was typed is kept

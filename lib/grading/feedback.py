@@ -58,6 +58,12 @@ def notices(record: dict, extra: list[str]) -> list[str]:
     return ([] if record.get("sandboxed", True) else [UNSANDBOXED]) + extra
 
 
+def _written(record: dict) -> str:
+    mark, most = record["written"]
+    marks = f"{number(mark)} / {number(most)}"
+    return f"Of which your written answers, marked by your instructor: {marks}."
+
+
 def _exercise(e: dict, opened: set[str]) -> tuple[str, str, str]:
     """(status words, why it lost points or "", the failing case or "") of one exercise."""
     full = e["score"] >= e["max_score"]
@@ -90,6 +96,7 @@ def markdown(record: dict, extra: list[str] = ()) -> str:
         return "\n".join(lines + [f"This notebook could not be graded: {why}.", ""])
     score, most = total(record)
     lines += [f"**Score: {number(score)} / {number(most)}**", ""]
+    lines += [f"{_written(record)}", ""] if record.get("written") else []
     opened = set(record.get("solutions") or [])
     for e in record["exercises"]:
         status, why, case = _exercise(e, opened)
@@ -122,7 +129,9 @@ def html_page(record: dict, extra: list[str] = (), asked: dict[str, str] | None 
         body.append(f"<p>This notebook could not be graded: {escape(record['note'])}.</p>")
     else:
         score, most = total(record)
-        body += [f"<p><strong>Score: {number(score)} / {number(most)}</strong></p>", "<ul>"]
+        body += [f"<p><strong>Score: {number(score)} / {number(most)}</strong></p>"]
+        body += [f"<p>{escape(_written(record))}</p>"] if record.get("written") else []
+        body.append("<ul>")
         opened = set(record.get("solutions") or [])
         for e in record["exercises"]:
             status, why, case = _exercise(e, opened)

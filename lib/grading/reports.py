@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from lib.grading import feedback, gradebook, summary_chart
+from lib.grading import feedback, gradebook, summary_chart, written_marks
 from lib.grading.feedback_names import feedback_stems, person
 from lib.grading.roster import Student
 from lib.grading.safe_text import md_block, md_code, md_inline, printable
@@ -151,11 +151,12 @@ def write_all(
     charts: bool = True,
 ) -> None:
     """(Re)write every report in `out_dir` from `records` (all of the folder's, not one run's):
-    grades.csv, totals.csv, feedback/*.md and *.html, answers.md, gradebook.csv,
+    grades.csv, totals.csv, feedback/*.md and *.html, answers.md, written_marks.csv, gradebook.csv,
     class_summary.csv, summary.md, and with a `roster` roster_report.md. `charts=False` skips
     summary.html and summary.png (drawing the PNG starts a browser: about 3 s)."""
     out_dir = Path(out_dir)
     records, matches = gradebook.with_ids(_in_order(records), roster)
+    records = written_marks.with_marks(out_dir, records)
     chosen = counting_records(records)
     counting = {(identity(r), r["lesson"]): r for r in chosen}
     counts = [any(r is c for c in chosen) for r in records]

@@ -109,6 +109,18 @@ def _warm_data_cache() -> None:
         print(f"Note: not all course data could be fetched ({str(error)[:200]}...)")
 
 
+def _refuse_exposed(paths: list[Path], import_paths: tuple[str, ...]) -> None:
+    """Refuse to grade when a kernel could read the submissions or --out: they lie inside what
+    the box shows every kernel (the course's packages, its data, the Python environment)."""
+    inside = sandbox.exposed(paths, sandbox.readonly_paths(tuple(import_paths)))
+    if inside:
+        raise sandbox.SandboxUnavailable(
+            f"{clean(str(inside[0]))} is inside a folder every student's kernel can read (the "
+            "course's code or data, or the Python environment): move the submissions and --out "
+            "elsewhere (the repository root itself is fine)."
+        )
+
+
 def grade_submissions(
     paths: list[str | Path],
     out_dir: str | Path,
@@ -118,6 +130,7 @@ def grade_submissions(
     force: bool = False,
     retry_failed: bool = False,
     sandboxed: bool = True,
+    own_user_fallback: bool = False,
     progress: bool = True,
     registry: str = "lib.exercises",
     import_paths: tuple[str, ...] = (str(ROOT),),
@@ -126,15 +139,16 @@ def grade_submissions(
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
-    sandbox unless `sandboxed=False`. Submissions an earlier run already graded into `out_dir`
+    sandbox unless `sandboxed=False` (`own_user_fallback`: see `sandbox.choose`). Submissions an earlier run already graded into `out_dir`
     are kept unless `force` (or, with `retry_failed`, unless a time-out, crash or error spoiled
     them). `questions_from` holds the lesson notebooks as handed out (for the written answers'
     questions and for recognising lessons). Returns this run's records, one per submission; the
     reports list every record in `out_dir`, from earlier runs too."""
-    if sandboxed:
-        sandbox.check_available()
+    boxed = sandbox.choose(own_user_fallback) if sandboxed else False
     out_dir = Path(out_dir)
     submissions = find_submissions(paths)
+    if boxed:
+        _refuse_exposed([out_dir, *(s.folder or s.path for s in submissions)], import_paths)
     store = RecordStore(out_dir)
     if store.rejected:
         print(f"Ignored {store.rejected} line(s) of {store.path} not written by this grader.")
@@ -146,6 +160,7 @@ def grade_submissions(
         handout_prose(Path(questions_from)),
         sandboxed,
         salt=store.secret("hidden cases"),
+        boxed=boxed,
     )
     questions = answer_questions(Path(questions_from))
 

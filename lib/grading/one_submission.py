@@ -10,6 +10,7 @@ away with the box. Whatever the notebook does, `grade_one` returns a record sayi
 from __future__ import annotations
 
 import datetime
+import os
 import tempfile
 import time
 import warnings
@@ -41,6 +42,7 @@ class Settings:
     catalog: dict[int, list[Exercise]] = field(default_factory=dict)
     handouts: dict[int, set[str]] = field(default_factory=dict)
     sandboxed: bool = True
+    boxed: bool = True  # bubblewrap runs here; else (sandboxed) an own user only: `sandbox.choose`
     caps: sandbox.Caps = field(default_factory=sandbox.Caps)
     cases: dict[str, list[Case]] = field(default_factory=dict)
     salt: str = ""  # makes the hidden cases' made-up inputs secret (`generated.secret_inputs`)
@@ -59,15 +61,15 @@ class _Box:
     """Wraps a kernel command in the sandbox; called once the connection file exists, which it
     hands to the kernel's own user along with the folders it may write in."""
 
-    def __init__(self, settings: Settings, work: Path, runtime: Path, uid: int | None):
-        self.settings, self.work, self.runtime, self.uid = settings, work, runtime, uid
+    def __init__(self, settings: Settings, tmp: Path, uid: int | None):
+        self.settings, self.tmp, self.uid = settings, tmp, uid
 
     def __call__(self, kernel: list[str]) -> list[str]:
-        sandbox.give_to(self.uid, self.work, self.runtime)
+        writable = [self.tmp / name for name in ("work", "runtime", "scratch")]
+        sandbox.give_to(self.uid, *(folder for folder in writable if folder.exists()))
         readonly = sandbox.readonly_paths(self.settings.import_paths)
-        return sandbox.command(
-            kernel, self.work, self.runtime, readonly, self.settings.caps, self.uid
-        )
+        caps, boxed = self.settings.caps, self.settings.boxed
+        return sandbox.command(kernel, *writable[:2], readonly, caps, self.uid, boxed)
 
 
 def new_record(submission: Submission, settings: Settings, **fields) -> dict:
@@ -144,8 +146,12 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
             if settings.sandboxed:
                 job.runtime = Path(tmp, "runtime")
                 job.runtime.mkdir()
-                job.box = _Box(settings, Path(tmp, "work"), job.runtime, uid)
+                job.box = _Box(settings, Path(tmp), uid)
                 env = sandbox.environment(settings.import_paths)
+                if not settings.boxed:  # no private /tmp: a scratch folder of its own instead
+                    os.chmod(tmp, 0o711)  # its user must reach its folders, but not list ours
+                    Path(tmp, "scratch", "home").mkdir(parents=True)
+                    env = sandbox.environment(settings.import_paths, str(Path(tmp, "scratch")))
             else:
                 env = unboxed_env(Path(tmp), settings.import_paths)
             results, events = await run_and_grade(prepared(notebook), work, env, job)

@@ -31,7 +31,8 @@ def course_repository(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "lib", repo / "lib", ignore=shutil.ignore_patterns("__pycache__"))
     (repo / "datasets").mkdir()
     (repo / "datasets" / "manifest.json").write_text("{}")
-    for name, text in {"submissions/alice.ipynb": "alice's work", "grades/totals.csv": "a,8"}.items():
+    planted = {"submissions/alice.ipynb": "alice's work", "grades/totals.csv": "a,8"}
+    for name, text in planted.items():
         (repo / name).parent.mkdir()
         (repo / name).write_text(text)
         (repo / name).chmod(0o644)

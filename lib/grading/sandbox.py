@@ -274,9 +274,7 @@ def reap(uid: int | None, seconds: float = 10) -> int:
         return 0
     reset = [sys.executable, "-I", str(Path(__file__).with_name("user_reset.py"))]
     with contextlib.suppress(subprocess.TimeoutExpired):
-        subprocess.run(
-            [*_become(uid), *reset], timeout=seconds, check=False, capture_output=True
-        )
+        subprocess.run([*_become(uid), *reset], timeout=seconds, check=False, capture_output=True)
     killed, deadline = 0, time.monotonic() + seconds
     while time.monotonic() < deadline:
         left = processes_of(uid)

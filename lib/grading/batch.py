@@ -141,9 +141,10 @@ def grade_submissions(
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
     sandbox unless `sandboxed=False` (`own_user_fallback`: see `sandbox.choose`). Submissions
     an earlier run already graded into `out_dir` are kept unless `force` (or, with
-    `retry_failed`, unless a time-out, crash or error spoiled them). `questions_from` holds the lesson notebooks as handed out (for the written answers'
-    questions and for recognising lessons). Returns this run's records, one per submission; the
-    reports list every record in `out_dir`, from earlier runs too."""
+    `retry_failed`, unless a time-out, crash or error spoiled them). `questions_from` holds the
+    lesson notebooks as handed out (for the written answers' questions and for recognising
+    lessons). Returns this run's records, one per submission; the reports list every record in
+    `out_dir`, from earlier runs too."""
     boxed = sandbox.choose(own_user_fallback) if sandboxed else False
     out_dir = Path(out_dir)
     submissions = find_submissions(paths)

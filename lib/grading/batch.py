@@ -184,9 +184,18 @@ def grade_submissions(
         disable=not progress,
     )
 
+    unsaved: dict[str, dict] = {}  # records a full disk kept out of the store
+
     def done(record: dict) -> None:
-        store.add(record)
-        write_reports()  # after every notebook, so an interrupted run keeps what it did
+        try:
+            store.add(record)
+            write_reports()  # after every notebook, so an interrupted run keeps what it did
+        except OSError as error:  # costs this notebook's row, never the batch
+            unsaved[record["submission"]] = record
+            bar.write(
+                f"Could not save {record['student']}'s grade ({error.strerror}): the next run "
+                "grades that notebook again."
+            )
         bar.set_postfix_str(record["student"][:20])
         bar.update()
 
@@ -195,5 +204,8 @@ def grade_submissions(
         _run(_grade_all(todo, settings, jobs or min(4, os.cpu_count() or 1), done))
     finally:
         bar.close()
-    write_reports(charts=True)  # the chart once, at the end: its PNG starts a browser
-    return [store.get(s) for s in submissions]
+    try:
+        write_reports(charts=True)  # the chart once, at the end: its PNG starts a browser
+    except OSError as error:
+        print(f"Could not write the reports in {out_dir} ({error.strerror}).")
+    return [store.get(s) or unsaved.get(clean(str(s.path))) for s in submissions]

@@ -39,12 +39,14 @@ def course_repository(tmp_path: Path) -> Path:
     return repo
 
 
-def boxed(code: str, import_paths: tuple[str, ...], tmp_path: Path) -> subprocess.CompletedProcess:
+def boxed(
+    code: str, import_paths: tuple[str, ...], tmp_path: Path, user: sandbox.OwnUser | None = None
+) -> subprocess.CompletedProcess:
     """Run Python `code` in a box as a kernel would be (own user, same binds)."""
     work, runtime = tmp_path / "work", tmp_path / "runtime"
     work.mkdir(exist_ok=True)
     runtime.mkdir(exist_ok=True)
-    user = sandbox.OwnUser()
+    user = user or sandbox.OwnUser()
     try:
         sandbox.give_to(user.uid, work, runtime)
         readonly = sandbox.readonly_paths(import_paths)
@@ -115,3 +117,26 @@ def test_nothing_of_one_student_is_left_for_the_next_with_the_same_user(tmp_path
     finally:
         user.release()
         left.unlink(missing_ok=True)
+
+
+def test_a_box_memory_cap_holds_for_all_its_processes_together(tmp_path):
+    """Three processes of 150 MB each, under the per-process cap, over a 300 MB box."""
+    user = sandbox.OwnUser(box_mb=300)
+    if not user.memory_capped:
+        user.release()
+        pytest.skip("no memory cgroup can be made here: only the per-process caps hold")
+    code = (
+        "import multiprocessing, time\n"
+        "def hold():\n"
+        "    block = bytearray(150 * 2**20)\n"
+        "    time.sleep(3)\n"
+        "workers = [multiprocessing.Process(target=hold) for _ in range(3)]\n"
+        "for worker in workers:\n"
+        "    worker.start()\n"
+        "for worker in workers:\n"
+        "    worker.join()\n"
+        "print([worker.exitcode for worker in workers])\n"
+    )
+    done = boxed(code, (str(ROOT),), tmp_path, user)
+    # The kernel of the OOM killer picks its victims: the parent or some of the workers.
+    assert done.returncode != 0 or "-9" in done.stdout, done

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lib.grading import reports, sandbox
+from lib.grading import memory_group, reports, sandbox
 from lib.grading.execute import Limits
 from lib.grading.notebook import answer_questions, handout_prose, load_catalog
 from lib.grading.one_submission import Settings, grade_one, new_record
@@ -146,6 +146,8 @@ def grade_submissions(
     lessons). Returns this run's records, one per submission; the reports list every record in
     `out_dir`, from earlier runs too."""
     boxed = sandbox.choose(own_user_fallback) if sandboxed else False
+    if sandboxed and os.geteuid() == 0 and not memory_group.available():
+        print("Note: no memory cgroup can be made here: each kernel process is capped, not a box.")
     out_dir = Path(out_dir)
     submissions = find_submissions(paths)
     if boxed:

@@ -28,6 +28,7 @@ import time
 import zipfile
 from pathlib import Path
 
+from lib.grading import memory_group
 from lib.grading.batch import grade_submissions
 from lib.grading.sandbox import choose
 
@@ -48,6 +49,8 @@ OWN_USER = (
     "copy of your files; it could not write the grader's code, Python or the results, and every "
     "process it started was stopped before the results were written."
 )
+MEMORY_BOX = "Its memory was capped as a whole, all its processes together."
+MEMORY_PROCESS = "Its memory was capped per process (this container allows no memory cgroup)."
 ANSWER_LIMIT = 5_000  # characters of a written answer shown back to the student
 
 SETUP_SH = """\
@@ -224,7 +227,8 @@ def run(submission_dir: Path, results_path: Path) -> dict:
                 [submission_dir], out, progress=False, own_user_fallback=True
             )
         results = results_json(records)
-        results["output"] += "\n\n" + (BOXED if boxed else OWN_USER)
+        memory = MEMORY_BOX if memory_group.available() else MEMORY_PROCESS
+        results["output"] += "\n\n" + (BOXED if boxed else OWN_USER) + " " + memory
     except Exception as error:  # the grader itself failed: say so rather than leave no results
         results = _nothing(
             f"The autograder failed ({type(error).__name__}: {error}). Please tell your instructor."

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from lib.grading import memory_group
+
 NAMESPACES = ("ipc", "pid", "net", "uts", "cgroup-try")  # all but the user namespace
 FIRST_UID, USERS = 61_000, 1000  # unprivileged users for kernels when grading as root
 PASSED_THROUGH = ("LANG", "LC_ALL", "TZ", "COURSE_DATA_MIRROR", "TIKTOKEN_CACHE_DIR")
@@ -53,6 +55,10 @@ class Caps:
     memory_mb: int = 4096
     processes: int = 256
     file_mb: int = 256
+    box_mb: int = 4096  # all of a box's processes together, where a cgroup can be made
+
+
+_GROUPS: dict[int, Path] = {}  # sandbox user -> the memory cgroup its kernels run in
 
 
 def check_available() -> None:
@@ -187,9 +193,10 @@ def command(
     if uid is not None:
         become = _become(uid)
         box += ["--chmod", "1777", "/tmp"]
+    group = memory_group.joining(_GROUPS.get(uid) if uid is not None else None)
     if not boxed:  # no namespaces here: only the user and the limits hold (see `choose`)
-        return [*limits, *become, *kernel]
-    return [*limits, *box, *become, *kernel]
+        return [*group, *limits, *become, *kernel]
+    return [*group, *limits, *box, *become, *kernel]
 
 
 def _become(uid: int) -> list[str]:
@@ -202,9 +209,10 @@ class OwnUser:
     """An unprivileged user for one kernel at a time, when the grader runs as root (Linux does not
     count root's processes against any limit). Claimed with a lock file, so two graders running
     at once never share a user: each cleans up (`reap`) only its own kernels' processes.
-    `uid` is None when we are not root: kernels then run as we do."""
+    `uid` is None when we are not root: kernels then run as we do. Where the machine allows,
+    the user's kernels share a memory cgroup capped at `box_mb` (`memory_capped`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, box_mb: int = Caps.box_mb) -> None:
         self.uid, self._lock = None, None
         if os.geteuid() != 0:
             return
@@ -212,12 +220,21 @@ class OwnUser:
             lock = _claim(uid)
             if lock is not None:
                 self.uid, self._lock = uid, lock
+                group = memory_group.make(f"{uid}-{os.getpid()}", box_mb)
+                if group is not None:
+                    _GROUPS[uid] = group
                 return
         raise SandboxUnavailable(f"all {USERS} sandbox users are in use by other graders")
+
+    @property
+    def memory_capped(self) -> bool:
+        """Do this user's kernels share a capped memory cgroup?"""
+        return self.uid in _GROUPS
 
     def release(self) -> None:
         """Kill what is left of this user's processes and let another grader have the user."""
         reap(self.uid)
+        memory_group.remove(_GROUPS.pop(self.uid, None))
         if self._lock is not None:
             self._lock.close()
             self.uid, self._lock = None, None

@@ -13,16 +13,15 @@ from pathlib import Path
 import nbformat
 from jupyter_client.session import Session
 
-from lib.grade import Limits, grade_submissions
 from lib.grading import frugal_session
 from lib.grading.frugal_session import FrugalSession
 from lib.grading.store import RecordStore
+from tests.test_grade_untrusted_files import grade_toy_class
 
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
 from toy_class import SOLVED, toy  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
 KEY = b"a shared secret"
 
 
@@ -71,13 +70,6 @@ def test_a_failed_write_costs_one_row_not_the_batch(tmp_path, monkeypatch):
         add(store, record)
 
     monkeypatch.setattr(RecordStore, "add", disk_full_for_ann)
-    records = grade_submissions(
-        [tmp_path / "class"],
-        tmp_path / "out",
-        limits=Limits(cell=4, notebook=40, probe=2),
-        registry="toy_exercises",
-        import_paths=(str(ROOT), str(FIXTURES)),
-        progress=False,
-    )
+    records = grade_toy_class(tmp_path / "class", tmp_path / "out")
     assert [[e["score"] for e in r["exercises"]] for r in records] == [[2.0, 1.0], [2.0, 1.0]]
     assert "bob" in (tmp_path / "out" / "totals.csv").read_text()

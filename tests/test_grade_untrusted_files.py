@@ -29,6 +29,18 @@ from toy_class import SOLVED, toy  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def grade_toy_class(folder: Path, out: Path) -> list[dict]:
+    """Grade `folder` of toy-lesson notebooks as an instructor would, with short limits."""
+    return grade_submissions(
+        [folder],
+        out,
+        limits=Limits(cell=4, notebook=40, probe=2),
+        registry="toy_exercises",
+        import_paths=(str(ROOT), str(FIXTURES)),
+        progress=False,
+    )
+
+
 def within(seconds: float, work, *args):
     """`work(*args)`, failing the test (instead of hanging it) past `seconds`."""
     done: list = []
@@ -97,14 +109,7 @@ def test_refused_files_cost_their_row_only(tmp_path):
     (tmp_path / "class").mkdir()
     os.mkfifo(tmp_path / "class" / "pipe.ipynb")
     nbformat.write(toy(**SOLVED), tmp_path / "class" / "ann.ipynb")
-    records = grade_submissions(
-        [tmp_path / "class"],
-        tmp_path / "out",
-        limits=Limits(cell=4, notebook=40, probe=2),
-        registry="toy_exercises",
-        import_paths=(str(ROOT), str(FIXTURES)),
-        progress=False,
-    )
+    records = grade_toy_class(tmp_path / "class", tmp_path / "out")
     by_student = {r["student"]: r for r in records}
     assert by_student["pipe"]["outcome"] == "refused"
     assert [e["score"] for e in by_student["ann"]["exercises"]] == [2.0, 1.0]

@@ -225,7 +225,7 @@ def start_autograder(
     return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
-def finished(root: Path, process: subprocess.Popen, seconds: float = 240) -> dict:
+def finished(root: Path, process: subprocess.Popen, seconds: float = 480) -> dict:
     """The results.json of a finished run, its format checked."""
     log = process.communicate(timeout=seconds)[0].decode(errors="replace")
     assert process.returncode == 0, log

@@ -187,11 +187,12 @@ digit_groups = Exercise(
     cases=lambda: _digit_cases(["7", "77", "777", "7777", "1234567", "2024"]),
     hidden_cases=lambda: _digit_cases(["80235", "3141592653", "१२३४५", "", "00000000"] + _digits()),
     hint=(
-        "Predict from the pattern alone: GPT-4's pattern has the piece \\p{N}{1,3}. Which end "
-        "of the number does a regular expression start matching from?",
-        "It starts at the left and takes as many digits as it may, up to three, then starts "
-        "again after them. Only the last group can be shorter.",
-        "Slices of three from the left: [digits[i : i + 3] for i in range(0, len(digits), 3)].",
+        "Predict from the pattern alone: GPT-4's pattern has the piece \\p{N}{1,3}. Which "
+        "end of the number does a regular expression start matching from?",
+        "It starts at the left and takes as many digits as it may, up to three, then "
+        "starts again after them. Only the last group can be shorter.",
+        "So '1234567' becomes '123', '456', '7'. Slicing with a step of three positions, "
+        "starting at 0, gives exactly those groups; an empty string gives none.",
     ),
     solution="""\
 def digit_groups(digits: str) -> list[str]:

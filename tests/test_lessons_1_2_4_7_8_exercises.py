@@ -147,9 +147,9 @@ WRAPPERS = {
         "from lib import unigram",
         "def byte_fallback(text):\n    return unigram.byte_fallback(text)",
     ],
-    "safe_cuts": [
-        "from lib.corpus_files import safe_cuts as cuts",
-        "def safe_cuts(text):\n    return cuts(text)",
+    "unsafe_cuts": [
+        "from lib.exercises.lesson8 import unsafe_boundaries",
+        "def unsafe_cuts(text, pattern):\n    return unsafe_boundaries(text, pattern)",
     ],
     "add_counts": [
         "import lib.bpe_files as files",
@@ -222,3 +222,27 @@ def test_a_prediction_with_several_misses_explains_each_one():
     misses = [line for line in result.reason.splitlines() if "you said" in line]
     assert "all 7 misses:" in result.reason and len(misses) == 7
     assert any("you said 1, but '😀' is 4 UTF-8 bytes" in line for line in misses)
+
+
+UNSAFE_CUTS_SLIPS = {
+    # Every position where the halves differ, boundary or not: inside a piece they always differ.
+    "not only boundaries": "    for p in range(1, len(text)):\n",
+    # The safe boundaries instead of the unsafe ones.
+    "inverted": None,
+}
+
+
+@pytest.mark.parametrize("slip", sorted(UNSAFE_CUTS_SLIPS))
+def test_unsafe_cuts_slips_fail_the_shown_cases(slip):
+    """Lesson 8's experiment: the check alone catches the plausible ways to get it wrong."""
+    exercise = EXERCISES["unsafe_cuts"]
+    source = exercise.solution_code
+    if slip == "inverted":
+        wrong = source.replace("if halves != whole:", "if halves == whole:")
+    else:
+        wrong = source.replace("    for p in sorted(ends):\n", UNSAFE_CUTS_SLIPS[slip])
+    assert wrong != source
+    shown = exercise.cases()
+    outcomes = run_cases(namespace(wrong)[exercise.target], exercise.inputs(shown), 10)
+    result = exercise.judge(shown, outcomes)
+    assert result.status in ("partial", "failed") and result.score < exercise.points / 2, slip

@@ -151,9 +151,11 @@ WRAPPERS = {
         "from lib.exercises.lesson8 import unsafe_boundaries",
         "def unsafe_cuts(text, pattern):\n    return unsafe_boundaries(text, pattern)",
     ],
-    "add_counts": [
-        "import lib.bpe_files as files",
-        "def add_counts(parts):\n    return dict(files.count_files(parts))",
+    "first_merge": [
+        "from collections import Counter\nfrom lib import bpe",
+        "def first_merge(parts):\n    total = sum(map(Counter, parts), Counter())\n"
+        "    merges = bpe.train_from_counts(total, 257)[1]\n"
+        "    return merges[0] if merges else None",
     ],
     "tiktoken_line": [
         "from lib import train",
@@ -246,3 +248,22 @@ def test_unsafe_cuts_slips_fail_the_shown_cases(slip):
     outcomes = run_cases(namespace(wrong)[exercise.target], exercise.inputs(shown), 10)
     result = exercise.judge(shown, outcomes)
     assert result.status in ("partial", "failed") and result.score < exercise.points / 2, slip
+
+
+FIRST_MERGE_SLIPS = {
+    "each pre-token counted once": ("+ n  #", "+ 1  #"),
+    "pairs that do not overlap": ("zip(token, token[1:])", "zip(token[::2], token[1::2])"),
+    "the least pair on ties": ("(pairs[pair], pair)", "(pairs[pair], [-b[0] for b in pair])"),
+    "ints instead of bytes": ("(bytes([left]), bytes([right]))", "(left, right)"),
+}
+
+
+@pytest.mark.parametrize("slip", sorted(FIRST_MERGE_SLIPS))
+def test_first_merge_slips_fail_the_shown_cases(slip):
+    exercise = EXERCISES["first_merge"]
+    old, new = FIRST_MERGE_SLIPS[slip]
+    wrong = exercise.solution_code.replace(old, new)
+    assert wrong != exercise.solution_code
+    shown = exercise.cases()
+    outcomes = run_cases(namespace(wrong)[exercise.target], exercise.inputs(shown), 10)
+    assert exercise.judge(shown, outcomes).status in ("partial", "failed"), slip

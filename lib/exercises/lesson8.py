@@ -1,5 +1,5 @@
-"""Lesson 8 exercises: adding up the workers' counts, finding the cuts that change a text's
-pre-tokens, a .tiktoken line.
+"""Lesson 8 exercises: the first merge from the workers' counts, finding the cuts that change a
+text's pre-tokens, a .tiktoken line.
 
 `unsafe_cuts` asks for an experiment, not a rule: the learner finds where cutting a text at a
 boundary of its pre-tokens still changes them (`unsafe_boundaries` below is the reference), which
@@ -11,9 +11,10 @@ is what the course's cutting rule (`lib.corpus_files.safe_cuts`) must never allo
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections import Counter
 
-from lib import patterns, train
+from lib import bpe, patterns, train
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts, rng
 
@@ -69,17 +70,22 @@ def _cut_cases(texts: list[tuple[str, str]]) -> list[Case]:
     return [Case(args=(t, p), expected=unsafe_boundaries(t, p)) for t, p in texts]
 
 
+# Workers' counts where the plausible slips give another pair: one worker only, each pre-token
+# once, pairs across pre-tokens, no overlapping pairs, text instead of bytes, the wrong tie rule.
 _PARTS = [
-    [{b"the": 3, b" cat": 1}, {b"the": 2, b" dog": 5}],
-    [{b" a": 1}],
+    [{b" the": 3, b" cat": 1}, {b"the": 2, b" dog": 5}],
+    [{b"ab": 1, b"cd": 1}, {b"cd": 1}, {b"ab": 3}],
+    [{b"x": 5, b"y": 5}, {b"zz": 1}],
+    [{b"aaa": 2, b"ab": 3}],
+    [{" न".encode(): 2}, {" न".encode(): 3, b"!": 1}],
+    [{b"ba": 2}, {b"ab": 2}],
+    [{b"a": 3}, {}],
     [],
-    [{}, {b"x": 1}, {}],
-    [{" न".encode(): 2}, {" न".encode(): 3, b"!": 1}, {b"!": 4}],
 ]
 
 
 def _hidden_parts() -> list[list[dict[bytes, int]]]:
-    """Workers' counts of the chunks of made-up texts: some chunks in several parts, some once."""
+    """Workers' counts of made-up pre-tokens: some in several parts, some once."""
     texts = random_texts(81, 40)
     chunks = [text.encode() for text in texts]
     return [
@@ -88,14 +94,19 @@ def _hidden_parts() -> list[list[dict[bytes, int]]]:
     ]
 
 
-def _add_cases(parts: list[list[dict[bytes, int]]]) -> list[Case]:
-    cases = []
-    for counts in parts:
-        total: Counter = Counter()
-        for part in counts:
-            total.update(part)
-        cases.append(Case(args=(counts,), expected=dict(total)))
-    return cases
+def _first_merge(parts: list[dict[bytes, int]]) -> tuple[bytes, bytes] | None:
+    """The trainer's first merge on the workers' counts added up (None: no pair to merge)."""
+    total: Counter = Counter()
+    for part in parts:
+        total.update(part)
+    with warnings.catch_warnings():  # one merge asked, none possible: say None, not a warning
+        warnings.simplefilter("ignore")
+        merges = bpe.train_from_counts(total, 257)[1]
+    return merges[0] if merges else None
+
+
+def _merge_cases(parts: list[list[dict[bytes, int]]]) -> list[Case]:
+    return [Case(args=(counts,), expected=_first_merge(counts)) for counts in parts]
 
 
 _TOKENS = [(b"a", 97), (b" the", 262), (bytes([0xE0, 0xA4]), 300), (b"\n\n", 1000)]
@@ -151,27 +162,36 @@ def unsafe_cuts(text: str, pattern: str) -> list[int]:
 """,
 )
 
-add_counts = Exercise(
-    name="add_counts",
+first_merge = Exercise(
+    name="first_merge",
     lesson=8,
     points=1,
-    target="add_counts",
-    cases=lambda: _add_cases(_PARTS),
-    hidden_cases=lambda: _add_cases(_hidden_parts()),
+    target="first_merge",
+    cases=lambda: _merge_cases(_PARTS),
+    hidden_cases=lambda: _merge_cases(_hidden_parts()),
     hint=(
-        "Start from an empty dict and go through every worker's dict in turn.",
-        "A pre-token you have not met yet counts as 0 before you add to it (dict.get "
-        "takes a default). Build a new dict rather than adding into the first worker's: "
-        "the caller still owns the workers' dicts, and an empty list of parts must give "
-        "{}.",
+        "Three questions, in order: how often does a pre-token occur, over all the workers? "
+        "Which pairs of bytes does one pre-token hold, and so how often does the whole text "
+        "hold each pair? Which pair wins?",
+        "A pre-token that occurs n times holds each of its neighbouring byte pairs n times, "
+        "overlapping ones too: b'aaa' holds (b'a', b'a') twice. No pair crosses from one "
+        "pre-token into the next, because the pattern split the text first. Iterating over "
+        "bytes gives ints, and a merge is a pair of one-byte bytes objects.",
+        "Check yourself: [{b'ab': 1, b'cd': 1}, {b'cd': 1}, {b'ab': 3}] gives (b'a', b'b'), "
+        "4 against 2. If you get (b'c', b'd'), you counted each pre-token once, or one worker "
+        "only. Ties go to the greatest pair, as in lesson 3.",
     ),
     solution="""\
-def add_counts(parts: list[dict[bytes, int]]) -> dict[bytes, int]:
-    total = {}
+def first_merge(parts: list[dict[bytes, int]]) -> tuple[bytes, bytes] | None:
+    pairs = {}
     for part in parts:
-        for chunk, n in part.items():
-            total[chunk] = total.get(chunk, 0) + n
-    return total
+        for token, n in part.items():
+            for left, right in zip(token, token[1:]):
+                pair = (bytes([left]), bytes([right]))
+                pairs[pair] = pairs.get(pair, 0) + n  # n occurrences, each holding the pair
+    if not pairs:
+        return None
+    return max(pairs, key=lambda pair: (pairs[pair], pair))  # ties: the greatest pair
 """,
 )
 
@@ -206,4 +226,4 @@ def tiktoken_line(token: bytes, rank: int) -> str:
 """,
 )
 
-EXERCISES = [add_counts, unsafe_cuts, tiktoken_line]
+EXERCISES = [first_merge, unsafe_cuts, tiktoken_line]

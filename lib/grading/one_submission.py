@@ -22,6 +22,7 @@ from lib.exercises import Case, Exercise
 from lib.exercises.generated import secret_inputs
 from lib.grading import sandbox
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
+from lib.grading.exercise_code import exercise_code
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
 from lib.grading.own_code import Notebook
 from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
@@ -122,6 +123,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         note = "its cells match no lesson's exercises" + (f" ({label_note})" if label_note else "")
         return new_record(submission, settings, outcome="unknown lesson", note=note, **info)
     exercises = settings.catalog[lesson]
+    info["code"], info["unparsable"] = exercise_code(notebook, exercises)  # for similarity
     not_own, unreadable = _own_code(notebook, exercises)
     try:
         cases = {e.name: settings.cases_of(e) for e in exercises}

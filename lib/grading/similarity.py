@@ -14,6 +14,7 @@ fingerprint (found through an index of fingerprints) are compared in full.
 
 from __future__ import annotations
 
+import ast
 import functools
 import io
 import itertools
@@ -69,13 +70,25 @@ class Findings:
 
 def references(catalog: dict[int, list[Exercise]], notebooks_dir: Path) -> dict[str, Reference]:
     """Each exercise's `Reference`: its solution from the catalog, its handout from the lesson's
-    notebook in `notebooks_dir` (none when the lesson has no notebook there)."""
+    notebook in `notebooks_dir` (none when the lesson has no notebook there). Exercises whose
+    answer is a value, not code, are left out."""
     handed = {lesson: _handout_code(notebook) for lesson, notebook in handouts(notebooks_dir)}
     return {
         e.name: Reference(lesson, e.solution_code or "", handed.get(lesson, ""))
         for lesson, exercises in catalog.items()
         for e in exercises
+        if _defines_code(e.solution_code or "")
     }
+
+
+def _defines_code(solution: str) -> bool:
+    """Does the solution define a function or class? A prediction (`predicted_words = {...}`)
+    is not compared: every right answer is the same."""
+    try:
+        body = ast.parse(solution).body
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in body)
 
 
 def _handout_code(notebook: nbformat.NotebookNode) -> str:
@@ -115,9 +128,12 @@ def solution_score(code: str, reference: Reference) -> float:
         return 0.0
     mine = _fingerprint(code, reference.handout)
     published = _fingerprint(reference.solution, reference.handout)
-    if not mine.hashes or not published.hashes:
-        return 0.0
-    return _compared(mine, published)[0]
+    if mine.hashes and published.hashes:
+        return _compared(mine, published)[0]
+    # Too short for fingerprints (`return 2 * x`): the same once normalised, or not at all.
+    return float(
+        not mine.hashes and not published.hashes and mine.filtered_code == published.filtered_code
+    )
 
 
 def matches_solution(code: str, reference: Reference) -> bool:

@@ -100,7 +100,10 @@ def _who(entry) -> str:
 
 def _section(name: str, found: Findings) -> list[str]:
     html = [f"<h2>Lesson {found.reference.lesson}: <code>{escape(name)}</code></h2>"]
-    html.append(f"<p>{len(found.entries)} codes compared; {found.stubs} left as handed out.</p>")
+    html.append(
+        f"<p>{len(found.entries)} codes compared; {found.stubs} left as handed out or too "
+        "short to compare.</p>"
+    )
     same = [e for e in found.entries if e.solution_score >= SAME_AS_SOLUTION]
     if same:
         html.append("<h3>Same as the published solution</h3><ul>")

@@ -242,6 +242,7 @@ def summary(records: list[dict], seconds: float, out_dir: Path) -> str:
         f"Scores: {out_dir / 'grades.csv'} and {out_dir / 'totals.csv'}; for the LMS: "
         f"{out_dir / 'gradebook.csv'}; class summary: {out_dir / 'summary.md'}"
         f"{f'; roster: {roster}' if roster.exists() else ''}; feedback for students (.md and "
-        f".html) in {out_dir / 'feedback'}; written answers in {out_dir / 'answers.md'}."
+        f".html) in {out_dir / 'feedback'}; written answers in {out_dir / 'answers.md'}; "
+        f"similar code (a hint, not a verdict) in {out_dir / 'similarity.html'}."
     )
     return "\n".join(lines)

@@ -115,7 +115,7 @@ def _section(name: str, found: Findings) -> list[str]:
     for a, b, score, slices_a, slices_b in found.pairs:
         one, two = found.entries[a], found.entries[b]
         html += [
-            f"<details><summary>{_who(one)} and {_who(two)}: {100 * score:.0f}%</summary>",
+            f"<details open><summary>{_who(one)} and {_who(two)}: {100 * score:.0f}%</summary>",
             '<div class="pair">',
             f"<div><p>{escape(one.submission)}</p><pre>{_marked(one.code, slices_a)}</pre></div>",
             f"<div><p>{escape(two.submission)}</p><pre>{_marked(two.code, slices_b)}</pre></div>",

@@ -1,6 +1,6 @@
 """`python -m lib.grade selftest`: what it grades, what it says, and that the Gradescope image runs
-it. The whole self-test takes minutes (it runs every lesson), so its run is `end_to_end`; the
-verdict is tested on records as the grader makes them.
+it. The whole self-test takes minutes (it runs every lesson), so its run waits for
+COURSE_SELFTEST=1; the verdict is tested on records as the grader makes them.
 """
 
 from __future__ import annotations
@@ -52,11 +52,17 @@ def test_anything_short_of_full_marks_is_not_ready_and_says_what_to_fix(tmp_path
     )
 
 
-def test_without_the_sandbox_or_the_chart_png_it_is_not_ready(tmp_path):
+def test_without_the_chart_png_it_is_not_ready(tmp_path):
     (tmp_path / "summary.html").write_text("<html></html>")  # the chart, but no PNG
-    text, ready = selftest.report([record(1, [(1, 1)])], tmp_path, 10, sandboxed=False)
+    text, ready = selftest.report([record(1, [(1, 1)])], tmp_path, 10, sandboxed=True)
     assert not ready
     assert "No summary.png" in text and "apt-get install chromium" in text
+
+
+def test_without_the_sandbox_the_protections_line_says_so(tmp_path):
+    # Only with --sandbox-if-available (Gradescope without namespaces): not a failure, but said.
+    text, ready = selftest.report([record(1, [(1, 1)])], tmp_path, 10, sandboxed=False)
+    assert ready
     assert "Protections in force: NONE of the sandbox's" in text
 
 
@@ -84,6 +90,10 @@ def test_the_instructors_key_is_not_touched(tmp_path, monkeypatch):
 
 @pytest.mark.end_to_end
 @pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (`bwrap`) on PATH")
+@pytest.mark.skipif(
+    not os.environ.get("COURSE_SELFTEST"),
+    reason="grades every lesson whole (8 minutes on a busy 2-core VM): set COURSE_SELFTEST=1",
+)
 def test_the_selftest_passes_on_this_machine(capsys):
     status = main(["selftest", "--no-progress"])
     out = capsys.readouterr().out

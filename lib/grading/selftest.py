@@ -93,7 +93,9 @@ def _fixes(problems: list[str]) -> list[str]:
 
 def report(records: list[dict], out_dir: Path, seconds: float, sandboxed: bool) -> tuple[str, bool]:
     """The self-test's text (a line per lesson, problems, protections, verdict) and whether the
-    machine is ready: every lesson graded in full, nothing raised, the chart's PNG drawn."""
+    machine is ready: every lesson graded in full, nothing raised, the chart's PNG drawn. Grading
+    without the sandbox is not a failure here (`run` only does so when asked, as on Gradescope
+    without namespaces), but the protections line says so."""
     lines, problems = [], []
     for record in sorted(records, key=lambda r: r["lesson"] or 0):
         score, most = total(record)
@@ -109,8 +111,6 @@ def report(records: list[dict], out_dir: Path, seconds: float, sandboxed: bool) 
     if png:
         lines.append(png)
         problems.append(png)
-    if not sandboxed:
-        problems.append("graded without the sandbox")
     lines.append(protections.line(sandboxed))
     minutes, secs = divmod(round(seconds), 60)
     if problems:

@@ -74,6 +74,13 @@ def run_selftest(argv: list[str]) -> int:
     )
     parser.add_argument("--jobs", type=int, default=None, help="notebooks at a time")
     parser.add_argument(
+        "--lesson",
+        type=int,
+        action="append",
+        metavar="N",
+        help="only this lesson (repeat for several; default: every lesson)",
+    )
+    parser.add_argument(
         "--sandbox-if-available",
         action="store_true",
         help="grade without the sandbox where bubblewrap cannot run, as the Gradescope "
@@ -84,6 +91,7 @@ def run_selftest(argv: list[str]) -> int:
     try:
         text, ready = selftest.run(
             jobs=args.jobs,
+            lessons=set(args.lesson) if args.lesson else None,
             sandboxed=None if args.sandbox_if_available else True,
             progress=not args.no_progress,
         )

@@ -52,6 +52,11 @@ def test_anything_short_of_full_marks_is_not_ready_and_says_what_to_fix(tmp_path
     )
 
 
+def test_nothing_graded_is_not_ready(tmp_path):
+    text, ready = selftest.report([], tmp_path, 1, sandboxed=True)
+    assert not ready and "no lesson notebook to grade" in text
+
+
 def test_without_the_chart_png_it_is_not_ready(tmp_path):
     (tmp_path / "summary.html").write_text("<html></html>")  # the chart, but no PNG
     text, ready = selftest.report([record(1, [(1, 1)])], tmp_path, 10, sandboxed=True)
@@ -74,6 +79,11 @@ def test_the_solved_lessons_are_every_lesson_recognised_by_content(tmp_path):
         lesson, note = identify_lesson(read_notebook(path), catalog)
         found[path.name] = (lesson, note)
     assert found == {f"lesson{n}_solved.ipynb": (n, "") for n in catalog}
+    selftest._write_solved_lessons(tmp_path / "two", {3, 5})
+    assert sorted(p.name for p in (tmp_path / "two").iterdir()) == [
+        "lesson3_solved.ipynb",
+        "lesson5_solved.ipynb",
+    ]
 
 
 def test_the_gradescope_image_runs_the_selftest_last():

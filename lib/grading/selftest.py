@@ -67,11 +67,13 @@ def _throwaway_key(folder: Path) -> Iterator[None]:
             os.environ[KEY_VAR] = before
 
 
-def _write_solved_lessons(folder: Path) -> None:
-    """Every lesson's handout with all its exercises solved, as `lesson<N>_solved.ipynb`."""
+def _write_solved_lessons(folder: Path, lessons: set[int] | None = None) -> None:
+    """Each lesson's handout (of `lessons`, default all) with every exercise solved, as
+    `lesson<N>_solved.ipynb`."""
     folder.mkdir(parents=True)
     for lesson, notebook in handouts(ROOT / "notebooks"):
-        nbformat.write(solved(notebook), folder / f"lesson{lesson}_solved.ipynb")
+        if lessons is None or lesson in lessons:
+            nbformat.write(solved(notebook), folder / f"lesson{lesson}_solved.ipynb")
 
 
 def _shortfalls(record: dict) -> list[str]:
@@ -107,6 +109,9 @@ def report(records: list[dict], out_dir: Path, seconds: float, sandboxed: bool) 
         )
         lines += [f"    {problem}" for problem in falls_short]
         problems += falls_short
+    if not records:
+        problems.append(f"no lesson notebook to grade in {ROOT / 'notebooks'} (--lesson?)")
+        lines.append(problems[-1])
     png = summary_chart.png_note(out_dir)
     if png:
         lines.append(png)
@@ -133,10 +138,12 @@ def run(
     limits: Limits | None = None,
     *,
     jobs: int | None = None,
+    lessons: set[int] | None = None,
     sandboxed: bool | None = True,
     progress: bool = True,
 ) -> tuple[str, bool]:
-    """Grade every lesson's solved notebook; returns the report and whether the machine is ready.
+    """Grade every lesson's solved notebook (or those of `lessons`); returns the report and
+    whether the machine is ready.
     `sandboxed=None` uses the sandbox where bubblewrap can run and grades without it elsewhere,
     as the Gradescope autograder does. Raises `sandbox.SandboxUnavailable` when `sandboxed` is
     True and bubblewrap cannot run (its message says what to install)."""
@@ -148,7 +155,7 @@ def run(
             sandboxed = False
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="course-selftest-") as tmp, _throwaway_key(Path(tmp)):
-        _write_solved_lessons(Path(tmp, "submissions"))
+        _write_solved_lessons(Path(tmp, "submissions"), lessons)
         out = Path(tmp, "out")
         records = grade_submissions(
             [Path(tmp, "submissions")],

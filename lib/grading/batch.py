@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lib.grading import kept_roster, memory_group, reports, sandbox
+from lib.grading import kept_roster, memory_group, reports, sandbox, similarity
 from lib.grading.execute import Limits
 from lib.grading.notebook import answer_questions, handout_prose, load_catalog
 from lib.grading.one_submission import Settings, grade_one, new_record
@@ -191,6 +191,7 @@ def grade_submissions(
         boxed=boxed,
     )
     questions = answer_questions(Path(questions_from))
+    references = similarity.references(settings.catalog, Path(questions_from))
 
     def stale(submission: Submission) -> bool:
         record = store.get(submission)
@@ -201,7 +202,9 @@ def grade_submissions(
         _warm_data_cache()
 
     def write_reports(charts: bool = False) -> None:
-        reports.write_all(out_dir, store.all(), questions, roster, charts=charts)
+        reports.write_all(
+            out_dir, store.all(), questions, roster, charts=charts, references=references
+        )
 
     bar = tqdm(
         total=len(submissions),

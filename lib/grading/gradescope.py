@@ -75,6 +75,9 @@ python3 -m venv /autograder/venv
 # Grading runs without network: every file the lessons read is fetched now (sha256-checked).
 cd /autograder/source
 /autograder/venv/bin/python -c "from lib import data; data.fetch_all()"
+# Last: grade every lesson's own solutions here, so an image that cannot grade fails now, when
+# the instructor uploads it, and not at the first student's submission.
+/autograder/venv/bin/python -m lib.grade selftest --sandbox-if-available --no-progress
 """
 
 RUN_AUTOGRADER = """\

@@ -25,6 +25,7 @@ from lib.exercises import Case, Exercise
 from lib.exercises.generated import secret_inputs
 from lib.grading import sandbox
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
+from lib.grading.exercise_code import exercise_code
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
 from lib.grading.own_code import Notebook
 from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
@@ -155,6 +156,8 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         note = "its cells match no lesson's exercises" + (f" ({label_note})" if label_note else "")
         return new_record(submission, settings, outcome="unknown lesson", note=note, **info)
     exercises = settings.catalog[lesson]
+    # Both read the student's code: bounded work, off the event loop (see _read).
+    info["code"], info["unparsable"] = await asyncio.to_thread(exercise_code, notebook, exercises)
     not_own, unreadable = await asyncio.to_thread(_own_code, notebook, exercises)
     try:
         cases = {e.name: settings.cases_of(e) for e in exercises}

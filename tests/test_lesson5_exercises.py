@@ -159,6 +159,27 @@ def test_the_byte_order_mistake_is_caught_by_the_check():
     assert "byte value as id" in result.reason  # and the mistake is named
 
 
+SPECIALS_SLIPS = {
+    # The alternation tried shortest first: <|endoftext|><|endoftext|> is cut as two singles.
+    "shortest first": ("sorted(allowed, key=len, reverse=True)", "sorted(allowed, key=len)"),
+    # Whitespace-only text between specials dropped: '<|endoftext|> <|user|>\n' loses 32 and 10.
+    "whitespace dropped": ("elif piece:", "elif piece.strip():"),
+}
+
+
+@pytest.mark.parametrize("slip", sorted(SPECIALS_SLIPS))
+def test_the_check_catches_plausible_special_token_slips(slip):
+    """The shown cases alone fail these answers, which once passed every case."""
+    old, new = SPECIALS_SLIPS[slip]
+    exercise = lesson5.encode_with_specials
+    wrong = exercise.solution_code.replace(old, new)
+    assert wrong != exercise.solution_code
+    shown = exercise.cases()
+    target = defined(wrong)[exercise.target]
+    result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
+    assert result.status in ("partial", "failed"), slip
+
+
 @pytest.mark.end_to_end
 def test_the_batch_grader_grades_the_capstone_end_to_end(tmp_path):
     """The whole lesson as a student hands it in: every exercise solved honestly earns every

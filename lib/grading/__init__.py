@@ -12,6 +12,10 @@
   pages and chart an instructor reads.
 - `one_submission`: grading one notebook, start to record; `batch`: the whole class, in parallel.
 - `gradescope`: the same grader as a Gradescope autograder, and results in Gradescope's format.
+- `exercise_code`, `similarity`, `similarity_report`: each exercise's code as written, compared
+  across the class and with the published solution (copydetect), in similarity.html and .csv.
+- `solved`, `selftest`, `protections`: the lessons with their solutions filled in, graded as a
+  class would be to prove the machine; the line saying which protections were in force.
 
 Nothing is imported here on purpose: the kernel imports `lib.grading.kernel_side` and should not
 pay for (or be affected by) the rest.

@@ -9,8 +9,11 @@ away with the box. Whatever the notebook does, `grade_one` returns a record sayi
 
 from __future__ import annotations
 
+import asyncio
 import datetime
 import hashlib
+import os
+import shutil
 import tempfile
 import time
 import warnings
@@ -25,6 +28,7 @@ from lib.exercises.generated import secret_inputs
 from lib.exercises.own_code import Notebook
 from lib.grading import sandbox
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
+from lib.grading.exercise_code import exercise_code
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
 from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
 from lib.grading.roster import Student, match
@@ -44,6 +48,7 @@ class Settings:
     catalog: dict[int, list[Exercise]] = field(default_factory=dict)
     handouts: dict[int, set[str]] = field(default_factory=dict)
     sandboxed: bool = True
+    boxed: bool = True  # bubblewrap runs here; else (sandboxed) an own user only: `sandbox.choose`
     caps: sandbox.Caps = field(default_factory=sandbox.Caps)
     cases: dict[tuple[str, str | None], list[Case]] = field(default_factory=dict)
     salt: str = ""  # makes the hidden cases' made-up inputs secret (`generated.secret_inputs`)
@@ -79,15 +84,35 @@ class _Box:
     """Wraps a kernel command in the sandbox; called once the connection file exists, which it
     hands to the kernel's own user along with the folders it may write in."""
 
-    def __init__(self, settings: Settings, work: Path, runtime: Path, uid: int | None):
-        self.settings, self.work, self.runtime, self.uid = settings, work, runtime, uid
+    def __init__(self, settings: Settings, tmp: Path, uid: int | None):
+        self.settings, self.tmp, self.uid = settings, tmp, uid
 
     def __call__(self, kernel: list[str]) -> list[str]:
-        sandbox.give_to(self.uid, self.work, self.runtime)
+        work, runtime = self.tmp / "work", self.tmp / "runtime"
+        sandbox.give_to(self.uid, runtime)  # the connection file, just written
         readonly = sandbox.readonly_paths(self.settings.import_paths)
-        return sandbox.command(
-            kernel, self.work, self.runtime, readonly, self.settings.caps, self.uid
-        )
+        caps, boxed = self.settings.caps, self.settings.boxed
+        return sandbox.command(kernel, work, runtime, readonly, caps, self.uid, boxed)
+
+
+def _set_up(
+    submission: Submission, settings: Settings, tmp: Path, uid: int | None
+) -> tuple[Path, dict[str, str], Path | None, _Box | None]:
+    """The kernel's folders in `tmp`, handed to its user: returns the folder the notebook runs
+    in, the kernel's environment, and (sandboxed) the runtime folder and the box."""
+    work = working_copy(submission, tmp)
+    if not settings.sandboxed:
+        return work, unboxed_env(tmp, settings.import_paths), None, None
+    Path(tmp, "runtime").mkdir()
+    scratch = "/tmp"  # the box's own
+    if not settings.boxed:  # no box, no private /tmp: a scratch folder of its own instead
+        os.chmod(tmp, 0o711)  # its user must reach its folders, but not list ours
+        Path(tmp, "scratch", "home").mkdir(parents=True)
+        scratch = str(Path(tmp, "scratch"))
+        sandbox.give_to(uid, Path(scratch))
+    sandbox.give_to(uid, tmp / "work")
+    env = sandbox.environment(settings.import_paths, scratch)
+    return work, env, Path(tmp, "runtime"), _Box(settings, tmp, uid)
 
 
 def new_record(submission: Submission, settings: Settings, **fields) -> dict:
@@ -111,6 +136,15 @@ def new_record(submission: Submission, settings: Settings, **fields) -> dict:
     }
 
 
+def _read(submission: Submission, settings: Settings) -> tuple:
+    """The notebook, what is read from it without running it (answers, solutions opened), its
+    lesson and a note about its label. Raises `UnreadableNotebook`."""
+    notebook = read_notebook(submission.path)
+    info = {"answers": written_answers(notebook), "solutions": solutions_opened(notebook)}
+    lesson, label_note = identify_lesson(notebook, settings.catalog, settings.handouts)
+    return notebook, info, lesson, label_note
+
+
 def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tuple[dict, set]:
     """Rows for exercises whose code is not the student's own, and the targets that no readable
     cell defines (if the kernel has them anyway, they came from `exec` or a file)."""
@@ -130,20 +164,22 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     `sandbox.OwnUser`). Never raises for anything the submission does: the record says."""
     started = time.monotonic()
     if submission.refused:
-        note = f"refused: {submission.refused}, which the grader never follows"
-        return new_record(submission, settings, outcome="refused", note=note)
+        return new_record(
+            submission, settings, outcome="refused", note=f"refused: {submission.refused}"
+        )
+    # The student's file is read in a worker thread: however long it takes, the other notebooks
+    # and the deadline of this one (`batch`) go on.
     try:
-        notebook = read_notebook(submission.path)
+        notebook, info, lesson, label_note = await asyncio.to_thread(_read, submission, settings)
     except UnreadableNotebook as error:
         return new_record(submission, settings, outcome="unreadable", note=str(error))
-    answers, solutions = written_answers(notebook), solutions_opened(notebook)
-    lesson, label_note = identify_lesson(notebook, settings.catalog, settings.handouts)
-    info = {"answers": answers, "solutions": solutions}
     if lesson is None:
         note = "its cells match no lesson's exercises" + (f" ({label_note})" if label_note else "")
         return new_record(submission, settings, outcome="unknown lesson", note=note, **info)
     exercises = settings.catalog[lesson]
-    not_own, unreadable = _own_code(notebook, exercises)
+    # Both read the student's code: bounded work, off the event loop (see _read).
+    info["code"], info["unparsable"] = await asyncio.to_thread(exercise_code, notebook, exercises)
+    not_own, unreadable = await asyncio.to_thread(_own_code, notebook, exercises)
     try:
         student = settings.student_of(submission)
         cases = {e.name: settings.cases_of(e, student) for e in exercises}
@@ -160,21 +196,18 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         unreadable_targets=unreadable,
     )
     events, outcome, note = [], "graded", label_note
-    with tempfile.TemporaryDirectory(prefix="course-grade-", ignore_cleanup_errors=True) as tmp:
-        try:
-            work = working_copy(submission, Path(tmp))
-            if settings.sandboxed:
-                job.runtime = Path(tmp, "runtime")
-                job.runtime.mkdir()
-                job.box = _Box(settings, Path(tmp, "work"), job.runtime, uid)
-                env = sandbox.environment(settings.import_paths)
-            else:
-                env = unboxed_env(Path(tmp), settings.import_paths)
-            results, events = await run_and_grade(prepared(notebook), work, env, job)
-        except Exception as error:  # the kernel would not start, the disk is full...
-            outcome = "error"
-            note = f"could not run the notebook ({type(error).__name__}: {clean(str(error), 300)})"
-            results = {e.name: result_row(e, "error", "not graded") for e in exercises}
+    tmp = Path(tempfile.mkdtemp(prefix="course-grade-"))
+    try:  # copying, handing over and removing the student's files: in a worker thread too
+        work, env, job.runtime, job.box = await asyncio.to_thread(
+            _set_up, submission, settings, tmp, uid
+        )
+        results, events = await run_and_grade(prepared(notebook), work, env, job)
+    except Exception as error:  # the kernel would not start, the disk is full...
+        outcome = "error"
+        note = f"could not run the notebook ({type(error).__name__}: {clean(str(error), 300)})"
+        results = {e.name: result_row(e, "error", "not graded") for e in exercises}
+    finally:
+        await asyncio.to_thread(shutil.rmtree, tmp, ignore_errors=True)
     rows = [_checked(results[e.name], e) for e in exercises]
     if settings.sandboxed is False:
         events = [NO_SANDBOX_NOTE, *events]

@@ -112,6 +112,7 @@ REPLACED_UNSEEN = {
     "except* ValueError:\n    pass",
     "__code__ assigned": "utf8_encode.__code__ = (lambda cp: chr(cp).encode()).__code__",
     "%time magic": "%time utf8_encode = lambda cp: chr(cp).encode()",
+    "exec by another name": "run = exec\nrun('utf8_encode = lambda cp: chr(cp).en' 'code()')",
     "get_ipython().run_cell": "get_ipython().run_cell("
     "'utf8_encode = lambda cp: chr(cp).en' 'code()')",
 }
@@ -125,6 +126,35 @@ REPLACED_UNSEEN = {
 @pytest.mark.parametrize("cell", REPLACED_UNSEEN.values(), ids=list(REPLACED_UNSEEN))
 def test_a_function_replaced_where_reading_cannot_follow_earns_nothing(shell, cell):
     assert not earns_full_marks(shell, "utf8_encode", DECOY, cell)
+
+
+# A cell no graded function reaches replaces a builtin, or an allowed module's function, that
+# the answer calls: the answer reads as own code, the kernel runs the replacement.
+UNDER_ITS_FEET = {
+    "builtins.ascii": (
+        "def utf8_encode(cp):\n    return ascii(cp)",
+        "import builtins, codecs\nbuiltins.ascii = lambda cp: codecs.utf_8_encode(chr(cp))[0]",
+    ),
+    "math.comb": (
+        "import math\ndef utf8_encode(cp):\n    return math.comb(cp, 0)",
+        "import math, codecs\nmath.comb = lambda cp, k: codecs.utf_8_encode(chr(cp))[0]",
+    ),
+}
+
+
+@pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="red team: a builtin or allowed module patched"
+)
+@pytest.mark.parametrize("answer, patch", UNDER_ITS_FEET.values(), ids=list(UNDER_ITS_FEET))
+def test_a_builtin_or_module_the_answer_uses_is_not_replaced_unseen(shell, answer, patch):
+    import builtins
+    import math
+
+    kept = builtins.ascii, math.comb
+    try:
+        assert not earns_full_marks(shell, "utf8_encode", answer, patch)
+    finally:
+        builtins.ascii, math.comb = kept
 
 
 @pytest.mark.xfail(

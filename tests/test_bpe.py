@@ -3,6 +3,7 @@
 import json
 import time
 import warnings
+from collections import Counter
 
 import pytest
 from hypothesis import given, settings
@@ -94,6 +95,19 @@ def test_vocab_larger_than_text_allows_stops_and_says_so():
     with pytest.warns(UserWarning, match="stopped after 4 of 744 merges"):
         vocab, merges = bpe.train("hello", 1000)
     assert len(merges) == 4 and len(vocab) == 260
+
+
+@pytest.mark.parametrize(
+    "train", [bpe.train, lambda *a: bpe.train_from_counts(Counter([b"hello"]), a[1])]
+)
+def test_a_request_is_checked_once_and_the_warning_names_the_callers_line(train, monkeypatch):
+    calls = []
+    check = bpe.check_request
+    monkeypatch.setattr(bpe, "check_request", lambda *a: calls.append(a) or check(*a))
+    with pytest.warns(UserWarning, match="stopped after") as caught:
+        train("hello", 1000)
+    assert len(calls) == 1
+    assert caught[0].filename == __file__
 
 
 @pytest.mark.parametrize("bad", [b"bytes", None, ["a"]])

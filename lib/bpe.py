@@ -20,10 +20,8 @@ from collections.abc import Iterable, Mapping
 
 from lib import patterns
 from lib.bpe_fast import train_fast
+from lib.bpe_types import Merges, Vocab  # bpe.Merges and bpe.Vocab, as the lessons name them
 from lib.progress import progress as progress_bar
-
-Vocab = dict[int, bytes]
-Merges = list[tuple[bytes, bytes]]
 
 
 def get_stats(

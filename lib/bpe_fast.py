@@ -28,9 +28,9 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from operator import add, itemgetter
 
+from lib.bpe_types import Merges
 from lib.progress import progress as progress_bar
 
-Merges = list[tuple[bytes, bytes]]
 _LAST, _FIRST = itemgetter(slice(-1, None)), itemgetter(slice(1))  # "" for an empty piece
 
 

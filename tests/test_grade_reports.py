@@ -8,12 +8,12 @@ import csv
 import os
 import re
 import shutil
-import subprocess
 import time
 import uuid
 from pathlib import Path
 
 import pytest
+from processes import still_running
 
 from lib.grading import reports, summary_chart
 from lib.grading.roster import Student, load_roster, match, normalise
@@ -255,17 +255,6 @@ def test_a_drawing_that_hangs_costs_the_png_and_is_killed_with_its_browser(tmp_p
     assert 3 <= time.monotonic() - started < 20
     assert (tmp_path / "summary.html").exists() and not (tmp_path / "summary.png").exists()
     assert not still_running(marker, seconds=10), "the stuck browser is still running"
-
-
-def still_running(marker: str, seconds: float) -> str:
-    """The processes whose command line holds `marker`, once they are gone or after `seconds`.
-    SIGKILL is sent, not awaited: the kernel needs a moment to end a process, longer under load."""
-    deadline = time.monotonic() + seconds
-    while True:
-        left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(0.1)
 
 
 def test_html_feedback_escapes_what_the_student_wrote(tmp_path):

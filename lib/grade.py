@@ -13,12 +13,13 @@ lib/grading/gradescope.py); its `run_autograder` calls `python -m lib.grade grad
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 import time
 from pathlib import Path
 
 from lib.grading import gradescope
-from lib.grading.batch import grade_submissions
+from lib.grading.batch import CourseDataMissing, grade_submissions
 from lib.grading.execute import Limits
 from lib.grading.reports import summary
 from lib.grading.roster import load_roster
@@ -33,6 +34,17 @@ NO_SANDBOX_WARNING = (
 )
 
 
+def _lesson_option(parser: argparse.ArgumentParser) -> None:
+    totals = gradescope.lesson_totals()
+    parser.add_argument(
+        "--lesson",
+        type=int,
+        choices=sorted(totals),
+        help="score only this lesson's notebooks (one Gradescope assignment per lesson); "
+        + ", ".join(f"lesson {n}: {points:g} points" for n, points in sorted(totals.items())),
+    )
+
+
 def build_gradescope(argv: list[str]) -> int:
     """`python -m lib.grade gradescope --out autograder.zip`: write the autograder bundle."""
     parser = argparse.ArgumentParser(
@@ -41,14 +53,18 @@ def build_gradescope(argv: list[str]) -> int:
         "autograder; see the README's Grading section).",
     )
     parser.add_argument("--out", required=True, type=Path, help="the zip file to write")
+    _lesson_option(parser)
     args = parser.parse_args(argv)
     if args.out.suffix != ".zip" or args.out.is_dir():
         parser.error(f"--out {args.out}: give the name of a .zip file to write")
     try:
-        names = gradescope.build_bundle(args.out)
+        names = gradescope.build_bundle(args.out, args.lesson)
     except OSError as error:
         parser.error(f"cannot write {args.out} ({error.strerror}): choose a writable folder")
     print(f"Wrote {args.out} ({len(names)} files). Upload it as the assignment's autograder.")
+    if args.lesson:
+        points = gradescope.lesson_totals()[args.lesson]
+        print(f"It scores lesson {args.lesson} only: set the assignment's points to {points:g}.")
     return 0
 
 
@@ -57,8 +73,9 @@ def run_gradescope(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m lib.grade gradescope-run")
     parser.add_argument("submission", type=Path, help="folder of the student's files")
     parser.add_argument("results", type=Path, help="where to write results.json")
+    _lesson_option(parser)
     args = parser.parse_args(argv)
-    results = gradescope.run(args.submission, args.results)
+    results = gradescope.run(args.submission, args.results, args.lesson)
     print(results["output"], f"\nScore: {results['score']:g}", sep="\n")
     return 0
 
@@ -129,10 +146,20 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PATH",
         help="class list CSV (name and id columns): ids in gradebook.csv, roster_report.md",
     )
+    parser.add_argument(
+        "--drop",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="forget what --out holds for this notebook (or every notebook under this folder): "
+        "its rows leave every table; may be given more than once",
+    )
     args = parser.parse_args(argv)
     if args.no_sandbox:
         print(f"WARNING: {NO_SANDBOX_WARNING}", file=sys.stderr)
     started = time.monotonic()
+    run_started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     try:
         roster = load_roster(args.roster) if args.roster else None
     except ValueError as error:
@@ -148,8 +175,9 @@ def main(argv: list[str] | None = None) -> int:
             sandboxed=not args.no_sandbox,
             progress=not args.no_progress,
             roster=roster,
+            drop=tuple(args.drop),
         )
-    except (FileNotFoundError, SandboxUnavailable) as error:
+    except (FileNotFoundError, SandboxUnavailable, CourseDataMissing) as error:
         parser.error(str(error))
     except KeyboardInterrupt:
         print(
@@ -160,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     if not records:
         print("No notebooks (.ipynb) found in", *args.submissions)
         return 1
-    print(summary(records, time.monotonic() - started, args.out))
+    print(summary(records, time.monotonic() - started, args.out, since=run_started))
     return 0
 
 

@@ -158,7 +158,8 @@ def test_compare_and_fresh_arguments_per_case():
 
 def test_values_as_targets():
     exercise = make_square(name="answer", target="answer", cases=lambda: [Case(expected=42)])
-    assert exercise.grade(run("answer = ...")).status == "not attempted"
+    blank = exercise.grade(run("answer = ..."))
+    assert (blank.status, blank.reason) == ("not attempted", "is still `...`")
     assert exercise.grade(run("answer = 41")).status == "failed"
     assert exercise.grade(run("answer = 42")).status == "passed"
 

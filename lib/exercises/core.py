@@ -152,7 +152,8 @@ class Exercise:
             return self._result("error", 0, "the exercise has no test cases")
         outcomes = [o if isinstance(o, dict) else {} for o in outcomes[: len(cases)]]
         if outcomes and all(is_stub(o) for o in outcomes):
-            return self._result("not attempted", 0, "raises NotImplementedError")
+            blank = "is still `...`" if outcomes[0].get("stub") else "raises NotImplementedError"
+            return self._result("not attempted", 0, blank)
         trivial = trivial_answer(cases, outcomes) if is_callable else None
         if trivial is not None:
             return self._result("failed", 0, f"it {trivial}, and the right answers differ")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lib.grading import reports, sandbox
+from lib.grading import kept_roster, reports, sandbox
 from lib.grading.execute import Limits
 from lib.grading.notebook import answer_questions, handout_prose, load_catalog
 from lib.grading.one_submission import Settings, grade_one, new_record
@@ -98,15 +98,25 @@ def needs_retry(record: dict) -> bool:
     return record["outcome"] == "error" or any(e["status"] in RETRIED for e in record["exercises"])
 
 
+class CourseDataMissing(RuntimeError):
+    """The course data cannot be had here: grading would blame every student for it."""
+
+
 def _warm_data_cache() -> None:
     """Fetch every course data file now, in the grader: inside a sandbox the cache is read-only
-    and there is no network. What cannot be fetched is left for the lesson to report."""
+    and there is no network. Without the data every student's cell that reads it would raise,
+    and their feedback would blame them (with this machine's paths in it), so stop instead."""
     from lib import data
 
     try:
         data.fetch_all()
     except data.DataError as error:
-        print(f"Note: not all course data could be fetched ({str(error)[:200]}...)")
+        first = " ".join(str(error).split())[:300]
+        raise CourseDataMissing(
+            f"the course data is not available ({first}). Nothing was graded: connect to the "
+            f"internet, or set {data.MIRROR_VAR} to a copy of the course's data mirror, and "
+            "run the same command again."
+        ) from None
 
 
 def grade_submissions(
@@ -123,19 +133,34 @@ def grade_submissions(
     import_paths: tuple[str, ...] = (str(ROOT),),
     questions_from: Path = ROOT / "notebooks",
     roster: list[Student] | None = None,
+    drop: tuple[str | Path, ...] = (),
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
     sandbox unless `sandboxed=False`. Submissions an earlier run already graded into `out_dir`
     are kept unless `force` (or, with `retry_failed`, unless a time-out, crash or error spoiled
     them). `questions_from` holds the lesson notebooks as handed out (for the written answers'
-    questions and for recognising lessons). Returns this run's records, one per submission; the
-    reports list every record in `out_dir`, from earlier runs too."""
+    questions and for recognising lessons). A `roster` is kept in `out_dir` and reused by a
+    later run given none (`kept_roster`). `drop`: files or folders whose submissions `out_dir`
+    should forget (a file removed from the class, say). Returns this run's records, one per
+    submission; the reports list every record in `out_dir`, from earlier runs too."""
     if sandboxed:
         sandbox.check_available()
     out_dir = Path(out_dir)
-    submissions = find_submissions(paths)
+    # One submission per student and contents: the class folder copied elsewhere is not new.
+    found: dict[tuple[str, str], Submission] = {}
+    for submission in find_submissions(paths):
+        found.setdefault((submission.student, submission.sha256), submission)
+    submissions = list(found.values())
+    if not submissions and not drop:  # nothing to grade: no empty tables in an empty folder
+        return []
     store = RecordStore(out_dir)
+    for path in drop:
+        gone = store.drop(path)
+        print(f"Dropped {len(gone)} submission(s) of {path} from {out_dir}.")
+    roster, note = kept_roster.roster_for(out_dir, roster)
+    if note:
+        print(note)
     if store.rejected:
         print(f"Ignored {store.rejected} line(s) of {store.path} not written by this grader.")
     settings = Settings(

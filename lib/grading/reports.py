@@ -9,11 +9,13 @@ them. Every CSV cell goes through `tables.csv_text`, which defuses spreadsheet f
 
 from __future__ import annotations
 
-import re
+from collections import Counter
 from pathlib import Path
 
-from lib.grading import feedback, gradebook, summary_chart
+from lib.grading import feedback, gradebook, summary_chart, written_marks
+from lib.grading.feedback_names import feedback_stems, person
 from lib.grading.roster import Student
+from lib.grading.safe_text import md_block, md_code, md_inline, printable
 from lib.grading.tables import csv_text, write_text
 from lib.grading.versions import counting_records, identity, total
 
@@ -87,34 +89,33 @@ def total_row(record: dict, counts: bool = True) -> dict:
     }
 
 
-def feedback_stem(record: dict) -> str:
-    """`<student>_lesson<N>`, with anything odd in the student's name made safe."""
-    student = re.sub(r"[^\w.-]+", "_", record["student"]).strip("._") or "student"
-    lesson = f"lesson{record['lesson']}" if record["lesson"] else "unknown_lesson"
-    return f"{student}_{lesson}"
-
-
 def answers_page(
-    records: list[dict], questions: dict[int, dict[str, str]], warning: str = ""
+    records: list[dict], questions: dict[int, dict[str, str]], warning: str = "", counts=None
 ) -> str:
-    """Every student's written answers, question by question, for marking by hand."""
+    """Every student's written answers, question by question, for marking by hand. `counts`
+    (one flag per record): which version of a lesson counts, when a student handed in two."""
     lines = ["# Written answers", ""] + ([warning, ""] if warning else [])
     lines += ["Each question, then every student's answer (quoted as written).", ""]
     answers: dict[int, dict[str, list[tuple[str, str]]]] = {}
-    for record in _in_order(records):
+    versions = Counter((identity(r), r["lesson"]) for r in records)
+    for record, counted in zip(records, counts or [True] * len(records), strict=True):
+        who = md_inline(record["student"])
+        if versions[identity(record), record["lesson"]] > 1:  # say which of them counts
+            file = md_code(Path(record["submission"]).name)
+            who += f" ({file}, {'the version that counts' if counted else 'does not count'})"
         for answer_id, text in record["answers"].items() if record["lesson"] else ():
             by_id = answers.setdefault(record["lesson"], {})
-            by_id.setdefault(answer_id, []).append((record["student"], text))
+            by_id.setdefault(answer_id, []).append((who, text))
     for lesson, by_id in sorted(answers.items()):
         asked = questions.get(lesson, {})  # the lesson's order, then any the lesson lacks
         for answer_id in [a for a in asked if a in by_id] + sorted(set(by_id) - set(asked)):
-            lines += [f"## Lesson {lesson}, `{answer_id}`", ""]
+            lines += [f"## Lesson {lesson}, {md_code(answer_id)}", ""]
             if answer_id in asked:
                 lines += [*(f"> {line}" for line in asked[answer_id].splitlines()), ""]
             for student, text in by_id[answer_id]:
-                quoted = [f"> {line}" for line in text.splitlines()] or ["> *(no answer)*"]
+                quoted = [f"> {line}" for line in md_block(text)] or ["> *(no answer)*"]
                 lines += [f"### {student}", "", *quoted, ""]
-    return "\n".join(lines)
+    return printable("\n".join(lines))
 
 
 def unsandboxed_warning(records: list[dict]) -> str:
@@ -150,11 +151,12 @@ def write_all(
     charts: bool = True,
 ) -> None:
     """(Re)write every report in `out_dir` from `records` (all of the folder's, not one run's):
-    grades.csv, totals.csv, feedback/*.md and *.html, answers.md, gradebook.csv,
+    grades.csv, totals.csv, feedback/*.md and *.html, answers.md, written_marks.csv, gradebook.csv,
     class_summary.csv, summary.md, and with a `roster` roster_report.md. `charts=False` skips
     summary.html and summary.png (drawing the PNG starts a browser: about 3 s)."""
     out_dir = Path(out_dir)
     records, matches = gradebook.with_ids(_in_order(records), roster)
+    records = written_marks.with_marks(out_dir, records)
     chosen = counting_records(records)
     counting = {(identity(r), r["lesson"]): r for r in chosen}
     counts = [any(r is c for c in chosen) for r in records]
@@ -163,16 +165,17 @@ def write_all(
     write_text(out_dir / "grades.csv", csv_text(GRADE_COLUMNS, grades))
     totals = [total_row(r, c) for r, c in zip(records, counts, strict=True)]
     write_text(out_dir / "totals.csv", csv_text(TOTAL_COLUMNS, totals))
-    used: set[str] = set()
-    for record in records:
-        stem, n = feedback_stem(record), 2
-        while stem in used:  # two notebooks of one lesson from one student: keep both pages
-            stem, n = f"{feedback_stem(record)}_{n}", n + 1
-        used.add(stem)
-        notice = _version_notice(record, counting)
+    people = [person(r, matches[r["student"]].student if matches else None) for r in records]
+    pages = set()
+    for record, stem in zip(records, feedback_stems(records, people, counts), strict=True):
+        notice, asked = _version_notice(record, counting), questions.get(record["lesson"])
         write_text(out_dir / "feedback" / f"{stem}.md", feedback.markdown(record, notice))
-        write_text(out_dir / "feedback" / f"{stem}.html", feedback.html_page(record, notice))
-    write_text(out_dir / "answers.md", answers_page(records, questions, warning))
+        write_text(out_dir / "feedback" / f"{stem}.html", feedback.html_page(record, notice, asked))
+        pages |= {f"{stem}.md", f"{stem}.html"}
+    for page in (out_dir / "feedback").glob("*.*"):  # pages named otherwise by an earlier run
+        if page.suffix in (".md", ".html") and page.name not in pages:
+            page.unlink()
+    write_text(out_dir / "answers.md", answers_page(records, questions, warning, counts))
     columns, rows = gradebook.gradebook_rows(chosen, roster)
     write_text(out_dir / "gradebook.csv", csv_text(columns, rows))
     summary_rows = summary_chart.class_summary(chosen)
@@ -183,17 +186,24 @@ def write_all(
     if roster is not None:
         report = gradebook.roster_report(chosen, roster, matches, warning)
         write_text(out_dir / "roster_report.md", report)
+    else:  # a report of an earlier roster would no longer match these tables
+        (out_dir / "roster_report.md").unlink(missing_ok=True)
 
 
-def summary(records: list[dict], seconds: float, out_dir: Path) -> str:
-    """What the instructor sees at the end of a run: counts, what failed and why, where to look."""
+def summary(records: list[dict], seconds: float, out_dir: Path, since: str = "") -> str:
+    """What the instructor sees at the end of a run: counts, what failed and why, where to look.
+    `since`: when the run started (as `graded_at` writes it); records graded before then were
+    kept from an earlier run, and are counted apart (a resumed run grades nothing again)."""
     out_dir = Path(out_dir)
     failed = [r for r in records if r["outcome"] != "graded"]
     troubled = [r for r in records if r["outcome"] == "graded" and r["events"]]
+    kept = sum(r not in failed and (r.get("graded_at") or "") < since for r in records)
     minutes, secs = divmod(round(seconds), 60)
+    done = f"{len(records) - len(failed) - kept} graded"
+    done += f", {kept} kept from an earlier run (unchanged)" if kept else ""
     lines = [
-        f"{len(records)} submissions: {len(records) - len(failed)} graded, {len(failed)} "
-        f"could not be graded ({minutes} min {secs} s)."
+        f"{len(records)} submissions: {done}, {len(failed)} could not be graded "
+        f"({minutes} min {secs} s)."
     ]
     lines += [
         f"  not graded: {r['student']} ({Path(r['submission']).name}): {r['outcome']}, {r['note']}"
@@ -210,10 +220,16 @@ def summary(records: list[dict], seconds: float, out_dir: Path) -> str:
         lines.append(f"WARNING: {bare} submissions were graded WITHOUT the sandbox (--no-sandbox).")
     lines += filter(None, [summary_chart.png_note(out_dir)])
     roster = out_dir / "roster_report.md"
+    if not roster.exists():
+        lines.append(
+            "No roster (--roster): gradebook.csv has no ids and names students by their file "
+            "names, so an LMS cannot import it. Grade again with --roster (a Canvas gradebook "
+            "export works as it is) to fill them in."
+        )
     lines.append(
         f"Scores: {out_dir / 'grades.csv'} and {out_dir / 'totals.csv'}; for the LMS: "
         f"{out_dir / 'gradebook.csv'}; class summary: {out_dir / 'summary.md'}"
         f"{f'; roster: {roster}' if roster.exists() else ''}; feedback for students (.md and "
         f".html) in {out_dir / 'feedback'}; written answers in {out_dir / 'answers.md'}."
     )
-    return "\n".join(lines)
+    return printable("\n".join(lines))  # names and notes hold what notebooks wrote

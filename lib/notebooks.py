@@ -5,6 +5,8 @@ and are what `pytest --nbval` compares against, so they are always made the same
 
     python -m lib.notebooks regenerate [NOTEBOOK ...]   # all notebooks/*.ipynb by default
     python -m lib.notebooks check [NOTEBOOK ...]        # stored as regenerate leaves them?
+    python -m lib.notebooks set-repo OWNER/NAME         # where the course is published
+    python -m lib.notebooks site --out _site            # the website, from the stored notebooks
 
 `regenerate` puts the current `SETUP_CELL` in each notebook's second cell (replacing a `# SETUP`
 placeholder too), runs the notebook top to bottom in a fresh kernel of this Python environment
@@ -29,6 +31,7 @@ from nbclient import NotebookClient
 
 from lib import __version__
 from lib.static_figures import add_static_images, figures_without_image
+from lib.website import build_site
 
 # Where learners on Colab get the course from. A placeholder until the course is published:
 # `python -m lib.notebooks set-repo OWNER/NAME` sets it everywhere (and `check --release` fails
@@ -234,13 +237,14 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("command", choices=["regenerate", "check", "set-repo"])
+    parser.add_argument("command", choices=["regenerate", "check", "set-repo", "site"])
     parser.add_argument(
         "notebooks", nargs="*", help="default: notebooks/*.ipynb (set-repo: OWNER/NAME)"
     )
     parser.add_argument(
         "--release", action="store_true", help="check: also fail while the address is a placeholder"
     )
+    parser.add_argument("--out", type=Path, default=Path("_site"), help="site: its folder")
     args = parser.parse_intermixed_args(argv)
     if args.command == "set-repo":
         if len(args.notebooks) != 1:
@@ -250,6 +254,13 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             parser.error(str(error))
         print(*(f"updated {path}" for path in changed), sep="\n")
+        return 0
+    if args.command == "site":
+        for warning in build_site(
+            args.out, notebook_paths(args.notebooks), ROOT / "README.md", REPO_URL
+        ):
+            print("warning:", warning)
+        print(f"The site is in {args.out}: open {args.out / 'index.html'}")
         return 0
     failed = 0
     if args.command == "check" and args.release and REPO_URL == PLACEHOLDER_URL:

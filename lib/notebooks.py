@@ -201,8 +201,8 @@ def regenerate(path: Path) -> float:
 
 def set_repo(slug: str, root: Path = ROOT) -> list[Path]:
     """Point the course at github.com/OWNER/NAME: this module's `REPO_URL`, the README's Colab
-    badges and every lesson's set-up cell (no re-run needed: the cell prints nothing locally).
-    Returns the files changed."""
+    badges and site address (GitHub Pages': OWNER.github.io/NAME) and every lesson's set-up cell
+    (no re-run needed: the cell prints nothing locally). Returns the files changed."""
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", slug):
         raise ValueError(f"{slug!r} is not OWNER/NAME (e.g. ada/tokenization-course)")
     new_url, old_url = f"https://github.com/{slug}", REPO_URL
@@ -211,7 +211,10 @@ def set_repo(slug: str, root: Path = ROOT) -> list[Path]:
         root / "lib" / "notebooks.py": [
             (f"REPO_URL = {_repo_url_source()}", f'REPO_URL = "{new_url}"')
         ],
-        root / "README.md": [(f"/github/{old_slug}/", f"/github/{slug}/")],
+        root / "README.md": [
+            (f"/github/{old_slug}/", f"/github/{slug}/"),
+            (_site_url(old_slug), _site_url(slug)),
+        ],
     }
     for notebook in sorted((root / "notebooks").glob("*.ipynb")):
         replacements[notebook] = [(old_url, new_url)]
@@ -224,6 +227,12 @@ def set_repo(slug: str, root: Path = ROOT) -> list[Path]:
             path.write_text(text, encoding="utf-8")
             changed.append(path)
     return changed
+
+
+def _site_url(slug: str) -> str:
+    """Where GitHub Pages publishes the website of the repository OWNER/NAME."""
+    owner, name = slug.split("/")
+    return f"https://{owner}.github.io/{name}/"
 
 
 def _repo_url_source() -> str:

@@ -202,3 +202,29 @@ def test_in_chromium_every_page_loads_without_errors_and_every_figure_draws(site
         if page.name == "search.html":
             assert len(dom.select("#search-results li")) > 3
         assert (shots / page.with_suffix(".png").name).read_bytes()[:8] == PNG_MAGIC
+
+
+def test_the_readme_names_the_site_on_its_first_screen_and_set_repo_moves_it(tmp_path):
+    from lib import notebooks
+
+    slug = notebooks.REPO_URL.removeprefix("https://github.com/")
+    owner, name = slug.split("/")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    first_screen = readme[: readme.index("| 1 |")]  # before the lessons' table
+    assert f"<https://{owner}.github.io/{name}/>" in first_screen
+    (tmp_path / "lib").mkdir()
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copy(ROOT / "lib" / "notebooks.py", tmp_path / "lib" / "notebooks.py")
+    (tmp_path / "notebooks").mkdir()
+    notebooks.set_repo("ada/tokenization-course", root=tmp_path)
+    moved = (tmp_path / "README.md").read_text(encoding="utf-8")
+    assert "<https://ada.github.io/tokenization-course/>" in moved and owner not in moved
+
+
+def test_set_repo_with_a_malformed_name_says_what_is_valid_and_changes_nothing(capsys):
+    before = {path: path.read_bytes() for path in [ROOT / "README.md", *LESSONS]}
+    with pytest.raises(SystemExit) as stop:
+        main(["set-repo", "https://github.com/ada"])
+    assert stop.value.code == 2
+    assert "is not OWNER/NAME (e.g. ada/tokenization-course)" in capsys.readouterr().err
+    assert {path: path.read_bytes() for path in before} == before

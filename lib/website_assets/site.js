@@ -29,8 +29,14 @@ function search() {
     const text = (entry.section + " " + entry.text).toLowerCase();
     return words.every((word) => text.includes(word));
   });
-  // Sections whose heading holds a word come first.
-  const score = (entry) => words.filter((w) => entry.section.toLowerCase().includes(w)).length;
+  // Best first: the words in the heading, then the words as one phrase, then how often they occur.
+  const phrase = words.join(" ");
+  const score = (entry) => {
+    const text = entry.text.toLowerCase();
+    const inHeading = words.filter((w) => entry.section.toLowerCase().includes(w)).length;
+    const often = (part) => Math.min(9, text.split(part).length - 1);
+    return 100 * inHeading + 10 * often(phrase) + often(words[0]);
+  };
   found.sort((a, b) => score(b) - score(a));
   document.getElementById("search-summary").textContent =
     `${found.length} section${found.length === 1 ? "" : "s"} mention “${query}”.`;
@@ -38,8 +44,9 @@ function search() {
     const item = document.createElement("li");
     const link = document.createElement("a");
     link.href = entry.url;
-    link.textContent = `${entry.page} › ${entry.section}`;
-    const at = entry.text.toLowerCase().indexOf(words[0]);
+    link.textContent = entry.section === entry.page ? entry.page : `${entry.page} › ${entry.section}`;
+    const text = entry.text.toLowerCase();
+    const at = text.includes(phrase) ? text.indexOf(phrase) : text.indexOf(words[0]);
     const excerpt = document.createElement("p");
     excerpt.textContent = at < 0 ? entry.text.slice(0, 160) : "…" + entry.text.slice(Math.max(0, at - 60), at + 100) + "…";
     item.append(link, excerpt);

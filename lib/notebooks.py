@@ -12,7 +12,8 @@ and are what `pytest --nbval` compares against, so they are always made the same
 placeholder too), runs the notebook top to bottom in a fresh kernel of this Python environment
 with `PYTHONHASHSEED=0` (the rest of the environment, e.g. `COURSE_DATA_MIRROR`, is passed
 through), then strips what changes on every run without meaning anything (per-cell timestamps
-and widget state) and stores a static image beside each plotly figure (`lib.static_figures`).
+and widget state and views) and stores a static image beside each plotly figure
+(`lib.static_figures`).
 """
 
 from __future__ import annotations
@@ -96,6 +97,9 @@ SETUP_CELL = (
 
 # Cell metadata that records one particular run (timing) or one particular editor's view.
 _VOLATILE_CELL_METADATA = ("execution", "collapsed", "scrolled", "ExecuteTime", "colab", "outputId")
+# A widget's view names a model that lives only in the kernel that made it: stored, it shows as
+# a broken widget (and puts a new random id in every diff). The output's HTML stays in its place.
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Exactly what JupyterLab writes when it opens a notebook with ipykernel's `python3` kernel, so
 # that opening a lesson does not mark it as modified.
 _KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
@@ -158,6 +162,8 @@ def normalize(nb: nbformat.NotebookNode) -> None:
     for cell in nb.cells:
         for key in _VOLATILE_CELL_METADATA:
             cell.metadata.pop(key, None)
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(_WIDGET_VIEW, None)
     language = {k: v for k, v in nb.metadata.get("language_info", {}).items() if k != "version"}
     kept = {key: nb.metadata[key] for key in ("course",) if key in nb.metadata}
     if "course" in kept:  # which version of the course this notebook was made with
@@ -179,6 +185,8 @@ def problems(nb: nbformat.NotebookNode) -> list[str]:
         found.append("cells carry run or editor metadata (timestamps, scroll state)")
     if "widgets" in nb.metadata:
         found.append("the notebook stores widget state")
+    if any(_WIDGET_VIEW in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])):
+        found.append("a cell stores a widget's view (run `regenerate`: it keeps the HTML)")
     if (nb.metadata.get("course") or {}).get("version", VERSION) != VERSION:
         found.append(f"the course version in its metadata is not {VERSION}")
     if nb.metadata.get("kernelspec") != _KERNELSPEC:

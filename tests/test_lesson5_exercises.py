@@ -14,8 +14,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from lib.exercises import lesson5
+from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
-from lib.grading.own_code import Notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON = ROOT / "notebooks" / "05_encoding.ipynb"
@@ -127,7 +127,8 @@ def test_wrapping_lib_passes_the_cases_but_is_not_own_code(exercise):
 def test_calling_tiktoken_or_a_regex_instead_is_not_own_code(name):
     exercise = getattr(lesson5, name)
     assert score(exercise, TIKTOKEN[name]) == ("passed", exercise.points)
-    assert "asks you to do without" in borrowed(exercise, TIKTOKEN[name])
+    found = borrowed(exercise, TIKTOKEN[name])
+    assert "asks you to do without" in found or "not among what this exercise may" in found
 
 
 def test_hard_coding_what_check_shows_loses_the_hidden_cases():
@@ -156,6 +157,27 @@ def test_the_byte_order_mistake_is_caught_by_the_check():
     result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
     assert result.status in ("partial", "failed") and "Hello, world!" in result.reason
     assert "byte value as id" in result.reason  # and the mistake is named
+
+
+SPECIALS_SLIPS = {
+    # The alternation tried shortest first: <|endoftext|><|endoftext|> is cut as two singles.
+    "shortest first": ("sorted(allowed, key=len, reverse=True)", "sorted(allowed, key=len)"),
+    # Whitespace-only text between specials dropped: '<|endoftext|> <|user|>\n' loses 32 and 10.
+    "whitespace dropped": ("elif piece:", "elif piece.strip():"),
+}
+
+
+@pytest.mark.parametrize("slip", sorted(SPECIALS_SLIPS))
+def test_the_check_catches_plausible_special_token_slips(slip):
+    """The shown cases alone fail these answers, which once passed every case."""
+    old, new = SPECIALS_SLIPS[slip]
+    exercise = lesson5.encode_with_specials
+    wrong = exercise.solution_code.replace(old, new)
+    assert wrong != exercise.solution_code
+    shown = exercise.cases()
+    target = defined(wrong)[exercise.target]
+    result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
+    assert result.status in ("partial", "failed"), slip
 
 
 @pytest.mark.end_to_end

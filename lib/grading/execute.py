@@ -24,6 +24,7 @@ import nbformat
 from lib.exercises import Case, Exercise
 from lib.grading.kernel import TIMEOUT, Kernel, KernelLost
 from lib.grading.kernel_side import CELL_TEMPLATE, pack
+from lib.grading.rounds import rounds
 
 MAX_EVENTS = 12  # a notebook failing in every cell needs only the first few lines of explanation
 
@@ -44,9 +45,10 @@ class Limits:
 
     def deadline(self, exercises: int) -> float:
         """The longest one submission can take within these limits, with `exercises` to grade:
-        its cells, each exercise's grading, and each kernel started and stopped. Past it, what
-        is stuck is the grader, not the student's code (`batch` then gives up on the notebook)."""
-        grading = self.cell * exercises
+        its cells, each exercise's grading (two rounds), and each kernel started and stopped.
+        Past it, what is stuck is the grader, not the student's code (`batch` then gives up on
+        the notebook)."""
+        grading = 2 * self.cell * exercises  # its shown cases, then its hidden ones (`rounds`)
         return self.notebook + grading + (self.probe + self.kernel_start) * self.kernel_starts
 
 
@@ -92,6 +94,8 @@ class _Run:
         self.skip: set[int] = set()  # cells that killed or hung a kernel
         self.results: dict[str, dict] = dict(job.skip_grading)
         self.events: list[str] = []
+        self.reports: dict[str, dict] = {}  # each exercise's report, hidden outcomes added
+        self.current: Exercise | None = None
         self.marker = secrets.token_hex(16)  # only the grading cells know it
         self.deadline = monotonic() + job.limits.notebook
 
@@ -125,12 +129,33 @@ class _Run:
             elif error:
                 self.note(f"{_where(self.notebook, index)} raised {error}")
 
-    async def grade(self, client: Kernel, exercise: Exercise) -> dict:
-        """Grade one exercise: a grading cell runs the student's target on the inputs, and the
-        report carrying our marker is judged here against the cases' expected answers."""
+    async def grade(self, client: Kernel, exercises: list[Exercise]) -> None:
+        """Grade `exercises` not graded yet, in `rounds`: every shown case before any hidden one,
+        so that no answer the feedback quotes is computed once a hidden input is in the kernel.
+        `current` is the exercise being asked about, for a kernel lost meanwhile."""
+        by_name = {e.name: e for e in exercises}
+        for name, start, end in rounds({e.name: self.job.cases[e.name] for e in exercises}):
+            if name in self.results or (name in self.reports and start == 0):
+                continue  # judged already, or its shown round done before a kernel was lost
+            self.current = by_name[name]
+            row = await self._ask(client, self.current, start, end)
+            if row is not None:
+                self.results[name] = row
+        self.current = None
+        for exercise in exercises:
+            if exercise.name not in self.results:
+                self.results[exercise.name] = self._judged(exercise)
+
+    def _judged(self, exercise: Exercise) -> dict:
+        report = self.reports[exercise.name]
+        return _judged(exercise, self.job.cases[exercise.name], report, self.job.unreadable_targets)
+
+    async def _ask(self, client: Kernel, exercise: Exercise, start: int, end: int) -> dict | None:
+        """Run the exercise's cases `start:end` in the kernel, keeping the report in `reports`;
+        a result row instead when that ends its grading (missing, timed out, no answer)."""
         client.published.clear()
         client.expected = (self.marker, exercise.name)
-        cases = self.job.cases[exercise.name]
+        cases = self.job.cases[exercise.name][start:end]
         seconds = min(exercise.time_limit, self.limits.cell)
         source = CELL_TEMPLATE.format(
             tag=self.marker[:8],
@@ -148,7 +173,18 @@ class _Run:
         if not error and not client.published:  # late: a chatty cell's output was in the way
             await client.drain(self.limits.probe)
         if client.published:
-            return _judged(exercise, cases, client.published[0], self.job.unreadable_targets)
+            report = client.published[0]
+            outcomes = report.get("outcomes")
+            outcomes = outcomes[: len(cases)] if isinstance(outcomes, list) else []
+            stopped = len(outcomes) < len(cases)  # a time-out: the rest would most likely hang
+            outcomes += [{"not_run": True}] * (len(cases) - len(outcomes))
+            if start:
+                self.reports[exercise.name]["outcomes"] += outcomes
+                return None
+            self.reports[exercise.name] = {**report, "outcomes": outcomes}
+            if report.get("missing") is True or stopped:  # nothing more to ask
+                return self._judged(exercise)
+            return None
         if error == TIMEOUT:
             return result_row(
                 exercise,
@@ -188,15 +224,14 @@ async def run_and_grade(
     hung = f"ran longer than {limits.cell:g} s and ignored the interrupt, so the kernel was killed"
     for _ in range(limits.kernel_starts):
         client = Kernel(notebook, limits.probe)
-        current: Exercise | None = None
         try:
             await client.start(cwd, env, job.runtime, job.box)
             await run.run_cells(client)
-            for current in [e for e in job.exercises if e.name not in run.results]:
-                run.results[current.name] = await run.grade(client, current)
+            await run.grade(client, job.exercises)
             return run.results, run.summary()
         except KernelLost as lost:
             how = "killed the kernel" if lost.why == "died" else hung
+            current, run.current = run.current, None
             if lost.cell_index == client.scratch and current is not None:
                 run.results[current.name] = result_row(current, "crashed", f"grading it {how}")
             else:

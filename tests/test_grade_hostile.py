@@ -48,7 +48,7 @@ def attackers(out: Path, private: Path) -> dict[str, nbformat.NotebookNode]:
     )
     # A cell no graded function reaches swaps `double` (read as wrong) for a right one, from a
     # string or in place: the grader runs only the `double` it read, in a kernel of its own.
-    wrong = "def double(x):\n    return x + 1"
+    wrong = "def double(x):\n    return [x, x]"
     swaps = {
         "cprofile_swap": "import cProfile\ncProfile.run('double = lambda x: 2 * x')",
         "pdb_swap": "import io, pdb\n"

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from lib.grading import sandbox
+from lib.grading.one_submission import Settings, _Box
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
 UID = sandbox.FIRST_UID + 990  # far from the users a grader running beside us claims first
@@ -164,3 +165,36 @@ def test_a_kernel_restart_never_hands_a_folder_outside_runtime_to_the_sandbox_us
         sandbox.reap(UID)
         subprocess.run(["chown", "-R", "root:root", str(target)], check=False)
     assert owners == {0}, "root handed files outside runtime/ to the sandbox user"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="red team: root's walk of runtime/ at a kernel restart runs in the grader's event "
+    "loop, unbounded: a kernel that fills runtime/ (deep folders, hard links) and dies twice "
+    "stalls every notebook of the batch",
+)
+def test_a_kernel_restart_costs_the_event_loop_little_whatever_runtime_holds(shared_tmp):
+    """Seen end to end (bubblewrap, `--jobs 3 --notebook-timeout 40`): a lesson 1 notebook
+    whose kernel filled runtime/ with 20,000 empty folders and 100,000 hard links 850 folders
+    deep, then died twice, took two fully solved lesson 1 neighbours from 8/8 to 0/8 ("ran
+    longer than 60 s and ignored the interrupt, so the kernel was killed")."""
+    tmp = shared_tmp / "course-grade-x"
+    (tmp / "work").mkdir(parents=True)
+    runtime = tmp / "runtime"
+    runtime.mkdir()
+    folder = os.open(runtime, os.O_RDONLY)
+    for _ in range(850):  # what the kernel made, as its own user could
+        os.mkdir("d", dir_fd=folder)
+        deeper = os.open("d", os.O_RDONLY, dir_fd=folder)
+        os.close(folder)
+        folder = deeper
+    os.close(os.open("s", os.O_CREAT | os.O_WRONLY, 0o600, dir_fd=folder))
+    for i in range(20_000):
+        os.link("s", f"l{i}", src_dir_fd=folder, dst_dir_fd=folder)
+    os.close(folder)
+    box = _Box(Settings(), tmp, UID)
+
+    started = time.monotonic()
+    box(["python", "-m", "ipykernel_launcher"])  # called by format_kernel_cmd, in the event loop
+    stalled = time.monotonic() - started
+    assert stalled < 0.5, f"a kernel restart held the grader's event loop for {stalled:.1f} s"

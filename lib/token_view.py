@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,15 +37,42 @@ _TOKEN_STYLE = (
 _UNDER_EACH_OTHER = ";text-align:center;vertical-align:top"  # a token above its id
 
 
-def readable(piece: bytes) -> str:
+def readable(piece: bytes, marks: bool = True) -> str:
     """How one token is written on screen: b" caf\\xc3\\xa9" -> "·café" (whitespace made
-    visible), b"\\xe0\\xa4" -> "<e0 a4>" (bytes that are not a whole character)."""
+    visible), b"\\xe0\\xa4" -> "<e0 a4>" (bytes that are not a whole character). With
+    `marks=False` it is the plain text a decoder prints: " café", and "�" for the fragment."""
+    if not marks:
+        return piece.decode("utf-8", errors="replace")
     text = piece.decode("utf-8", errors="surrogateescape")
 
     def as_hex(match: re.Match[str]) -> str:
         return "<" + " ".join(f"{ord(c) & 0xFF:02x}" for c in match.group()) + ">"
 
     return _UNPRINTABLE.sub(as_hex, text.translate(_VISIBLE))
+
+
+def token_spans(
+    pieces: Sequence[bytes],
+    ids: Sequence[int | None],
+    show_ids: bool = False,
+    marks: bool = True,
+) -> str:
+    """The HTML of tokens side by side, one coloured, bordered span each, its id in a tooltip
+    (and under it with `show_ids`). An id of None means the tokenizer gives no ids."""
+    spans = []
+    stacked = _UNDER_EACH_OTHER if show_ids else ""
+    for i, (token_id, piece) in enumerate(zip(ids, pieces, strict=True)):
+        label = html.escape(readable(piece, marks))
+        if show_ids:  # the id in small print under the token
+            label = f'{label}<br><small style="color:{ID_INK}">{token_id}</small>'
+        tip = html.escape(f"id {token_id} · {piece!r}" if token_id is not None else repr(piece))
+        style = _TOKEN_STYLE + PALETTE[i % len(PALETTE)] + stacked
+        # <wbr>: a line may break between two tokens (and only there).
+        spans.append(
+            f'<span title="{tip}" style="{style}">{label}</span><wbr>'
+            + "<br>" * piece.endswith(b"\n")
+        )
+    return "".join(spans)
 
 
 @dataclass
@@ -70,26 +98,13 @@ class TokenView:
         return f"{self.summary()}\n{shown}│{ids}"
 
     def _repr_html_(self) -> str:
-        spans = []
-        stacked = _UNDER_EACH_OTHER if self.show_ids else ""
-        for i, (token_id, piece) in enumerate(zip(self.ids, self.pieces, strict=True)):
-            label = html.escape(readable(piece))
-            if self.show_ids:  # the id in small print under the token
-                label = f'{label}<br><small style="color:{ID_INK}">{token_id}</small>'
-            tip = html.escape(f"id {token_id} · {piece!r}")
-            style = _TOKEN_STYLE + PALETTE[i % len(PALETTE)] + stacked
-            # <wbr>: a line may break between two tokens (and only there).
-            spans.append(
-                f'<span title="{tip}" style="{style}">{label}</span><wbr>'
-                + "<br>" * piece.endswith(b"\n")
-            )
         ids = ", ".join(map(str, self.ids))
         return (
             f'<div style="color:{INK};background:{CARD};padding:6px 8px;border-radius:4px;'
             'font-family:ui-monospace,Menlo,Consolas,monospace;line-height:1.7">'
             f'<div style="font-family:sans-serif;font-size:90%"><b>{self.summary()}</b> '
             "(hover over a token to see its id)</div>"
-            f"<div>{''.join(spans)}</div>"
+            f"<div>{token_spans(self.pieces, self.ids, self.show_ids)}</div>"
             '<details><summary style="font-family:sans-serif;font-size:90%">token ids</summary>'
             # Themes restyle <code>, so it gets its colours set again.
             f'<code style="color:{INK};background:{CARD}">[{ids}]</code></details></div>'

@@ -2,6 +2,8 @@
 
 `show_tokens(text, tokenizer)` shows how a tokenizer cuts a text, as the tiktokenizer web app does
 (it lives in lib/token_view.py and is re-exported here, where the lessons look for pictures).
+`playground(tokenizers, text=...)` puts several tokenizers side by side under a text box that the
+learner types into (lib/playground.py).
 
 The chart helpers return plotly figures (display one by making it a cell's last expression); each
 needs a title and axis labels that say the unit, e.g. "UTF-8 bytes per character".
@@ -18,6 +20,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from lib.playground import Playground, playground
 from lib.token_view import TokenView, readable, show_tokens, token_bytes
 
 # Series colours, in order: Okabe and Ito's palette, told apart by readers with any common
@@ -25,11 +28,13 @@ from lib.token_view import TokenView, readable, show_tokens, token_bytes
 COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442")
 
 __all__ = [
+    "Playground",
     "TokenView",
     "bar_chart",
     "grouped_bar_chart",
     "line_chart",
     "line_panels",
+    "playground",
     "readable",
     "show_tokens",
     "text_table",

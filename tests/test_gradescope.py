@@ -27,7 +27,7 @@ from nbformat.v4 import new_code_cell
 
 from lib.exercises import for_lesson
 from lib.grade import main
-from lib.grading.gradescope import _write_results, results_json
+from lib.grading.gradescope import SETUP_SH, _write_results, results_json
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON3 = ROOT / "notebooks" / "03_training_bpe.ipynb"
@@ -263,3 +263,52 @@ def test_bundle_grades_honest_and_hostile_submissions_end_to_end(tmp_path):
         assert "changed the grader's own files (lib/exercises/core.py)" in attacker["output"]
     else:
         assert len([t for t in attacker["tests"] if "max_score" in t]) == len(exercises)
+
+
+def test_a_lesson_bundle_scores_only_its_lesson():
+    uploaded = [record("l1.ipynb", 1, [1.0, 1.0]), record("l3.ipynb", 3, [1.0, 1.0, 1.0])]
+    assert results_json(uploaded)["score"] == 5.0  # all lessons added up: 5 of lesson 1's 2
+    results = results_json(uploaded, lesson=1)
+    assert results["score"] == 2.0
+    assert [t["name"] for t in results["tests"]] == ["Lesson 1: ex0", "Lesson 1: ex1"]
+    assert "l3.ipynb is lesson 3: not scored here" in results["output"]
+    only_other = results_json(uploaded[1:], lesson=1)
+    assert only_other["score"] == 0 and "No notebook of lesson 1" in only_other["output"]
+
+
+def test_cli_builds_a_bundle_for_one_lesson_and_names_its_points(tmp_path, capsys):
+    assert main(["gradescope", "--out", str(tmp_path / "l5.zip"), "--lesson", "5"]) == 0
+    with zipfile.ZipFile(tmp_path / "l5.zip") as bundle:
+        script = bundle.read("run_autograder").decode()
+    assert script.rstrip().endswith("results.json --lesson 5")
+    assert "set the assignment's points to 11" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["gradescope", "--out", str(tmp_path / "l9.zip"), "--lesson", "9"])
+
+
+def test_setup_stops_with_a_clear_message_on_an_old_python(tmp_path):
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "apt-get").write_text("#!/bin/sh\nexit 0\n")  # Ubuntu 20.04's image: python3 is 3.8
+    (fake / "python3").write_text(
+        '#!/bin/sh\n[ "$1" = -V ] && echo "Python 3.8.10" && exit 0\nexit 1  # too old\n'
+    )
+    for tool in fake.iterdir():
+        tool.chmod(0o755)
+    setup = tmp_path / "setup.sh"
+    setup.write_text(SETUP_SH)
+    env = {"PATH": f"{fake}:/usr/bin:/bin"}
+    done = subprocess.run(["bash", str(setup)], env=env, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "python3 is Python 3.8.10; the course needs 3.10 or later" in done.stderr
+    assert "Ubuntu 22.04" in done.stderr
+
+
+def test_the_grading_page_lists_each_lessons_points():
+    from lib.grading.gradescope import lesson_totals
+
+    page = (Path(__file__).resolve().parents[1] / "lib" / "grading" / "GRADING.md").read_text()
+    lessons = re.search(r"^\| Lesson \|(.*)\|$", page, re.M).group(1).split("|")
+    points = re.search(r"^\| Points \|(.*)\|$", page, re.M).group(1).split("|")
+    listed = {int(n): float(p) for n, p in zip(lessons, points, strict=True)}
+    assert listed == lesson_totals()

@@ -351,3 +351,24 @@ def test_check_reports_a_figure_without_its_static_image():
     assert problems(nb) == ["1 plotly figure(s) without a static image"]
     output.data["image/png"] = "iVBORw0KGgo="
     assert problems(nb) == []
+
+
+def test_a_widget_view_is_not_stored_but_its_html_is():
+    """A stored widget view names a model of a kernel long gone: a broken widget on reopening
+    and on GitHub. `regenerate` keeps the output's HTML (the playground's rows) instead."""
+    view = {"version_major": 2, "version_minor": 0, "model_id": "4f1c"}
+    data = {
+        "application/vnd.jupyter.widget-view+json": view,
+        "text/html": "<b>rows</b>",
+        "text/plain": "rows",
+    }
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# L"), nbformat.v4.new_code_cell(SETUP_CELL)]
+    output = nbformat.v4.new_output("execute_result", data=data, execution_count=2)
+    nb.cells += [nbformat.v4.new_code_cell("playground()", execution_count=2, outputs=[output])]
+    nb.cells[1].execution_count = 1
+    stored = "a cell stores a widget's view (run `regenerate`: it keeps the HTML)"
+    assert stored in problems(nb)
+    normalize(nb)
+    assert nb.cells[2].outputs[0].data == {"text/html": "<b>rows</b>", "text/plain": "rows"}
+    assert problems(nb) == []

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lib.grading import memory_group, reports, sandbox
+from lib.grading import kept_roster, memory_group, reports, sandbox, similarity
 from lib.grading.execute import Limits
 from lib.grading.notebook import answer_questions, handout_prose, load_catalog
 from lib.grading.one_submission import Settings, grade_one, new_record
@@ -98,15 +98,25 @@ def needs_retry(record: dict) -> bool:
     return record["outcome"] == "error" or any(e["status"] in RETRIED for e in record["exercises"])
 
 
+class CourseDataMissing(RuntimeError):
+    """The course data cannot be had here: grading would blame every student for it."""
+
+
 def _warm_data_cache() -> None:
     """Fetch every course data file now, in the grader: inside a sandbox the cache is read-only
-    and there is no network. What cannot be fetched is left for the lesson to report."""
+    and there is no network. Without the data every student's cell that reads it would raise,
+    and their feedback would blame them (with this machine's paths in it), so stop instead."""
     from lib import data
 
     try:
         data.fetch_all()
     except data.DataError as error:
-        print(f"Note: not all course data could be fetched ({str(error)[:200]}...)")
+        first = " ".join(str(error).split())[:300]
+        raise CourseDataMissing(
+            f"the course data is not available ({first}). Nothing was graded: connect to the "
+            f"internet, or set {data.MIRROR_VAR} to a copy of the course's data mirror, and "
+            "run the same command again."
+        ) from None
 
 
 def _refuse_exposed(paths: list[Path], import_paths: tuple[str, ...]) -> None:
@@ -136,6 +146,8 @@ def grade_submissions(
     import_paths: tuple[str, ...] = (str(ROOT),),
     questions_from: Path = ROOT / "notebooks",
     roster: list[Student] | None = None,
+    drop: tuple[str | Path, ...] = (),
+    student_id: str = "",
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
@@ -143,16 +155,31 @@ def grade_submissions(
     an earlier run already graded into `out_dir` are kept unless `force` (or, with
     `retry_failed`, unless a time-out, crash or error spoiled them). `questions_from` holds the
     lesson notebooks as handed out (for the written answers' questions and for recognising
-    lessons). Returns this run's records, one per submission; the reports list every record in
-    `out_dir`, from earlier runs too."""
+    lessons). A `roster` is kept in `out_dir` and reused by a later run given none
+    (`kept_roster`). `drop`: files or folders whose submissions `out_dir` should forget (a file
+    removed from the class, say). Returns this run's records, one per submission; the reports
+    list every record in `out_dir`, from earlier runs too. The hidden cases are drawn for each
+    student (`Settings.student_of`; `student_id`: one student's, for all of them)."""
     boxed = sandbox.choose(own_user_fallback) if sandboxed else False
     if sandboxed and os.geteuid() == 0 and not memory_group.available():
         print("Note: no memory cgroup can be made here: each kernel process is capped, not a box.")
     out_dir = Path(out_dir)
-    submissions = find_submissions(paths)
+    # One submission per student and contents: the class folder copied elsewhere is not new.
+    found: dict[tuple[str, str], Submission] = {}
+    for submission in find_submissions(paths):
+        found.setdefault((submission.student, submission.sha256), submission)
+    submissions = list(found.values())
+    if not submissions and not drop:  # nothing to grade: no empty tables in an empty folder
+        return []
     if boxed:
         _refuse_exposed([out_dir, *(s.folder or s.path for s in submissions)], import_paths)
     store = RecordStore(out_dir)
+    for path in drop:
+        gone = store.drop(path)
+        print(f"Dropped {len(gone)} submission(s) of {path} from {out_dir}.")
+    roster, note = kept_roster.roster_for(out_dir, roster)
+    if note:
+        print(note)
     if store.rejected:
         print(f"Ignored {store.rejected} line(s) of {store.path} not written by this grader.")
     settings = Settings(
@@ -164,8 +191,11 @@ def grade_submissions(
         sandboxed,
         salt=store.secret("hidden cases"),
         boxed=boxed,
+        roster=roster or [],
+        student_id=student_id,
     )
     questions = answer_questions(Path(questions_from))
+    references = similarity.references(settings.catalog, Path(questions_from))
 
     def stale(submission: Submission) -> bool:
         record = store.get(submission)
@@ -176,7 +206,9 @@ def grade_submissions(
         _warm_data_cache()
 
     def write_reports(charts: bool = False) -> None:
-        reports.write_all(out_dir, store.all(), questions, roster, charts=charts)
+        reports.write_all(
+            out_dir, store.all(), questions, roster, charts=charts, references=references
+        )
 
     bar = tqdm(
         total=len(submissions),

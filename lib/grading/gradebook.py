@@ -5,7 +5,9 @@ gradebook.csv follows the layout of a Canvas gradebook export, which is also wha
 describing the export and import): the columns `Student`, `ID`, `SIS User ID`, `SIS Login ID`,
 `Section`, then one column per assignment, and a second row whose `Student` cell is
 `Points Possible` holding each assignment's maximum. Canvas identifies a student by `ID` (its own
-internal number, unknown here, so left empty) or `SIS User ID` (the roster's id) or the name;
+internal number) or `SIS User ID`, so both are written back exactly as the roster had them (a
+Canvas export used as the roster has both; a roster of our own only the SIS id); without a roster
+there are no ids and Canvas can match no one (the run's summary says so);
 here an assignment is a lesson, `Lesson N`, plus `Total`. On import, a column Canvas does not know
 becomes a new assignment: leave `Total` (or any lesson) unticked on the import page if it should
 not be one. A lesson the student did not hand in is an empty cell, which Canvas leaves ungraded.
@@ -14,6 +16,7 @@ not be one. A lesson the student did not hand in is an empty cell, which Canvas 
 from __future__ import annotations
 
 from lib.grading.roster import Match, Student, match
+from lib.grading.safe_text import md_code, md_inline
 from lib.grading.versions import identity, total
 
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -28,7 +31,8 @@ def with_ids(records: list[dict], roster: list[Student] | None) -> tuple[list[di
     return [
         {
             **r,
-            "student_id": r.get("student_id") or getattr(matches[r["student"]].student, "id", None),
+            "student_id": r.get("student_id")
+            or getattr(matches[r["student"]].student, "key", None),
         }
         for r in records
     ], matches
@@ -49,17 +53,17 @@ def gradebook_rows(counting: list[dict], roster: list[Student] | None) -> tuple[
     for r in counting:
         scores.setdefault(identity(r), {})[r["lesson"]] = total(r)[0]
         names.setdefault(identity(r), r["student"])
-    people = [(s.name, s.id, s.login, s.section) for s in roster or []]
-    known = {p[1] for p in people}
-    people += [(names[who], r_id, "", "") for who, r_id in _unlisted(counting, known)]
+    people = [(s.key, [s.name, s.canvas_id, s.id, s.login, s.section]) for s in roster or []]
+    known = {key for key, _ in people}
+    people += [(who, [names[who], "", r_id, "", ""]) for who, r_id in _unlisted(counting, known)]
     columns = [*CANVAS_COLUMNS, *map(lesson_column, lessons), "Total"]
     rows: list[dict] = [
         {"Student": "Points Possible", **{lesson_column(n): possible[n] for n in lessons}}
     ]
     rows[0]["Total"] = sum(possible.values())
-    for name, sis_id, login, section in people:
-        own = scores.get(sis_id or name, {})
-        row = dict(zip(CANVAS_COLUMNS, [name, "", sis_id, login, section], strict=True))
+    for who, cells in people:
+        own = scores.get(who, {})
+        row = dict(zip(CANVAS_COLUMNS, cells, strict=True))
         row.update({lesson_column(n): own[n] for n in lessons if n in own})
         row["Total"] = sum(own.values()) if own else None
         rows.append(row)
@@ -81,14 +85,18 @@ def roster_report(
     lines += ["## Submissions matching no student", ""]
     unmatched = []
     for name, m in matches.items():
-        several = "matches several: " + ", ".join(f"{s.name} ({s.id})" for s in m.candidates)
+        several = "matches several: " + ", ".join(
+            md_inline(f"{s.name} ({s.key})") for s in m.candidates
+        )
         if m.student is None:
-            unmatched.append(f"- `{name}`: {several if m.candidates else 'matches no one'}")
+            unmatched.append(f"- {md_code(name)}: {several if m.candidates else 'matches no one'}")
     lines += [*(unmatched or ["None."]), ""]
     for lesson in sorted({r["lesson"] for r in counting}):
         handed_in = {r.get("student_id") for r in counting if r["lesson"] == lesson}
-        missing = [s for s in roster if s.id not in handed_in]
+        missing = [s for s in roster if s.key not in handed_in]
         lines += [f"## Lesson {lesson}: no submission from {len(missing)} of {len(roster)}", ""]
-        lines += [f"- {s.name} ({s.id})" for s in missing] or ["Everyone handed it in."]
+        lines += [f"- {md_inline(f'{s.name} ({s.key})')}" for s in missing] or [
+            "Everyone handed it in."
+        ]
         lines.append("")
     return "\n".join(lines)

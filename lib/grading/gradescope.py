@@ -3,7 +3,10 @@
 Gradescope builds an image from the bundle once (`setup.sh`, as root, with network), then runs
 `run_autograder` in a fresh container per submission: the student's files in
 `/autograder/submission`, the bundle in `/autograder/source`; `/autograder/results/results.json`
-is the grade. One student per container, so a class of any size grades in parallel.
+is the grade. One student per container, so a class of any size grades in parallel. A bundle
+built for one lesson (`--lesson N`, one Gradescope assignment per lesson) scores only that
+lesson's notebooks: a student who uploads lessons 1 and 3 to lesson 1 gets lesson 1's points,
+and lesson 3 is listed as not scored.
 
 `run` grades the submission's notebooks with `grade_submissions`, as `python -m lib.grade` does,
 then writes results.json last, over anything a notebook put there. Gradescope's containers
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from lib.grading import memory_group
 from lib.grading.batch import grade_submissions
+from lib.grading.notebook import load_catalog
 from lib.grading.sandbox import choose
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,11 +63,21 @@ SETUP_SH = """\
 set -euo pipefail
 apt-get update
 apt-get install -y python3 python3-venv python3-pip bubblewrap
+# requirements.txt needs Python 3.10 or later: Ubuntu 20.04's python3 is 3.8. Stop here, where the
+# instructor sees it, rather than build an image that cannot grade.
+python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
+    echo "This base image's python3 is $(python3 -V 2>&1); the course needs 3.10 or later." >&2
+    echo "Choose Gradescope's Ubuntu 22.04 (or later) base image and rebuild." >&2
+    exit 1
+}
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install --no-cache-dir -r /autograder/source/requirements.txt
 # Grading runs without network: every file the lessons read is fetched now (sha256-checked).
 cd /autograder/source
 /autograder/venv/bin/python -c "from lib import data; data.fetch_all()"
+# Last: grade every lesson's own solutions here, so an image that cannot grade fails now, when
+# the instructor uploads it, and not at the first student's submission.
+/autograder/venv/bin/python -m lib.grade selftest --sandbox-if-available --no-progress
 """
 
 RUN_AUTOGRADER = """\
@@ -71,8 +85,8 @@ RUN_AUTOGRADER = """\
 # Gradescope runs this for every submission. COURSE_PYTHON: a Python that already has
 # requirements.txt (the tests use their own instead of the image's venv).
 cd /autograder/source || exit 1
-exec "${COURSE_PYTHON:-/autograder/venv/bin/python}" -m lib.grade gradescope-run \\
-    /autograder/submission /autograder/results/results.json
+exec "${{COURSE_PYTHON:-/autograder/venv/bin/python}}" -m lib.grade gradescope-run \\
+    /autograder/submission /autograder/results/results.json{lesson}
 """
 
 
@@ -88,9 +102,11 @@ def _bundled_files() -> list[Path]:
     return files
 
 
-def build_bundle(out_zip: Path) -> list[str]:
+def build_bundle(out_zip: Path, lesson: int | None = None) -> list[str]:
     """Write the autograder zip (setup.sh and run_autograder at its root, as Gradescope requires,
-    beside the course files). Returns the names in the zip."""
+    beside the course files); with `lesson`, one that scores only that lesson. Returns the names
+    in the zip."""
+    run_script = RUN_AUTOGRADER.format(lesson=f" --lesson {lesson}" if lesson else "")
 
     def add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
         info = zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0))  # same files, same zip
@@ -103,7 +119,7 @@ def build_bundle(out_zip: Path) -> list[str]:
     try:
         with zipfile.ZipFile(partial, "w") as archive:
             add(archive, "setup.sh", SETUP_SH.encode(), 0o755)
-            add(archive, "run_autograder", RUN_AUTOGRADER.encode(), 0o755)
+            add(archive, "run_autograder", run_script.encode(), 0o755)
             for path in _bundled_files():
                 add(archive, path.relative_to(ROOT).as_posix(), path.read_bytes(), 0o644)
             names = archive.namelist()
@@ -111,6 +127,11 @@ def build_bundle(out_zip: Path) -> list[str]:
     finally:
         partial.unlink(missing_ok=True)
     return names
+
+
+def lesson_totals() -> dict[int, float]:
+    """Each lesson's points, the total to give its Gradescope assignment."""
+    return {n: sum(e.points for e in ex) for n, ex in load_catalog("lib.exercises").items()}
 
 
 def _test(name: str, output: str, points: tuple[float, float] | None = None) -> dict:
@@ -147,20 +168,30 @@ def _record_tests(record: dict) -> list[dict]:
     return tests
 
 
-def results_json(records: list[dict]) -> dict:
+def results_json(records: list[dict], lesson: int | None = None) -> dict:
     """Gradescope's results.json for one submission's records: a test per exercise (score,
     max_score, output, visibility), the written answers as tests without points, and the total.
-    Of several notebooks of one lesson, the best-scoring one counts (the others are listed)."""
+    Of several notebooks of one lesson, the best-scoring one counts (the others are listed).
+    With `lesson`, notebooks of other lessons are listed, not scored."""
     if not records:
         return _nothing(
             "No notebook (.ipynb) found in your submission: upload your lesson's .ipynb file "
             "(on Colab: File → Download → Download .ipynb)."
         )
+    elsewhere = [r for r in records if lesson and r.get("lesson") not in (None, lesson)]
+    records = [r for r in records if r not in elsewhere]
     best: dict[object, dict] = {}
     for record in sorted(records, key=lambda r: (-_score(r), r.get("submission", ""))):
         if record.get("exercises"):
             best.setdefault(record.get("lesson"), record)
     tests, lines = [], []
+    if lesson and not best:
+        lines.append(f"No notebook of lesson {lesson} was found in your submission.")
+    lines += [
+        f"{Path(r.get('submission', '?')).name} is lesson {r['lesson']}: not scored here "
+        f"(this assignment grades lesson {lesson}; upload it to lesson {r['lesson']}'s)."
+        for r in elsewhere
+    ]
     for record in records:
         name, lesson = Path(record.get("submission", "?")).name, record.get("lesson")
         if not record.get("exercises"):
@@ -201,6 +232,17 @@ def _write_results(results: dict, path: Path) -> None:
     os.replace(file.name, path)
 
 
+def student_id(submission_dir: Path) -> str:
+    """Whose submission this is, from Gradescope's `submission_metadata.json` next to the
+    submission folder (a group's ids joined), so the hidden cases are drawn for that student;
+    "" when it is missing or unreadable (the notebook's file name is used then)."""
+    try:
+        metadata = json.loads((submission_dir.parent / "submission_metadata.json").read_text())
+        return "+".join(sorted(str(user["id"]) for user in metadata["users"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
 def _not_writable_by_others(folders: list[Path]) -> None:
     """Take group and other write permission off `folders` and everything in them."""
     for folder in folders:
@@ -211,9 +253,10 @@ def _not_writable_by_others(folders: list[Path]) -> None:
                     os.chmod(path, stat.S_IMODE(mode) & ~0o022)
 
 
-def run(submission_dir: Path, results_path: Path) -> dict:
-    """Grade every notebook in `submission_dir` and write Gradescope's results to `results_path`.
-    Never raises for what the submission contains: whatever happens, results.json says it."""
+def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> dict:
+    """Grade every notebook in `submission_dir` and write Gradescope's results to `results_path`
+    (with `lesson`, scoring only that lesson's). Never raises for what the submission contains:
+    whatever happens, results.json says it."""
     started = time.monotonic()
     # Compiled first, so that the kernels' own imports add no files and any change is the student's.
     compileall.compile_dir(ROOT / "lib", quiet=1)
@@ -224,9 +267,13 @@ def run(submission_dir: Path, results_path: Path) -> dict:
             _not_writable_by_others([ROOT / "lib", Path(results_path).parent, Path(sys.prefix)])
         with tempfile.TemporaryDirectory(prefix="gradescope-out-") as out:
             records = grade_submissions(
-                [submission_dir], out, progress=False, own_user_fallback=True
+                [submission_dir],
+                out,
+                progress=False,
+                own_user_fallback=True,
+                student_id=student_id(submission_dir),
             )
-        results = results_json(records)
+        results = results_json(records, lesson)
         memory = MEMORY_BOX if memory_group.available() else MEMORY_PROCESS
         results["output"] += "\n\n" + (BOXED if boxed else OWN_USER) + " " + memory
     except Exception as error:  # the grader itself failed: say so rather than leave no results

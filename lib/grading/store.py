@@ -5,7 +5,9 @@ signed with an HMAC whose key lives outside the output folder (by default in the
 `~/.config`, which no sandboxed kernel can see). On resume only lines carrying a valid signature
 are believed: a line someone appended or edited is ignored and counted. A submission is its
 student and its file's path; a record counts for it while the file's sha256 is unchanged, so a
-resubmitted file is graded again and replaces the old record.
+resubmitted file is graded again and replaces the old record. The same student's same contents
+at another path (the class folder copied elsewhere) is the same submission, not a new one.
+`drop` forgets submissions (a signed line saying so), for a file that should not count.
 """
 
 from __future__ import annotations
@@ -69,7 +71,10 @@ class RecordStore:
                 if not hmac.compare_digest(_signature(self.key, body), str(mac)):
                     raise ValueError("not signed by this grader")
                 record = json.loads(body)
-                self.records[_slot(record)] = record
+                if record.get("dropped"):
+                    self.records.pop(_slot(record), None)
+                else:
+                    self.records[_slot(record)] = record
             except (ValueError, KeyError, TypeError):  # forged, edited, or cut short by a kill
                 self.rejected += bool(line.strip())
 
@@ -81,16 +86,38 @@ class RecordStore:
     def get(self, submission: Submission) -> dict | None:
         """The record of this very file (same student, path and contents), if there is one."""
         record = self.records.get((submission.student, clean(str(submission.path))))
-        return record if record and record["sha256"] == submission.sha256 else None
+        if record and record["sha256"] == submission.sha256:
+            return record
+        same = (submission.student, submission.sha256)  # the same file, copied elsewhere
+        return next((r for r in self.records.values() if (r["student"], r["sha256"]) == same), None)
 
     def all(self) -> list[dict]:
         """Every submission's latest record, from this run and all earlier runs into the folder."""
         return list(self.records.values())
 
+    def drop(self, path: Path) -> list[dict]:
+        """Forget the submissions of file `path`, or of every file under folder `path`, on this
+        run and every later one. Returns the records forgotten."""
+        where = os.path.abspath(path)
+        gone = [
+            r
+            for r in self.all()
+            if os.path.abspath(r["submission"]) == where
+            or os.path.abspath(r["submission"]).startswith(where + os.sep)
+        ]
+        for record in gone:
+            self.add(
+                {"student": record["student"], "submission": record["submission"], "dropped": True}
+            )
+        return gone
+
     def add(self, record: dict) -> None:
         """Keep `record` and write it to disk at once (flushed and synced: a crash right after
         must not lose it)."""
-        self.records[_slot(record)] = record
+        if record.get("dropped"):
+            self.records.pop(_slot(record), None)
+        else:
+            self.records[_slot(record)] = record
         self.path.parent.mkdir(parents=True, exist_ok=True)
         body = json.dumps(record, ensure_ascii=False)
         line = json.dumps({"record": body, "hmac": _signature(self.key, body)}, ensure_ascii=False)

@@ -8,9 +8,14 @@ from __future__ import annotations
 
 
 def total(record: dict) -> tuple[float, float]:
-    """(score, most it could score) of one submission: the sum over its exercises."""
+    """(score, most it could score) of one submission: the sum over its exercises, plus the
+    instructor's marks for its written answers when there are any (`written_marks`)."""
     exercises = record.get("exercises") or []
-    return sum(e["score"] for e in exercises), sum(e["max_score"] for e in exercises)
+    written, out_of = record.get("written") or (0, 0)
+    return (
+        sum(e["score"] for e in exercises) + written,
+        sum(e["max_score"] for e in exercises) + out_of,
+    )
 
 
 def identity(record: dict) -> str:

@@ -1,0 +1,68 @@
+"""An instructor's run around the grading itself: what stops a run before it blames the
+students for the instructor's machine."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lib import data
+from lib.grade import main
+from lib.grading import reports
+from lib.grading.store import RecordStore
+from lib.grading.submissions import Submission
+from tests.test_grade_reports import record, rows
+
+LESSON_1 = Path(__file__).resolve().parents[1] / "notebooks" / "01_unicode_and_utf8.ipynb"
+
+
+def test_no_course_data_stops_the_run_before_any_student_is_graded(tmp_path, monkeypatch, capsys):
+    def offline() -> None:
+        raise data.DataUnavailableError(
+            f"Could not get FLORES: it is not in the cache ({tmp_path})"
+        )
+
+    monkeypatch.setattr(data, "fetch_all", offline)
+    shutil.copy(LESSON_1, tmp_path / "ann.ipynb")
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "ann.ipynb"), "--out", str(tmp_path / "out"), "--no-progress"])
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "the course data is not available (Could not get FLORES" in error
+    assert "Nothing was graded" in error and "COURSE_DATA_MIRROR" in error
+    assert not (tmp_path / "out" / "feedback").exists()
+
+
+def test_a_resumed_run_counts_what_it_kept_apart_from_what_it_graded(tmp_path):
+    earlier = record("ann", graded_at="2025-03-01T10:00:00+00:00")
+    now = record("bob", graded_at="2025-03-02T10:00:05+00:00")
+    printed = reports.summary([earlier, now], 5, tmp_path, since="2025-03-02T10:00:00+00:00")
+    assert printed.startswith("2 submissions: 1 graded, 1 kept from an earlier run (unchanged), 0")
+
+
+def test_an_empty_folder_writes_no_tables(tmp_path):
+    (tmp_path / "empty").mkdir()
+    assert main([str(tmp_path / "empty"), "--out", str(tmp_path / "out"), "--no-progress"]) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_same_file_copied_elsewhere_is_the_same_submission(tmp_path):
+    store = RecordStore(tmp_path / "out", key=b"k" * 32)
+    graded = record("ann", submission=str(tmp_path / "class" / "ann.ipynb"), sha256="1" * 64)
+    store.add(graded)
+    copied = Submission(tmp_path / "copy" / "ann.ipynb", "ann", "1" * 64)
+    assert store.get(copied) == graded
+    assert store.get(Submission(tmp_path / "copy" / "ann.ipynb", "bob", "1" * 64)) is None
+
+
+def test_a_dropped_submission_leaves_the_tables_for_good(tmp_path):
+    out, key = tmp_path / "out", b"k" * 32
+    store = RecordStore(out, key=key)
+    for name in ("ann", "bob"):
+        store.add(record(name, submission=str(tmp_path / "class" / f"{name}.ipynb")))
+    assert [r["student"] for r in store.drop(tmp_path / "class" / "bob.ipynb")] == ["bob"]
+    again = RecordStore(out, key=key)  # the next run
+    assert [r["student"] for r in again.all()] == ["ann"] and again.rejected == 0
+    reports.write_all(out, again.all(), {}, charts=False)
+    assert [t["student"] for t in rows(out / "totals.csv")] == ["ann"]

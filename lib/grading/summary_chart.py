@@ -96,8 +96,9 @@ def write_chart(out_dir: Path, rows: list[dict]) -> None:
     """Write summary.html and, if kaleido can start a browser, summary.png (else a stale PNG
     from an earlier run is removed, so it never contradicts the HTML; see `png_note`).
 
-    The page loads plotly.js from `plotly.min.js` beside it, written once per folder (again when plotly changes): inlined,
-    the 4.8 MB library made a page of ten bars weigh 4.8 MB. Both open offline."""
+    The page loads plotly.js from `plotly.min.js` beside it, written once per folder (again when
+    plotly changes): inlined, the 4.8 MB library made a page of ten bars weigh 4.8 MB. Both open
+    offline."""
     figure = chart(rows)
     library, code = out_dir / "plotly.min.js", get_plotlyjs()
     if not library.exists() or library.stat().st_size != len(code.encode()):  # new plotly

@@ -1,15 +1,11 @@
 """Lesson 5's exercises: the honest answer earns full marks on every case the grader runs (hidden
 ones included); an answer borrowed from lib or tiktoken scores 0 (not own code), a hard-coded one
 loses the hidden cases, and a do-nothing one earns at most a third (the empty text and texts that
-no merge touches are right even then); and the capstone goes through the batch grader end to end."""
+no merge touches are right even then). tests/test_grade.py grades the whole lesson end to end."""
 
 from __future__ import annotations
 import __future__
 
-import copy
-from pathlib import Path
-
-import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -17,8 +13,6 @@ from lib.exercises import lesson5
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 
-ROOT = Path(__file__).resolve().parent.parent
-LESSON = ROOT / "notebooks" / "05_encoding.ipynb"
 IMPORTS = "from lib import Tokenizer, bpe, data, patterns, tiktoken_files"
 
 
@@ -178,34 +172,3 @@ def test_the_check_catches_plausible_special_token_slips(slip):
     target = defined(wrong)[exercise.target]
     result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
     assert result.status in ("partial", "failed"), slip
-
-
-@pytest.mark.end_to_end
-def test_the_batch_grader_grades_the_capstone_end_to_end(tmp_path):
-    """The whole lesson as a student hands it in: every exercise solved honestly earns every
-    point; the same notebook with the capstone borrowed from lib earns none for it."""
-    from lib.grade import grade_submissions
-
-    shipped = nbformat.read(LESSON, as_version=4)
-    solutions = {e.name: e.solution_code for e in lesson5.EXERCISES}
-    honest = copy.deepcopy(shipped)
-    for cell in honest.cells:
-        if cell.metadata.get("exercise") in solutions:
-            cell.source = solutions[cell.metadata["exercise"]]
-    wrapped = copy.deepcopy(honest)
-    for cell in wrapped.cells:
-        if cell.metadata.get("exercise") == "gpt4_encode":
-            cell.source = "\n".join(WRAPPING["gpt4_encode"][1:])
-    folder = tmp_path / "class"
-    folder.mkdir()
-    nbformat.write(honest, folder / "honest.ipynb")
-    nbformat.write(wrapped, folder / "wrapped.ipynb")
-    records = grade_submissions([folder], tmp_path / "out", jobs=2, progress=False)
-    by_student = {r["student"]: {e["name"]: e for e in r["exercises"]} for r in records}
-    honest_rows, wrapped_rows = by_student["honest"], by_student["wrapped"]
-    assert {name: row["status"] for name, row in honest_rows.items()} == dict.fromkeys(
-        solutions, "passed"
-    ), honest_rows
-    assert honest_rows["gpt4_encode"]["score"] == lesson5.gpt4_encode.points
-    assert wrapped_rows["gpt4_encode"]["status"] == "not own code"
-    assert wrapped_rows["gpt4_encode"]["score"] == 0

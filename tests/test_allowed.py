@@ -102,6 +102,27 @@ TRICKS = {
         "def train_bpe(text, vocab_size):\n    return help('lib.bpe')",
     ],
 }
+# An allowed module's attributes, in both directions: its public names are what it offers; a
+# private one, a module off the list or a builtin that runs code is not, however it is reached.
+THROUGH_A_MODULE = [
+    "import collections\nm = collections\ndef utf8_encode(cp):\n    return m._sys",
+    "import collections\ndef utf8_encode(cp):\n    return getattr(collections, '_sys')",
+    "from collections import _sys\ndef utf8_encode(cp):\n    return _sys.modules",
+    "from re import enum\ndef utf8_encode(cp):\n    return enum.sys",
+    "def utf8_encode(cp):\n    import collections as c\n    m = c\n    return m._sys",
+    "from re import functools\ndef utf8_encode(cp):\n    return functools._lru_cache_wrapper",
+    "import collections\ndef utf8_encode(cp):\n    return [collections][0]._sys",
+    "import dataclasses as d\ndef utf8_encode(cp):\n    return d.copy.sys",
+]
+PUBLIC_NAMES = (
+    "import collections, re, time, math, string, unicodedata, dataclasses, functools\n"
+    "from collections import abc, Counter\nimport collections.abc\n"
+    "def utf8_encode(cp):\n"
+    "    x = Counter('ab'), re.compile('a').match, time.perf_counter(), math.comb(3, 1)\n"
+    "    y = string.ascii_letters, unicodedata.category('a'), dataclasses.field, re.IGNORECASE\n"
+    "    z = functools.reduce, abc.Iterable, collections.abc.Sequence, collections.__name__\n"
+    "    return bytes([cp])"
+)
 PREDICTIONS = [
     "predicted_utf8_bytes = {t: len(t.encode()) for t in ['A', 'ß']}",
     "predicted_utf8_bytes = {'A': 1}\npredicted_utf8_bytes['ß'] = len('ß'.encode())",
@@ -142,6 +163,14 @@ def test_every_course_solution_is_own_code(name):
 def test_a_trick_through_anything_unlisted_is_not_own_code(name, source):
     found = reading(EXERCISES[name], source)
     assert found and f"`{EXERCISES[name].target}`" in found, found
+
+
+@pytest.mark.parametrize("source", THROUGH_A_MODULE)
+def test_an_allowed_module_offers_its_public_names_only(source):
+    exercise = EXERCISES["utf8_encode"]
+    found = reading(exercise, source)
+    assert "private part" in found or "the module" in found, found
+    assert reading(exercise, PUBLIC_NAMES) == ""
 
 
 @pytest.mark.parametrize("source", PREDICTIONS)

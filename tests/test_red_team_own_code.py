@@ -63,11 +63,6 @@ THROUGH_AN_ALLOWED_MODULE = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="red team: a forbidden module or eval via an allowed module",
-)
 @pytest.mark.parametrize(
     "source", THROUGH_AN_ALLOWED_MODULE.values(), ids=list(THROUGH_AN_ALLOWED_MODULE)
 )
@@ -75,11 +70,6 @@ def test_an_allowed_modules_attributes_do_not_reach_what_is_not_allowed(shell, s
     assert not earns_full_marks(shell, "utf8_encode", source)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="red team: the course's lib reached through sys.modules",
-)
 def test_the_course_library_is_not_reached_through_an_allowed_module(shell):
     source = (
         "import collections\ndef train_bpe(text, vocab_size):\n"

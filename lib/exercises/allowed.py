@@ -5,7 +5,11 @@ A graded function, and every function of the notebook it reaches, may use
 - its parameters and local variables, and the notebook's own functions, classes and values
   (`own_code` reads what binds each of them by these same rules);
 - Python's builtins, except the few that run or find code (`exec`, `open`, `globals`...);
-- the standard-library modules below, which only compute;
+- the standard-library modules below, which only compute, by their public names: an allowed
+  module's attribute is allowed if it is public (no leading `_`), is not a module off the list,
+  and is not a builtin that runs code (`reached`, which looks in the grader's own copy of the
+  module, so `collections._sys`, `dataclasses.builtins` and `re.enum` are out whatever they hold);
+  a module is used by its names (`collections.Counter`), never handed on as a value;
 - what its exercise allows besides (`allowed_lib`: a course helper such as `lib.bpe.merge`, or
   a module such as `codecs`).
 
@@ -25,6 +29,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import importlib
+from types import ModuleType
 
 # Standard-library modules that only compute (and `time`, to measure): none loads, runs or
 # finds code.
@@ -69,11 +75,83 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
         for module in modules:
             if module.partition(".")[0] != "lib" and not module_allowed(module, allowed):
                 return f"imports `{module}`, which is not among what this exercise may use"
+        for name in item.names if isinstance(item, ast.ImportFrom) and item.module else []:
+            found = reached(item.module, [name.name], allowed)  # `from re import enum`
+            if found:
+                return found
     elif isinstance(item, ast.Attribute) and (_dunder(item.attr) or item.attr in _REACHES_IN):
         return f"uses `.{item.attr}`, which reaches into Python itself"
     elif isinstance(item, ast.Call) and _named_by_text(item) and _dunder(item.args[1].value):
         return f"uses `.{item.args[1].value}`, which reaches into Python itself"
     return ""
+
+
+def reached(module: str, chain: list[str], allowed: set[str]) -> str:
+    """ "" if `module.a.b...` (the names in `chain`) stays within what may be used, else why not.
+    Each step is looked up in the grader's own import of the module: a step from a module must be
+    public, and lead to an allowed module or to something that is no module and no builtin that
+    runs code; a step from anything else (a class, a function) is judged by `outside`."""
+    value: object = _module(module, allowed)
+    where = module
+    for name in chain:
+        if not isinstance(value, ModuleType) or name == "*":
+            return ""
+        if name.startswith("_") and name not in ORDINARY_DUNDERS:
+            return f"uses `{where}.{name}`, a private part of `{where}`"
+        value, where = getattr(value, name, None), f"{where}.{name}"
+        if isinstance(value, ModuleType) and not module_allowed(value.__name__, allowed):
+            return f"reaches the module `{value.__name__}` through `{where}`"
+        if any(value is getattr(builtins, name, None) for name in RUNS_CODE):
+            return f"reaches `{where}`, a builtin that runs or finds code"
+    return ""
+
+
+def module_outside(item: ast.AST, modules: dict[str, str], allowed: set[str]) -> str:
+    """ "" unless this node, using a name bound to a module (`modules`: name -> module, from
+    `imported`), reaches past its public names (see `reached`) or hands the module on as a value
+    (`m = collections; m._sys` would read as a local `m`). Needs `parent` links."""
+    if not isinstance(item, ast.Name) or item.id not in modules:
+        return ""
+    chain, node = [], item
+    while isinstance(getattr(node, "parent", None), ast.Attribute):
+        node = node.parent  # type: ignore[attr-defined]
+        chain.append(node.attr)
+    call = getattr(item, "parent", None)
+    if _named_by_text(call) and call.args[0] is item:  # `getattr(collections, "_sys")`
+        chain.append(call.args[1].value)
+    elif not chain and not isinstance(item.ctx, ast.Store | ast.Del):
+        return f"hands the module `{modules[item.id]}` on as a value: use its names instead"
+    return reached(modules[item.id], chain, allowed)
+
+
+def imported(nodes: list[ast.AST], allowed: set[str]) -> dict[str, str]:
+    """The names that the imports in `nodes` bind to allowed modules (`lib` is followed by
+    `own_code` itself): `import a.b` binds a to a, `import a.b as c` c to a.b, `from a import b`
+    b to the module `a.b` is, if it is one (`from re import functools` binds `functools`)."""
+    bound = {}
+    for node in nodes:
+        for item in ast.walk(node):
+            if isinstance(item, ast.Import):
+                for name in item.names:
+                    module = name.name if name.asname else name.name.partition(".")[0]
+                    bound[name.asname or module] = module
+            elif isinstance(item, ast.ImportFrom) and item.module and not item.level:
+                for name in item.names:
+                    value = _module(item.module, allowed)
+                    value = getattr(value, name.name, None) if value else None
+                    if isinstance(value, ModuleType):
+                        bound[name.asname or name.name] = value.__name__
+    return {name: module for name, module in bound.items() if module_allowed(module, allowed)}
+
+
+def _module(module: str, allowed: set[str]) -> ModuleType | None:
+    """The grader's own import of an allowed module (None for any other: it is not imported)."""
+    if module.partition(".")[0] == "lib" or not module_allowed(module, allowed):
+        return None
+    try:
+        return importlib.import_module(module)
+    except Exception:  # not there: the kernel cannot import it either
+        return None
 
 
 def _named_by_text(item: ast.AST) -> bool:

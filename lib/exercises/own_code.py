@@ -47,7 +47,9 @@ from typing import Any
 from lib.exercises.allowed import (
     builtin_outside,
     computed_getattr,
+    imported,
     module_allowed,
+    module_outside,
     outside,
     plain_hint,
 )
@@ -312,8 +314,14 @@ class Notebook:
         for parent in ast.walk(node):  # so a name knows the attributes read from it
             for child in ast.iter_child_nodes(parent):
                 child.parent = parent  # type: ignore[attr-defined]
+        imports = [u for units in self.units.values() for _, u in units if _is_import(u)]
+        modules = {n: m for n, m in imported(imports, allowed).items() if n not in own}
+        modules.update(imported([node], allowed))  # names bound to modules, here or above
         computed = ""  # said only if nothing more telling is found
         for item in ast.walk(node):
+            found = module_outside(item, modules, allowed)  # `collections._sys`, `m = re`
+            if found:
+                return found
             if id(item) in hints or (isinstance(item, ast.Name) and item.id in own):
                 continue  # a type hint, or a parameter or local variable
             found = self._lib_use(item, local, allowed) or outside(item, allowed)
@@ -342,6 +350,10 @@ class Notebook:
             node = node.parent  # type: ignore[attr-defined]
             use += f".{node.attr}"
         return "" if use in allowed else f"uses `{use}` from the course's library"
+
+
+def _is_import(unit: ast.AST) -> bool:
+    return isinstance(unit, ast.Import | ast.ImportFrom)
 
 
 def _is_module(full: str) -> bool:

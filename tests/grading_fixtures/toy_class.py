@@ -160,7 +160,11 @@ CLASS = {
     ),
     "deaf_grading": (toy(SWALLOW_EVERYTHING, SOLVED["shout"], checks=False), 0, 1, None),
     "crash_grading": (
-        toy("def double(x):\n    import os\n    os._exit(3)", SOLVED["shout"], checks=False),
+        toy(
+            "def double(x):\n    import os\n    os.kill(os.getpid(), 9)",
+            SOLVED["shout"],
+            checks=False,
+        ),
         0,
         1,
         None,

@@ -16,7 +16,9 @@ double = Exercise(
     cases=lambda: [Case(args=(x,), expected=2 * x) for x in (0, 1, 5, -3)],
     hint="Add x to itself.",
     solution="def double(x):\n    return 2 * x\n",
-    allowed_lib=("os",),  # so that a kernel killed while grading (`os._exit`) is still tested
+    # So that a kernel killed while grading is still tested: by `os.kill`, since an allowed
+    # module offers its public names only (`os._exit` is out).
+    allowed_lib=("os",),
 )
 
 shout = Exercise(

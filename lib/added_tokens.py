@@ -14,7 +14,7 @@ the constructor checks the result as it checks any other.
 {'<|im_start|>': 260, '<|im_end|>': 261}
 >>> longer = add_tokens(grown, [" lowest"])
 >>> longer.encode(" lowest"), longer.decode([262])
-([263], ' lo')
+([263], ' lowes')
 """
 
 from __future__ import annotations

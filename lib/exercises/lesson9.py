@@ -132,8 +132,9 @@ grow_embeddings = Exercise(
     hint=(
         "The new rows are all the same: column j of each holds the average of column j over the "
         "existing rows. Compute that one row first.",
-        "sum(row[j] for row in rows) / len(rows) for each column j gives the mean row; the answer "
-        "is the old rows followed by n_new separate copies of it (copies, not the same list).",
+        "Add up column j over all the rows and divide by how many rows there are: that is entry "
+        "j of the mean row. The answer is the old rows, then n_new separate copies of that row "
+        "(copies, not the same list object n_new times).",
     ),
     solution="""\
 def grow_embeddings(rows: list[list[float]], n_new: int) -> list[list[float]]:

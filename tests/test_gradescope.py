@@ -195,9 +195,9 @@ def check_schema(results: dict) -> None:
     assert results["score"] == sum(t.get("score", 0.0) for t in results["tests"])
 
 
-@pytest.mark.end_to_end
-@pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (`bwrap`) on PATH")
-def test_bundle_grades_honest_and_hostile_submissions_end_to_end(tmp_path):
+def unpacked_bundle(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """The bundle built and unzipped into `tmp_path/source`, its data fetched as setup.sh does;
+    and the environment to run it in (this Python as the image's, the bundle's data only)."""
     assert main(["gradescope", "--out", str(tmp_path / "autograder.zip")]) == 0
     source = tmp_path / "source"
     with zipfile.ZipFile(tmp_path / "autograder.zip") as bundle:
@@ -207,28 +207,45 @@ def test_bundle_grades_honest_and_hostile_submissions_end_to_end(tmp_path):
     fetch = "from lib import data; data.fetch_all()"  # setup.sh's data step
     subprocess.run([sys.executable, "-c", fetch], cwd=source, env=env, check=True)
     env.pop("COURSE_DATA_MIRROR", None)  # from here on, only the bundle's own data cache
+    return source, {**env, "COURSE_PYTHON": sys.executable}
+
+
+def start_autograder(
+    source: Path, root: Path, notebook: nbformat.NotebookNode, env: dict[str, str]
+) -> subprocess.Popen:
+    """`root` laid out as Gradescope's /autograder with `notebook` submitted, and
+    `run_autograder` started there (see `as_autograder`)."""
+    shutil.copytree(source, root / "source")
+    shutil.copy2(source / "run_autograder", root / "run_autograder")
+    (root / "results").mkdir()
+    (root / "submission").mkdir()
+    nbformat.write(notebook, root / "submission" / "03_training_bpe.ipynb")
+    command = as_autograder(root)
+    command[0] = shutil.which("bwrap")  # the real one, whatever PATH says inside
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def finished(root: Path, process: subprocess.Popen, seconds: float = 480) -> dict:
+    """The results.json of a finished run, its format checked."""
+    log = process.communicate(timeout=seconds)[0].decode(errors="replace")
+    assert process.returncode == 0, log
+    results = json.loads((root / "results" / "results.json").read_text())
+    check_schema(results)
+    return results
+
+
+@pytest.mark.end_to_end
+@pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (`bwrap`) on PATH")
+def test_bundle_grades_honest_and_hostile_submissions_end_to_end(tmp_path):
+    source, env = unpacked_bundle(tmp_path)
     runs = {}
     for name, notebook in {"honest": lesson3(solved=True), "hostile": hostile()}.items():
         root = tmp_path / name / "autograder"
-        shutil.copytree(source, root / "source")
-        shutil.copy2(source / "run_autograder", root / "run_autograder")
-        (root / "results").mkdir()
-        (root / "submission").mkdir()
-        nbformat.write(notebook, root / "submission" / "03_training_bpe.ipynb")
-        before = fingerprint(root / "source" / "lib")
-        process = subprocess.Popen(
-            as_autograder(root),
-            env={**env, "COURSE_PYTHON": sys.executable},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )
-        runs[name] = (root, before, process)
+        process = start_autograder(source, root, notebook, env)
+        runs[name] = (root, fingerprint(source / "lib"), process)
     results = {}
     for name, (root, before, process) in runs.items():
-        log = process.communicate(timeout=240)[0].decode(errors="replace")
-        assert process.returncode == 0, log
-        results[name] = json.loads((root / "results" / "results.json").read_text())
-        check_schema(results[name])
+        results[name] = finished(root, process)
         results[name]["lib changed"] = fingerprint(root / "source" / "lib") != before
 
     honest, attacker = results["honest"], results["hostile"]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lib.grading import kept_roster, reports, sandbox
+from lib.grading import kept_roster, memory_group, reports, sandbox, similarity
 from lib.grading.execute import Limits
 from lib.grading.notebook import answer_questions, handout_prose, load_catalog
 from lib.grading.one_submission import Settings, grade_one, new_record
@@ -119,6 +119,18 @@ def _warm_data_cache() -> None:
         ) from None
 
 
+def _refuse_exposed(paths: list[Path], import_paths: tuple[str, ...]) -> None:
+    """Refuse to grade when a kernel could read the submissions or --out: they lie inside what
+    the box shows every kernel (the course's packages, its data, the Python environment)."""
+    inside = sandbox.exposed(paths, sandbox.readonly_paths(tuple(import_paths)))
+    if inside:
+        raise sandbox.SandboxUnavailable(
+            f"{clean(str(inside[0]))} is inside a folder every student's kernel can read (the "
+            "course's code or data, or the Python environment): move the submissions and --out "
+            "elsewhere (the repository root itself is fine)."
+        )
+
+
 def grade_submissions(
     paths: list[str | Path],
     out_dir: str | Path,
@@ -128,24 +140,29 @@ def grade_submissions(
     force: bool = False,
     retry_failed: bool = False,
     sandboxed: bool = True,
+    own_user_fallback: bool = False,
     progress: bool = True,
     registry: str = "lib.exercises",
     import_paths: tuple[str, ...] = (str(ROOT),),
     questions_from: Path = ROOT / "notebooks",
     roster: list[Student] | None = None,
     drop: tuple[str | Path, ...] = (),
+    student_id: str = "",
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
-    sandbox unless `sandboxed=False`. Submissions an earlier run already graded into `out_dir`
-    are kept unless `force` (or, with `retry_failed`, unless a time-out, crash or error spoiled
-    them). `questions_from` holds the lesson notebooks as handed out (for the written answers'
-    questions and for recognising lessons). A `roster` is kept in `out_dir` and reused by a
-    later run given none (`kept_roster`). `drop`: files or folders whose submissions `out_dir`
-    should forget (a file removed from the class, say). Returns this run's records, one per
-    submission; the reports list every record in `out_dir`, from earlier runs too."""
-    if sandboxed:
-        sandbox.check_available()
+    sandbox unless `sandboxed=False` (`own_user_fallback`: see `sandbox.choose`). Submissions
+    an earlier run already graded into `out_dir` are kept unless `force` (or, with
+    `retry_failed`, unless a time-out, crash or error spoiled them). `questions_from` holds the
+    lesson notebooks as handed out (for the written answers' questions and for recognising
+    lessons). A `roster` is kept in `out_dir` and reused by a later run given none
+    (`kept_roster`). `drop`: files or folders whose submissions `out_dir` should forget (a file
+    removed from the class, say). Returns this run's records, one per submission; the reports
+    list every record in `out_dir`, from earlier runs too. The hidden cases are drawn for each
+    student (`Settings.student_of`; `student_id`: one student's, for all of them)."""
+    boxed = sandbox.choose(own_user_fallback) if sandboxed else False
+    if sandboxed and os.geteuid() == 0 and not memory_group.available():
+        print("Note: no memory cgroup can be made here: each kernel process is capped, not a box.")
     out_dir = Path(out_dir)
     # One submission per student and contents: the class folder copied elsewhere is not new.
     found: dict[tuple[str, str], Submission] = {}
@@ -154,6 +171,8 @@ def grade_submissions(
     submissions = list(found.values())
     if not submissions and not drop:  # nothing to grade: no empty tables in an empty folder
         return []
+    if boxed:
+        _refuse_exposed([out_dir, *(s.folder or s.path for s in submissions)], import_paths)
     store = RecordStore(out_dir)
     for path in drop:
         gone = store.drop(path)
@@ -171,8 +190,12 @@ def grade_submissions(
         handout_prose(Path(questions_from)),
         sandboxed,
         salt=store.secret("hidden cases"),
+        boxed=boxed,
+        roster=roster or [],
+        student_id=student_id,
     )
     questions = answer_questions(Path(questions_from))
+    references = similarity.references(settings.catalog, Path(questions_from))
 
     def stale(submission: Submission) -> bool:
         record = store.get(submission)
@@ -183,7 +206,9 @@ def grade_submissions(
         _warm_data_cache()
 
     def write_reports(charts: bool = False) -> None:
-        reports.write_all(out_dir, store.all(), questions, roster, charts=charts)
+        reports.write_all(
+            out_dir, store.all(), questions, roster, charts=charts, references=references
+        )
 
     bar = tqdm(
         total=len(submissions),
@@ -193,9 +218,18 @@ def grade_submissions(
         disable=not progress,
     )
 
+    unsaved: dict[str, dict] = {}  # records a full disk kept out of the store
+
     def done(record: dict) -> None:
-        store.add(record)
-        write_reports()  # after every notebook, so an interrupted run keeps what it did
+        try:
+            store.add(record)
+            write_reports()  # after every notebook, so an interrupted run keeps what it did
+        except OSError as error:  # costs this notebook's row, never the batch
+            unsaved[record["submission"]] = record
+            bar.write(
+                f"Could not save {record['student']}'s grade ({error.strerror}): the next run "
+                "grades that notebook again."
+            )
         bar.set_postfix_str(record["student"][:20])
         bar.update()
 
@@ -204,5 +238,8 @@ def grade_submissions(
         _run(_grade_all(todo, settings, jobs or min(4, os.cpu_count() or 1), done))
     finally:
         bar.close()
-    write_reports(charts=True)  # the chart once, at the end: its PNG starts a browser
-    return [store.get(s) for s in submissions]
+    try:
+        write_reports(charts=True)  # the chart once, at the end: its PNG starts a browser
+    except OSError as error:
+        print(f"Could not write the reports in {out_dir} ({error.strerror}).")
+    return [store.get(s) or unsaved.get(clean(str(s.path))) for s in submissions]

@@ -9,9 +9,12 @@ lesson's notebooks: a student who uploads lessons 1 and 3 to lesson 1 gets lesso
 and lesson 3 is listed as not scored.
 
 `run` grades the submission's notebooks with `grade_submissions`, as `python -m lib.grade` does,
-then writes results.json last, over anything a notebook put there. It fingerprints the course's
-`lib` before any student code runs and grades nothing (score 0, reason given) if a notebook
-changed it: where the sandbox cannot run, this check is what is left of `lib` being read-only.
+then writes results.json last, over anything a notebook put there. Gradescope's containers
+usually refuse the namespaces bubblewrap needs; each kernel then runs as an unprivileged user of
+its own (`sandbox.choose`), which cannot write the grader's code, the Python environment or the
+results folder, and whose every process is killed before results.json is written. As a last
+check, `lib` is fingerprinted before any student code runs and nothing is graded (score 0,
+reason given) if a notebook changed it. results.json says which protections were in force.
 """
 
 from __future__ import annotations
@@ -21,14 +24,17 @@ import hashlib
 import json
 import os
 import shutil
+import stat
+import sys
 import tempfile
 import time
 import zipfile
 from pathlib import Path
 
+from lib.grading import memory_group
 from lib.grading.batch import grade_submissions
 from lib.grading.notebook import load_catalog
-from lib.grading.sandbox import SandboxUnavailable, check_available
+from lib.grading.sandbox import choose
 
 ROOT = Path(__file__).resolve().parents[2]
 # The grader and exercises, the pinned environment, the lessons as handed out (the written
@@ -36,6 +42,19 @@ ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ["lib", "notebooks", "datasets", "requirements.txt"]
 LEFT_OUT = {"__pycache__", ".ipynb_checkpoints"}
 DATA_CACHE = Path("datasets", "cache")  # fetched on Gradescope by setup.sh, never shipped
+BOXED = (
+    "Protections: your notebook ran in a bubblewrap sandbox (no network, the course and Python "
+    "read-only, a private copy of your files), as a user of its own, with memory, process and "
+    "file-size limits."
+)
+OWN_USER = (
+    "Protections: this container cannot make the namespaces of a sandbox, so your notebook ran "
+    "as an unprivileged user of its own, with memory, process and file-size limits, in a private "
+    "copy of your files; it could not write the grader's code, Python or the results, and every "
+    "process it started was stopped before the results were written."
+)
+MEMORY_BOX = "Its memory was capped as a whole, all its processes together."
+MEMORY_PROCESS = "Its memory was capped per process (this container allows no memory cgroup)."
 ANSWER_LIMIT = 5_000  # characters of a written answer shown back to the student
 
 SETUP_SH = """\
@@ -56,6 +75,9 @@ python3 -m venv /autograder/venv
 # Grading runs without network: every file the lessons read is fetched now (sha256-checked).
 cd /autograder/source
 /autograder/venv/bin/python -c "from lib import data; data.fetch_all()"
+# Last: grade every lesson's own solutions here, so an image that cannot grade fails now, when
+# the instructor uploads it, and not at the first student's submission.
+/autograder/venv/bin/python -m lib.grade selftest --sandbox-if-available --no-progress
 """
 
 RUN_AUTOGRADER = """\
@@ -210,6 +232,27 @@ def _write_results(results: dict, path: Path) -> None:
     os.replace(file.name, path)
 
 
+def student_id(submission_dir: Path) -> str:
+    """Whose submission this is, from Gradescope's `submission_metadata.json` next to the
+    submission folder (a group's ids joined), so the hidden cases are drawn for that student;
+    "" when it is missing or unreadable (the notebook's file name is used then)."""
+    try:
+        metadata = json.loads((submission_dir.parent / "submission_metadata.json").read_text())
+        return "+".join(sorted(str(user["id"]) for user in metadata["users"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
+def _not_writable_by_others(folders: list[Path]) -> None:
+    """Take group and other write permission off `folders` and everything in them."""
+    for folder in folders:
+        for root, dirs, files in os.walk(folder):
+            for path in [root, *(os.path.join(root, name) for name in dirs + files)]:
+                mode = os.lstat(path).st_mode
+                if mode & 0o022 and not stat.S_ISLNK(mode):
+                    os.chmod(path, stat.S_IMODE(mode) & ~0o022)
+
+
 def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> dict:
     """Grade every notebook in `submission_dir` and write Gradescope's results to `results_path`
     (with `lesson`, scoring only that lesson's). Never raises for what the submission contains:
@@ -219,14 +262,20 @@ def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> 
     compileall.compile_dir(ROOT / "lib", quiet=1)
     before = _fingerprint(ROOT / "lib")
     try:
-        try:
-            check_available()
-            boxed = True
-        except SandboxUnavailable:  # Gradescope's container may not allow namespaces: it is
-            boxed = False  # then the only thing the submission can reach, and it is thrown away
+        boxed = choose(own_user_fallback=True)
+        if not boxed:  # the kernels' user must not be able to write what we trust
+            _not_writable_by_others([ROOT / "lib", Path(results_path).parent, Path(sys.prefix)])
         with tempfile.TemporaryDirectory(prefix="gradescope-out-") as out:
-            records = grade_submissions([submission_dir], out, progress=False, sandboxed=boxed)
+            records = grade_submissions(
+                [submission_dir],
+                out,
+                progress=False,
+                own_user_fallback=True,
+                student_id=student_id(submission_dir),
+            )
         results = results_json(records, lesson)
+        memory = MEMORY_BOX if memory_group.available() else MEMORY_PROCESS
+        results["output"] += "\n\n" + (BOXED if boxed else OWN_USER) + " " + memory
     except Exception as error:  # the grader itself failed: say so rather than leave no results
         results = _nothing(
             f"The autograder failed ({type(error).__name__}: {error}). Please tell your instructor."

@@ -20,7 +20,9 @@ from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
+from traitlets import default
 
+from lib.grading.frugal_session import FrugalSession
 from lib.grading.kernel_side import MIME
 from lib.notebooks import ThisPython
 
@@ -41,9 +43,14 @@ class KernelLost(Exception):
 
 
 class _BoxedManager(AsyncKernelManager):
-    """A kernel manager whose kernel command goes through `box` (see `lib.grading.sandbox`)."""
+    """A kernel manager whose kernel command goes through `box` (see `lib.grading.sandbox`), and
+    whose clients decode only what the grader reads (`FrugalSession`)."""
 
     box: Callable[[list[str]], list[str]] | None = None
+
+    @default("session")
+    def _frugal_session(self) -> FrugalSession:
+        return FrugalSession(parent=self)
 
     def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
         command = super().format_kernel_cmd(extra_arguments)

@@ -9,10 +9,15 @@ away with the box. Whatever the notebook does, `grade_one` returns a record sayi
 
 from __future__ import annotations
 
+import asyncio
 import datetime
+import hashlib
+import os
+import shutil
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,11 +25,13 @@ import nbformat
 
 from lib.exercises import Case, Exercise
 from lib.exercises.generated import secret_inputs
+from lib.exercises.own_code import Notebook
 from lib.grading import sandbox
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
+from lib.grading.exercise_code import exercise_code
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
-from lib.grading.own_code import Notebook
 from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
+from lib.grading.roster import Student, match
 from lib.grading.submissions import Submission, UnreadableNotebook, clean, read_notebook
 
 NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
@@ -41,33 +48,71 @@ class Settings:
     catalog: dict[int, list[Exercise]] = field(default_factory=dict)
     handouts: dict[int, set[str]] = field(default_factory=dict)
     sandboxed: bool = True
+    boxed: bool = True  # bubblewrap runs here; else (sandboxed) an own user only: `sandbox.choose`
     caps: sandbox.Caps = field(default_factory=sandbox.Caps)
-    cases: dict[str, list[Case]] = field(default_factory=dict)
+    cases: dict[tuple[str, str | None], list[Case]] = field(default_factory=dict)
     salt: str = ""  # makes the hidden cases' made-up inputs secret (`generated.secret_inputs`)
+    roster: list[Student] = field(default_factory=list)
+    student_id: str = ""  # whose every submission is (on Gradescope, from its metadata)
 
-    def cases_of(self, exercise: Exercise) -> list[Case]:
-        """The exercise's test cases, hidden ones included, computed once per run, here (never
-        in a kernel)."""
-        if exercise.name not in self.cases:
-            with warnings.catch_warnings(), secret_inputs(self.salt):
-                warnings.simplefilter("ignore")
-                self.cases[exercise.name] = exercise.grading_cases()
-        return self.cases[exercise.name]
+    def student_of(self, submission: Submission) -> str:
+        """Who the hidden cases are drawn for: the id Gradescope gives, else the roster's id of
+        the student the submission matches, else the name it was handed in under."""
+        found = match(submission.student, self.roster).student if self.roster else None
+        return self.student_id or (found.id if found else submission.student)
+
+    def cases_of(self, exercise: Exercise, student: str = "") -> list[Case]:
+        """The exercise's test cases, computed here (never in a kernel): the shown ones once per
+        run, the hidden ones once per student, with made-up inputs drawn from a salt of the
+        instructor's key and the student, so that one student's cases are no use to another."""
+        shown, hidden = (exercise.name, None), (exercise.name, student)
+        if shown not in self.cases:
+            self.cases[shown] = _made(exercise.cases, "")
+        if hidden not in self.cases:
+            salt = hashlib.sha256(f"{self.salt}\n{student}".encode()).hexdigest()
+            self.cases[hidden] = _made(exercise.secret_cases, salt)
+        return self.cases[shown] + self.cases[hidden]
+
+
+def _made(make: Callable[[], list[Case]], salt: str) -> list[Case]:
+    with warnings.catch_warnings(), secret_inputs(salt):
+        warnings.simplefilter("ignore")
+        return make()
 
 
 class _Box:
     """Wraps a kernel command in the sandbox; called once the connection file exists, which it
     hands to the kernel's own user along with the folders it may write in."""
 
-    def __init__(self, settings: Settings, work: Path, runtime: Path, uid: int | None):
-        self.settings, self.work, self.runtime, self.uid = settings, work, runtime, uid
+    def __init__(self, settings: Settings, tmp: Path, uid: int | None):
+        self.settings, self.tmp, self.uid = settings, tmp, uid
 
     def __call__(self, kernel: list[str]) -> list[str]:
-        sandbox.give_to(self.uid, self.work, self.runtime)
+        work, runtime = self.tmp / "work", self.tmp / "runtime"
+        sandbox.give_to(self.uid, runtime)  # the connection file, just written
         readonly = sandbox.readonly_paths(self.settings.import_paths)
-        return sandbox.command(
-            kernel, self.work, self.runtime, readonly, self.settings.caps, self.uid
-        )
+        caps, boxed = self.settings.caps, self.settings.boxed
+        return sandbox.command(kernel, work, runtime, readonly, caps, self.uid, boxed)
+
+
+def _set_up(
+    submission: Submission, settings: Settings, tmp: Path, uid: int | None
+) -> tuple[Path, dict[str, str], Path | None, _Box | None]:
+    """The kernel's folders in `tmp`, handed to its user: returns the folder the notebook runs
+    in, the kernel's environment, and (sandboxed) the runtime folder and the box."""
+    work = working_copy(submission, tmp)
+    if not settings.sandboxed:
+        return work, unboxed_env(tmp, settings.import_paths), None, None
+    Path(tmp, "runtime").mkdir()
+    scratch = "/tmp"  # the box's own
+    if not settings.boxed:  # no box, no private /tmp: a scratch folder of its own instead
+        os.chmod(tmp, 0o711)  # its user must reach its folders, but not list ours
+        Path(tmp, "scratch", "home").mkdir(parents=True)
+        scratch = str(Path(tmp, "scratch"))
+        sandbox.give_to(uid, Path(scratch))
+    sandbox.give_to(uid, tmp / "work")
+    env = sandbox.environment(settings.import_paths, scratch)
+    return work, env, Path(tmp, "runtime"), _Box(settings, tmp, uid)
 
 
 def new_record(submission: Submission, settings: Settings, **fields) -> dict:
@@ -91,12 +136,22 @@ def new_record(submission: Submission, settings: Settings, **fields) -> dict:
     }
 
 
+def _read(submission: Submission, settings: Settings) -> tuple:
+    """The notebook, what is read from it without running it (answers, solutions opened), its
+    lesson and a note about its label. Raises `UnreadableNotebook`."""
+    notebook = read_notebook(submission.path)
+    info = {"answers": written_answers(notebook), "solutions": solutions_opened(notebook)}
+    lesson, label_note = identify_lesson(notebook, settings.catalog, settings.handouts)
+    return notebook, info, lesson, label_note
+
+
 def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tuple[dict, set]:
     """Rows for exercises whose code is not the student's own, and the targets that no readable
     cell defines (if the kernel has them anyway, they came from `exec` or a file)."""
     code, rows, unreadable = Notebook(notebook), {}, set()
     for exercise in exercises:
-        found = code.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+        e = exercise
+        found = code.borrowed(e.target, e.allowed_lib, e.forbidden, e.literal)
         if found and exercise.target in code.definitions:
             rows[exercise.name] = result_row(exercise, "not own code", found)
         elif found:
@@ -109,22 +164,25 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     `sandbox.OwnUser`). Never raises for anything the submission does: the record says."""
     started = time.monotonic()
     if submission.refused:
-        note = f"refused: {submission.refused}, which the grader never follows"
-        return new_record(submission, settings, outcome="refused", note=note)
+        return new_record(
+            submission, settings, outcome="refused", note=f"refused: {submission.refused}"
+        )
+    # The student's file is read in a worker thread: however long it takes, the other notebooks
+    # and the deadline of this one (`batch`) go on.
     try:
-        notebook = read_notebook(submission.path)
+        notebook, info, lesson, label_note = await asyncio.to_thread(_read, submission, settings)
     except UnreadableNotebook as error:
         return new_record(submission, settings, outcome="unreadable", note=str(error))
-    answers, solutions = written_answers(notebook), solutions_opened(notebook)
-    lesson, label_note = identify_lesson(notebook, settings.catalog, settings.handouts)
-    info = {"answers": answers, "solutions": solutions}
     if lesson is None:
         note = "its cells match no lesson's exercises" + (f" ({label_note})" if label_note else "")
         return new_record(submission, settings, outcome="unknown lesson", note=note, **info)
     exercises = settings.catalog[lesson]
-    not_own, unreadable = _own_code(notebook, exercises)
+    # Both read the student's code: bounded work, off the event loop (see _read).
+    info["code"], info["unparsable"] = await asyncio.to_thread(exercise_code, notebook, exercises)
+    not_own, unreadable = await asyncio.to_thread(_own_code, notebook, exercises)
     try:
-        cases = {e.name: settings.cases_of(e) for e in exercises}
+        student = settings.student_of(submission)
+        cases = {e.name: settings.cases_of(e, student) for e in exercises}
     except Exception as error:  # e.g. a data file the cases need could not be read
         why = f"{type(error).__name__}: {clean(str(error), 300)}"
         note = f"could not make lesson {lesson}'s test cases ({why}); --retry-failed tries again"
@@ -138,21 +196,18 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         unreadable_targets=unreadable,
     )
     events, outcome, note = [], "graded", label_note
-    with tempfile.TemporaryDirectory(prefix="course-grade-", ignore_cleanup_errors=True) as tmp:
-        try:
-            work = working_copy(submission, Path(tmp))
-            if settings.sandboxed:
-                job.runtime = Path(tmp, "runtime")
-                job.runtime.mkdir()
-                job.box = _Box(settings, Path(tmp, "work"), job.runtime, uid)
-                env = sandbox.environment(settings.import_paths)
-            else:
-                env = unboxed_env(Path(tmp), settings.import_paths)
-            results, events = await run_and_grade(prepared(notebook), work, env, job)
-        except Exception as error:  # the kernel would not start, the disk is full...
-            outcome = "error"
-            note = f"could not run the notebook ({type(error).__name__}: {clean(str(error), 300)})"
-            results = {e.name: result_row(e, "error", "not graded") for e in exercises}
+    tmp = Path(tempfile.mkdtemp(prefix="course-grade-"))
+    try:  # copying, handing over and removing the student's files: in a worker thread too
+        work, env, job.runtime, job.box = await asyncio.to_thread(
+            _set_up, submission, settings, tmp, uid
+        )
+        results, events = await run_and_grade(prepared(notebook), work, env, job)
+    except Exception as error:  # the kernel would not start, the disk is full...
+        outcome = "error"
+        note = f"could not run the notebook ({type(error).__name__}: {clean(str(error), 300)})"
+        results = {e.name: result_row(e, "error", "not graded") for e in exercises}
+    finally:
+        await asyncio.to_thread(shutil.rmtree, tmp, ignore_errors=True)
     rows = [_checked(results[e.name], e) for e in exercises]
     if settings.sandboxed is False:
         events = [NO_SANDBOX_NOTE, *events]
@@ -170,13 +225,16 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
 
 
 def _checked(result: dict, exercise: Exercise) -> dict:
-    """A result row with its score clamped to what the exercise is worth and its text made safe."""
+    """A result row with its score clamped to what the exercise is worth and its text made safe.
+    `detail` (a hidden case in full) is for the instructor's reports only, never feedback."""
     score = result.get("score")
     score = float(score) if isinstance(score, (int, float)) else 0.0
+    detail = {"detail": clean(str(result["detail"]), 1000)} if result.get("detail") else {}
     return {
         "name": exercise.name,
         "score": min(max(score, 0.0), float(exercise.points)),
         "max_score": float(exercise.points),
         "status": clean(str(result.get("status", "")), 40),
         "reason": clean(str(result.get("reason", "")), 1000),
+        **detail,
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 from pathlib import Path
 
 import nbformat
@@ -25,6 +26,7 @@ import importlib.util, os, pathlib, re, subprocess, sys
 root = pathlib.Path({root!r})
 if str(root) not in sys.path:
     sys.path.insert(0, str(root))"""
+MAX_FILES = 10_000  # entries of a student's folder copied for its kernel
 CHECK_CALL = re.compile(r"\w+\.\w+\.(check\(\)|hint\(\d*\)|solution\(\))\s*(#.*)?")
 
 
@@ -55,20 +57,32 @@ def prepared(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return notebook
 
 
+class TooManyFiles(Exception):
+    """A student's folder holds more files than any lesson needs (`MAX_FILES`)."""
+
+
 def working_copy(submission: Submission, tmp: Path) -> Path:
-    """Copy the submission into `tmp/work` and return the folder its notebook runs in. Symbolic
-    links are left out: they could point anywhere."""
+    """Copy the submission into `tmp/work` and return the folder its notebook runs in. Only
+    folders and regular files are copied: a symbolic link could point anywhere, and a named pipe
+    would hang the copy. More than `MAX_FILES` entries raise `TooManyFiles`: copying, handing
+    over and removing them is the grader's time, spent before any limit of the kernel's."""
     work = tmp / "work"
     if submission.folder is None:
         work.mkdir()
         shutil.copyfile(submission.path, work / "notebook.ipynb")
         return work
+    seen = 0
 
     def skipped(folder: str, names: list[str]) -> list[str]:
+        nonlocal seen
+        seen += len(names)
+        if seen > MAX_FILES:
+            raise TooManyFiles(f"the student's folder holds more than {MAX_FILES:,} files")
+        kinds = {name: os.lstat(os.path.join(folder, name)).st_mode for name in names}
         return [
             name
-            for name in names
-            if name == ".ipynb_checkpoints" or os.path.islink(os.path.join(folder, name))
+            for name, mode in kinds.items()
+            if name == ".ipynb_checkpoints" or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
         ]
 
     shutil.copytree(submission.folder, work, ignore=skipped)

@@ -11,12 +11,17 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
 MAX_BYTES = 64 * 2**20  # a notebook file larger than this is not read at all
+# JSON values (counted as their opening brackets) a notebook may hold: bytes alone do not bound
+# the memory read takes (64 MB of `[],` decode to tens of millions of lists, about 3 GB). A whole
+# lesson with its outputs holds some tens of thousands.
+MAX_ELEMENTS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -40,15 +45,30 @@ def _hidden(path: Path) -> bool:
 
 
 def _submission(path: Path, student: str, folder: Path | None = None) -> Submission:
+    refused = ""
     if path.is_symlink() or (folder is not None and folder.is_symlink()):
         # Never followed: it could point at another student's notebook or a private file.
+        refused = "a symbolic link, which the grader never follows"
+    elif not stat.S_ISREG(path.lstat().st_mode):  # a FIFO would hang whoever reads it
+        refused = "not a regular file (a named pipe, a device or a socket)"
+    if refused:
         digest = hashlib.sha256(os.fsencode(path)).hexdigest()
-        return Submission(path, _name(student), digest, folder, refused="a symbolic link")
+        return Submission(path, _name(student), digest, folder, refused=refused)
     digest = hashlib.sha256()
-    with path.open("rb") as file:
-        while chunk := file.read(2**20):
-            digest.update(chunk)
+    with _opened(path) as file:
+        while (chunk := file.read(2**20)) and file.tell() <= MAX_BYTES + 2**20:
+            digest.update(chunk)  # a bigger file is refused when read: its start is enough
     return Submission(path=path, student=_name(student), sha256=digest.hexdigest(), folder=folder)
+
+
+def _opened(path: Path):
+    """`path` open for reading in binary, if it is a regular file: never through a link, and
+    never waiting (opening a FIFO for reading waits for a writer)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise UnreadableNotebook("not a regular file (a named pipe, a device or a socket)")
+    return os.fdopen(fd, "rb")
 
 
 def _notebooks_in(folder: Path, top: Path) -> list[Path]:
@@ -74,31 +94,39 @@ def find_submissions(paths: list[str | Path]) -> list[Submission]:
             found[key] = _submission(notebook, student, folder)
 
     for given in map(Path, paths):
-        if given.is_symlink() or given.is_file():
-            add(given, given.stem)
-        elif not given.is_dir():
+        if given.is_symlink() or (given.exists() and not given.is_dir()):
+            add(given, given.stem)  # a file, or a link or special file to refuse
+            continue
+        if not given.is_dir():
             raise FileNotFoundError(f"no such file or folder: {clean(str(given))}")
-        else:
-            for notebook in sorted(given.glob("*.ipynb")):
-                if not _hidden(notebook.relative_to(given)):
-                    add(notebook, notebook.stem)
-            for folder in sorted(p for p in given.iterdir() if p.is_dir()):
-                if _hidden(folder.relative_to(given)):
-                    continue
-                if folder.is_symlink():
-                    add(folder / "(linked folder).ipynb", folder.name, folder)
-                    continue
-                for notebook in _notebooks_in(folder, given):
-                    add(notebook, folder.name, folder)
+        for notebook in sorted(given.glob("*.ipynb")):
+            if not _hidden(notebook.relative_to(given)):
+                add(notebook, notebook.stem)
+        for folder in sorted(p for p in given.iterdir() if p.is_dir()):
+            if _hidden(folder.relative_to(given)):
+                continue
+            if folder.is_symlink():
+                add(folder / "(linked folder).ipynb", folder.name, folder)
+                continue
+            for notebook in _notebooks_in(folder, given):
+                add(notebook, folder.name, folder)
     return list(found.values())
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """The notebook at `path` in nbformat 4, or `UnreadableNotebook` saying what is wrong."""
-    if path.stat().st_size > MAX_BYTES:
-        raise UnreadableNotebook(f"the file is larger than {MAX_BYTES // 2**20} MB")
+    """The notebook at `path` in nbformat 4, or `UnreadableNotebook` saying what is wrong. Only
+    a regular file is read, of at most `MAX_BYTES` and `MAX_ELEMENTS`."""
     try:
-        notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+        with _opened(path) as file:
+            data = file.read(MAX_BYTES + 1)
+    except OSError as error:
+        raise UnreadableNotebook(f"the file cannot be read ({error.strerror})") from None
+    if len(data) > MAX_BYTES:
+        raise UnreadableNotebook(f"the file is larger than {MAX_BYTES // 2**20} MB")
+    if data.count(b"[") + data.count(b"{") > MAX_ELEMENTS:
+        raise UnreadableNotebook(f"the file holds more than {MAX_ELEMENTS:,} lists and objects")
+    try:
+        notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
         for cell in notebook.cells:  # reading succeeds on some non-notebooks; touching cells won't
             cell.source, cell.cell_type, cell.metadata  # noqa: B018 (a check for the KeyError)
         return notebook

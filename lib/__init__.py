@@ -1,4 +1,5 @@
-"""The course library: everything the six lessons share, and a tokenizer you can build on.
+"""The course library: everything the eight lessons (six and two bonus) share, and a tokenizer
+you can build on.
 
 `Tokenizer` is a byte-level BPE tokenizer (train, encode, decode, save, load, the real GPT
 tokenizers loaded from tiktoken's files, GPT-2 and Hugging Face files); `bpe` holds the algorithms

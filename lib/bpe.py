@@ -20,10 +20,8 @@ from collections.abc import Iterable, Mapping
 
 from lib import patterns
 from lib.bpe_fast import train_fast
+from lib.bpe_types import Merges, Vocab  # bpe.Merges and bpe.Vocab, as the lessons name them
 from lib.progress import progress as progress_bar
-
-Vocab = dict[int, bytes]
-Merges = list[tuple[bytes, bytes]]
 
 
 def get_stats(
@@ -107,9 +105,9 @@ def train(
     """
     if not isinstance(text, str):
         raise TypeError(f"text must be a str, not {type(text).__name__}; decode bytes first")
-    specials = check_request(vocab_size, special_tokens, method)
+    specials = check_request(vocab_size, special_tokens, method)  # before the counting, not after
     words = chunk_counts(text, pattern, specials)
-    return train_from_counts(words, vocab_size, specials, method, progress, consume=True)
+    return _learn(words, vocab_size, specials, method, progress, consume=True)
 
 
 def check_request(
@@ -143,6 +141,13 @@ def train_from_counts(
     `consume=True` lets the fast trainer empty `words` once it has built its own tables from it.
     """
     specials = check_request(vocab_size, special_tokens, method)
+    return _learn(words, vocab_size, specials, method, progress, consume)
+
+
+def _learn(
+    words: Counter, vocab_size: int, specials: list[str], method: str, progress: bool, consume: bool
+) -> tuple[Vocab, Merges]:
+    """`train_from_counts` once the request is checked."""
     n_merges = vocab_size - 256 - len(specials)
     if method == "naive":
         merges = _train_naive(words, n_merges, progress)
@@ -153,7 +158,7 @@ def train_from_counts(
             f"stopped after {len(merges)} of {n_merges} merges: no pair of adjacent tokens is left"
             f" in the training text, so the vocabulary has {vocab_size - n_merges + len(merges)}"
             f" tokens, not {vocab_size}. Train on more text or ask for a smaller vocab_size.",
-            stacklevel=3,
+            stacklevel=3,  # the line that called train or train_from_counts
         )
     return build_vocab(merges, specials), merges
 

@@ -26,11 +26,12 @@ from __future__ import annotations
 from bisect import insort
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from operator import add
+from operator import add, itemgetter
 
+from lib.bpe_types import Merges
 from lib.progress import progress as progress_bar
 
-Merges = list[tuple[bytes, bytes]]
+_LAST, _FIRST = itemgetter(slice(-1, None)), itemgetter(slice(1))  # "" for an empty piece
 
 
 def train_fast(
@@ -93,37 +94,42 @@ def merge_pair(
     """Write the token `new` for every `pair` in the chunks, update the counts, and file the new
     pairs in `queue`. Returns how many tokens the text lost (weighted by the chunks' counts)."""
     a, b = pair
-    # For each neighbour x left of an occurrence, the chunk of every such occurrence; same for
-    # the neighbours y on the right. "" means the neighbour is another occurrence (a b a b).
+    # For each neighbour x left of an occurrence: the chunks holding such an occurrence (each once)
+    # and the occurrences' total weight; the same for the neighbours y on the right. "" means the
+    # neighbour is another occurrence (a b a b).
     lefts: defaultdict[str, list[int]] = defaultdict(list)
     rights: defaultdict[str, list[int]] = defaultdict(list)
+    left_w: defaultdict[str, int] = defaultdict(int)
+    right_w: defaultdict[str, int] = defaultdict(int)
     removed = 0
     for i in where.pop(pair, ()):
         pieces = chunks[i].split(pair)
         if len(pieces) == 1:
             continue  # stale: an earlier merge already took this chunk's (a, b) apart
         chunks[i] = new.join(pieces)
-        removed += (len(pieces) - 1) * weights[i]
+        w = weights[i]
+        removed += (len(pieces) - 1) * w
         if len(pieces) == 2:  # one occurrence, the common case
-            lefts[pieces[0][-1]].append(i)
-            rights[pieces[1][0]].append(i)
+            x, y = pieces[0][-1], pieces[1][0]
+            lefts[x].append(i)
+            left_w[x] += w
+            rights[y].append(i)
+            right_w[y] += w
             continue
-        for piece in pieces[:-1]:
-            lefts[piece[-1:]].append(i)
-        for piece in pieces[1:]:
-            rights[piece[:1]].append(i)
+        # Many occurrences (a long chunk): the neighbours are counted in C, not one by one.
+        for x, n in Counter(map(_LAST, pieces[:-1])).items():
+            lefts[x].append(i)
+            left_w[x] += n * w
+        for y, n in Counter(map(_FIRST, pieces[1:])).items():
+            rights[y].append(i)
+            right_w[y] += n * w
     # Each neighbour turns one lost pair into one gained pair. Gained pairs hold `new`, so they
     # are new keys: adding them never meets the subtractions.
-    changes = [((x or b) + a, (x or new) + new, occ) for x, occ in lefts.items() if x != edge]
-    changes += [(b + y, new + y, occ) for y, occ in rights.items() if y and y != edge]
-    for lost, gained, occurrences in changes:  # "" on the left: lost (b, a), gained (new, new)
-        # Stored as a tuple: never appended to, and smaller than the list it was gathered in.
-        if len(occurrences) == 1:
-            w = weights[occurrences[0]]
-            occurrences = (occurrences[0],)
-        else:  # the weight of each occurrence's chunk, and each chunk listed once
-            w = sum(map(weights.__getitem__, occurrences))
-            occurrences = tuple(dict.fromkeys(occurrences))
+    changes = [
+        ((x or b) + a, (x or new) + new, occ, left_w[x]) for x, occ in lefts.items() if x != edge
+    ]
+    changes += [(b + y, new + y, occ, right_w[y]) for y, occ in rights.items() if y and y != edge]
+    for lost, gained, occurrences, w in changes:  # "" on the left: lost (b, a), gained (new, new)
         left = counts.get(lost, 0) - w  # get: when a == b, the merged pair may come twice
         if left > 0:
             counts[lost] = left
@@ -131,7 +137,8 @@ def merge_pair(
             counts.pop(lost, None)
             where.pop(lost, None)  # None: the merged pair's list was taken above
         counts[gained] = w
-        where[gained] = occurrences
+        # Stored as a tuple: never appended to, and smaller than the list it was gathered in.
+        where[gained] = tuple(occurrences)
         queue.push(gained, w)
     counts.pop(pair, None)  # after the loop above, which subtracts from it when a == b
     return removed

@@ -14,6 +14,12 @@ counted separately, in parallel. A cut is only safe where it cannot change the s
 
 Any other pattern may look arbitrarily far ahead, so it is cut at special tokens only. The files
 are read as one text, as if concatenated; each must be valid UTF-8 on its own.
+
+`lib.lazy_encode` answers the same question (where may a stream be cut without changing how it
+splits?) for encoding, the other way: it runs the split pattern on the text it holds and cuts at
+the start of any match but the last, which works for every pattern. Training cannot afford that
+here, because the point of cutting is to give the splitting itself to the worker processes; so it
+cuts by the character rule above, which needs no split but holds only for the named patterns.
 """
 
 from __future__ import annotations

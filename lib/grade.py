@@ -8,6 +8,8 @@ the whole workflow. From Python: `from lib.grade import grade_submissions`.
 
 `python -m lib.grade gradescope --out autograder.zip` builds a Gradescope autograder instead (see
 lib/grading/gradescope.py); its `run_autograder` calls `python -m lib.grade gradescope-run`.
+`python -m lib.grade selftest` grades the course's own solutions to prove the machine can grade
+(lib/grading/selftest.py).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from lib.grading import gradescope
+from lib.grading import gradescope, selftest
 from lib.grading.batch import CourseDataMissing, grade_submissions
 from lib.grading.execute import Limits
 from lib.grading.reports import summary
@@ -80,6 +82,43 @@ def run_gradescope(argv: list[str]) -> int:
     return 0
 
 
+def run_selftest(argv: list[str]) -> int:
+    """`python -m lib.grade selftest`: grade every lesson's solutions; 0 when all earn full."""
+    parser = argparse.ArgumentParser(
+        prog="python -m lib.grade selftest",
+        description="Grade the course's own solutions, every lesson as a whole notebook, "
+        "exactly as students are graded: run it before the class hands in.",
+    )
+    parser.add_argument("--jobs", type=int, default=None, help="notebooks at a time")
+    parser.add_argument(
+        "--lesson",
+        type=int,
+        action="append",
+        metavar="N",
+        help="only this lesson (repeat for several; default: every lesson)",
+    )
+    parser.add_argument(
+        "--sandbox-if-available",
+        action="store_true",
+        help="grade without the sandbox where bubblewrap cannot run, as the Gradescope "
+        "autograder does (its setup.sh uses this)",
+    )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        text, ready = selftest.run(
+            jobs=args.jobs,
+            lessons=set(args.lesson) if args.lesson else None,
+            sandboxed=None if args.sandbox_if_available else True,
+            progress=not args.no_progress,
+        )
+    except SandboxUnavailable as error:
+        print(f"NOT READY: {error}")
+        return 1
+    print(text)
+    return 0 if ready else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line; returns the exit status (1 when no notebook was found)."""
     argv = sys.argv[1:] if argv is None else argv
@@ -88,11 +127,14 @@ def main(argv: list[str] | None = None) -> int:
         return build_gradescope(argv[1:])
     if argv[:1] == ["gradescope-run"]:
         return run_gradescope(argv[1:])
+    if argv[:1] == ["selftest"]:
+        return run_selftest(argv[1:])
     parser = argparse.ArgumentParser(
         prog="python -m lib.grade",
         description=__doc__.split("\n\n")[0],
         epilog="python -m lib.grade gradescope --out autograder.zip builds a Gradescope "
-        "autograder instead (to grade a folder named 'gradescope', write ./gradescope).",
+        "autograder instead; python -m lib.grade selftest proves this machine can grade (to "
+        "grade a folder named 'gradescope' or 'selftest', write ./gradescope).",
     )
     parser.add_argument("submissions", nargs="+", help="notebooks, or folders of them")
     parser.add_argument(

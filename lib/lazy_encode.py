@@ -17,6 +17,10 @@ the tokenizer cuts anyway, and only where more text cannot move that cut:
 ['a', '\\n\\n\\nb', ' c']
 
 With no split pattern the whole text is one chunk, so only special tokens can cut it.
+
+Training from files needs the same guarantee and gets it by a cheaper rule that needs no split
+(`lib.corpus_files`: a cut before " " after a non-space, for the named patterns only), because
+there the splitting is the work it hands to other processes. Here the split is done anyway.
 """
 
 from __future__ import annotations

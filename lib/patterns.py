@@ -78,7 +78,8 @@ def split_text(text: str, pattern: str | None) -> list[str]:
 
 @lru_cache(maxsize=32)
 def special_regex(specials: tuple[str, ...]) -> regex.Pattern:
-    """The regex that finds the special tokens `specials` (a sorted tuple) in a text."""
+    """The regex that finds the special tokens `specials` (a sorted tuple) in a text: the one used
+    wherever text is cut at special tokens (training, encoding, reading files)."""
     # Longest first, so that "<|end|>" never wins over "<|endoftext|>" where both could match.
     ordered = sorted(specials, key=lambda s: (-len(s), s))
     return regex.compile("(" + "|".join(regex.escape(s) for s in ordered) + ")")

@@ -21,10 +21,9 @@ tiktoken takes whichever its hash map lists first; we always take the longest.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator
-from functools import lru_cache
 from typing import Literal
 
-import regex
+from lib.patterns import special_regex
 
 Specials = Literal["all"] | Collection[str]
 
@@ -43,7 +42,7 @@ def check_disallowed(text: str, disallowed: frozenset[str]) -> None:
     """Raise ValueError naming the first disallowed special token in `text`, if there is one."""
     if not disallowed:
         return
-    found = _regex(tuple(sorted(disallowed))).search(text)
+    found = special_regex(tuple(sorted(disallowed))).search(text)
     if found:
         special = found.group()
         raise ValueError(
@@ -61,7 +60,7 @@ def split(
         if text:
             yield text, False
         return
-    pattern = _regex(tuple(sorted(specials)))
+    pattern = special_regex(tuple(sorted(specials)))
     start = pos = 0
     while (found := pattern.search(text, pos)) is not None:
         if found.group() not in allowed:
@@ -81,10 +80,3 @@ def _as_set(value: Specials, specials: Collection[str], argument: str) -> frozen
     if isinstance(value, str) or not all(isinstance(s, str) for s in value):
         raise TypeError(f'{argument} must be "all" or a collection of strings, e.g. {{{value!r}}}')
     return frozenset(value)
-
-
-@lru_cache(maxsize=64)
-def _regex(specials: tuple[str, ...]) -> regex.Pattern:
-    # Longest first: the alternation takes the first alternative that matches at a position.
-    ordered = sorted(specials, key=lambda s: (-len(s), s))
-    return regex.compile("|".join(regex.escape(s) for s in ordered))

@@ -22,10 +22,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from lib import bpe, patterns, specials, tokenizer_data
+from lib import bpe, patterns, specials, tokenizer_checks
 from lib.specials import Specials
-from lib.tokenizer_io import TokenizerFiles
+from lib.tokenizer_formats import TokenizerFiles
 
+_IDS_ARE_MERGE_ORDER: list = []  # from_ranks's "merges": a marker, compared by identity
 _CACHE_LIMIT = 200_000  # chunks remembered: whole words repeat, so a cache saves most BPE work
 
 
@@ -35,7 +36,7 @@ class Tokenizer(TokenizerFiles):
     `Tokenizer(vocab, merges, pattern, special_tokens=[...])` checks that the parts agree and
     raises ValueError naming the entry at fault. `special_tokens` is a list (ids taken from the
     vocabulary, else the next free ones) or a dict {token: id}. Loading and saving (tiktoken,
-    GPT-2's and Hugging Face's files, our own) come from `lib.tokenizer_io`.
+    GPT-2's and Hugging Face's files, our own) come from `lib.tokenizer_formats`.
     """
 
     def __init__(
@@ -49,22 +50,25 @@ class Tokenizer(TokenizerFiles):
     ):
         if merges is None:
             raise TypeError("merges is required; build from tiktoken ranks with from_ranks()")
-        self._init(vocab, merges, pattern, special_tokens, name)
-
-    def _init(self, vocab, merges, pattern, special_tokens, name) -> None:
         if not isinstance(name, str):
             raise TypeError(f"name must be a str, not {type(name).__name__}")
-        vocab, merges, special = tokenizer_data.check(vocab, merges, special_tokens)
+        # from_ranks passes _IDS_ARE_MERGE_ORDER: tiktoken's files have no merges, their ids are
+        # the merge order, and the merges are recovered from the vocabulary when asked for.
+        self._has_merges = merges is not _IDS_ARE_MERGE_ORDER
+        given = merges if self._has_merges else None
+        vocab, merges, special = tokenizer_checks.check(vocab, given, special_tokens)
         self._vocab, self._merges, self._special = vocab, merges, special
         self._pattern, self._name = patterns.resolve(pattern), name
         special_ids = set(special.values())
-        self._ids = {token: i for i, token in vocab.items() if i not in special_ids}
-        # Merge order is the rank. tiktoken's data has no merges: its ids are the ranks.
-        self._ranks = self._ids
-        if merges is not None:
-            self._ranks = {}
+        self._token_id = {token: i for i, token in vocab.items() if i not in special_ids}
+        # Which pair joins first is decided by merge order, not by id. Given merges, a token's
+        # merge rank is the position of the first merge that makes it; without them the ids are
+        # the merge order, and one table serves as both.
+        self._merge_rank = self._token_id
+        if self._has_merges:
+            self._merge_rank = {}
             for k, (left, right) in enumerate(merges):
-                self._ranks.setdefault(left + right, k)
+                self._merge_rank.setdefault(left + right, k)
         self._cache: dict[str, list[int]] = {}  # chunk -> ids, a pure function of the above
 
     # -- making one ---------------------------------------------------------------------------
@@ -131,12 +135,10 @@ class Tokenizer(TokenizerFiles):
         name: str = "custom",
     ) -> Tokenizer:
         """Build from tiktoken-style ranks {token bytes: id}, where an id is also a merge rank."""
-        tok = cls.__new__(cls)
         vocab = {i: token for token, i in ranks.items()}
         if len(vocab) != len(ranks):
             raise ValueError("two tokens in ranks share an id; ids must be unique")
-        tok._init(vocab, None, pattern, special_tokens, name)
-        return tok
+        return cls(vocab, _IDS_ARE_MERGE_ORDER, pattern, special_tokens=special_tokens, name=name)
 
     # -- what it is made of (read-only) ---------------------------------------------------------
     @property
@@ -147,7 +149,7 @@ class Tokenizer(TokenizerFiles):
     @property
     def ranks(self) -> Mapping[bytes, int]:
         """{token bytes: id} for every token but the special ones (read-only)."""
-        return MappingProxyType(self._ids)
+        return MappingProxyType(self._token_id)
 
     @property
     def special_tokens(self) -> Mapping[str, int]:
@@ -157,8 +159,8 @@ class Tokenizer(TokenizerFiles):
     @property
     def merges(self) -> list[tuple[bytes, bytes]]:
         """The merges in the order learned (recovered from the ranks for tiktoken's encodings)."""
-        if self._merges is None:  # computed once: the ranks it comes from never change
-            self._merges = bpe.recover_merges(self._ids)
+        if self._merges is None:  # recovered once: the ranks it comes from never change
+            self._merges = bpe.recover_merges(self._token_id)
         return list(self._merges)
 
     @property
@@ -233,7 +235,7 @@ class Tokenizer(TokenizerFiles):
 
     def _encode_plain(self, text: str) -> list[int]:
         ids: list[int] = []
-        cache, ranks, token_ids = self._cache, self._ranks, self._ids
+        cache, ranks, token_ids = self._cache, self._merge_rank, self._token_id
         for chunk in patterns.split_text(text, self._pattern):
             chunk_ids = cache.get(chunk)
             if chunk_ids is None:

@@ -48,7 +48,7 @@ from lib import Tokenizer, bpe, bpe_files, data, patterns  # noqa: E402
 
 # A job is "kind:corpus:vocab size or encoding". Training: (title, job, reference, target).
 TRAIN = [
-    ("train 512, no pattern, taylorswift", "train:taylorswift:512", "naive", ("faster", 50)),
+    ("train 512, no pattern, taylorswift", "train:taylorswift:512", "naive", ("faster", 60)),
     ("train 4096, gpt4 pattern, shakespeare", "train:shakespeare:4096", "hf1", ("ratio", 1.5)),
     ("  same, HF with default threads", "train:shakespeare:4096", "hf", ("ratio", 1.5)),
     ("train 16384, gpt4 pattern, FLORES x32", "train:flores:16384", "hf1", ("ratio", 1.5)),

@@ -3,8 +3,6 @@ home folder of whoever runs the tests; the other Pythons' runs start early and a
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 
@@ -17,13 +15,13 @@ def _grader_key(tmp_path_factory):
 
 
 def pytest_collection_finish(session):
-    """Start the oldest and newest Pythons' runs (tests/test_other_pythons.py) in the
-    background now, and move their test to the end, where it waits for them: they overlap the
+    """When asked for, start the oldest and newest Pythons' runs (tests/test_other_pythons.py) in
+    the background now, and move their test to the end, where it waits for them: they overlap the
     rest of the session instead of adding to it."""
     late = [item for item in session.items if item.nodeid.startswith("tests/test_other_pythons.py")]
     if not late:
         return
     session.items[:] = [item for item in session.items if item not in late] + late
     module = late[0].module
-    if not os.environ.get(module.INSIDE):
+    if module.wanted():
         module.STARTED = module.start_all()

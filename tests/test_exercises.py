@@ -325,6 +325,24 @@ def test_hidden_cases_are_graded_but_never_shown_by_check(capsys):
     assert exercise.judge(cases, outcomes).status == "passed"
 
 
+def test_a_failed_hidden_case_is_named_by_number_and_kind_only():
+    """What a student sees of a hidden case is that it failed; the instructor sees it in full.
+    A shown case that fails keeps its full detail, and comes first."""
+    hidden = lambda: [Case(args=(n,), expected=n * n, kind="a big number") for n in (40, 34)]  # noqa: E731
+    exercise = make_square(hidden_cases=hidden)
+    cases = exercise.grading_cases()
+    remembers = run("def square(n):\n    return {0: 0, 1: 1, 2: 4, 3: 9, 40: 1600}.get(n, -1)\n")
+    result = exercise.judge(cases, run_cases(remembers["square"], exercise.inputs(cases), 5))
+    assert result.reason == "1 of 6 cases failed\nhidden case 6 of 6 failed (a big number)"
+    assert "34" not in result.reason and "1156" not in result.reason and "-1" not in result.reason
+    assert "square(34)" in result.detail and "1156" in result.detail
+    wrong_at_two = run("def square(n):\n    return -1 if n in (2, 34) else n * n\n")
+    outcomes = run_cases(wrong_at_two["square"], exercise.inputs(cases), 5)
+    result = exercise.judge(cases, outcomes)
+    assert "input:    square(2)" in result.reason and "hidden case" not in result.reason
+    assert "square(34)" in result.detail
+
+
 def test_an_answer_that_ignores_its_input_earns_nothing(capsys):
     exercise = make_square(cases=lambda: [Case(args=(n,), expected=n * n) for n in (0, 0, 1, 2)])
     zero = run("def square(n):\n    return 0\n")
@@ -381,3 +399,46 @@ def test_the_graders_made_up_inputs_are_secret_and_stable(tmp_path):
         assert salted != inputs(exercise, other.secret("hidden cases"))
         assert salted != inputs(exercise, "")  # what reading the code gives
         assert salted[: len(shown)] == shown  # check()'s cases come first, unchanged
+
+
+def test_a_lookup_table_of_one_students_hidden_cases_is_worth_nothing_to_another():
+    """The hidden inputs are drawn for each student, from the instructor's key and the student:
+    the same on every resubmission, different for anyone else."""
+    from lib.exercises import lesson1
+    from lib.grading.one_submission import Settings
+    from lib.grading.submissions import Submission
+
+    exercise, key = lesson1.utf8_encode, "the instructor's secret"
+    ann, bob = (Submission(Path(f"{n}.ipynb"), n, "0" * 64) for n in ("ann", "bob"))
+    anns = Settings(salt=key).cases_of(exercise, Settings(salt=key).student_of(ann))
+    assert anns == Settings(salt=key).cases_of(exercise, "ann")  # a resubmission: the same
+    table = {case.args[0]: case.expected for case in anns}
+    source = f"TABLE = {table!r}\ndef utf8_encode(cp):\n    return TABLE.get(cp, b'')\n"
+    copied = run(source)["utf8_encode"]
+    scores = {}
+    for student in ("ann", "bob"):
+        cases = Settings(salt=key).cases_of(exercise, student)
+        result = exercise.judge(cases, run_cases(copied, exercise.inputs(cases), 5))
+        scores[student] = result.score
+    assert scores["ann"] == exercise.points
+    assert scores["bob"] < exercise.points / 2  # only the shown cases, and chance overlaps
+
+
+def test_the_student_is_the_roster_id_else_the_name_and_on_gradescope_its_metadata(tmp_path):
+    import json
+
+    from lib.grading.gradescope import student_id
+    from lib.grading.one_submission import Settings
+    from lib.grading.roster import Student
+    from lib.grading.submissions import Submission
+
+    handed_in = Submission(tmp_path / "Ann Lee lesson1.ipynb", "Ann Lee lesson1", "0" * 64)
+    assert Settings().student_of(handed_in) == "Ann Lee lesson1"
+    roster = [Student("Ann Lee", "s1001"), Student("Bob Roy", "s1002")]
+    assert Settings(roster=roster).student_of(handed_in) == "s1001"
+    (tmp_path / "submission").mkdir()
+    assert student_id(tmp_path / "submission") == ""
+    metadata = {"users": [{"id": 4242, "name": "Ann Lee"}], "id": 1}
+    (tmp_path / "submission_metadata.json").write_text(json.dumps(metadata))
+    assert student_id(tmp_path / "submission") == "4242"
+    assert Settings(student_id="4242", roster=roster).student_of(handed_in) == "4242"

@@ -138,6 +138,7 @@ def test_grades_and_totals_csv_field_by_field(toy_class):
         "reason",
         "submission",
         "solution_opened",
+        "matches_solution",
         "counts",
         "sandboxed",
     ]

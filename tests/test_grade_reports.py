@@ -5,14 +5,16 @@ its chart, and the HTML feedback a student's text cannot script."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shutil
-import subprocess
 import time
+import uuid
 from pathlib import Path
 
 import pytest
+from processes import still_running
 
 from lib.grading import reports, summary_chart
 from lib.grading.roster import Student, load_roster, match, normalise
@@ -239,7 +241,9 @@ def test_no_browser_means_no_png_and_one_line_saying_so(tmp_path, monkeypatch):
 
 
 def test_a_drawing_that_hangs_costs_the_png_and_is_killed_with_its_browser(tmp_path, monkeypatch):
-    marker = f"course-test-stuck-browser-{os.getpid()}"
+    # A marker no other run can share (a pid's digits can begin another pid's), so pgrep sees only
+    # this test's browser even when another copy of the suite runs beside it.
+    marker = f"course-test-stuck-browser-{uuid.uuid4().hex}"
     browser = (
         f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(3600)', '{marker}'])"
     )
@@ -252,8 +256,7 @@ def test_a_drawing_that_hangs_costs_the_png_and_is_killed_with_its_browser(tmp_p
     summary_chart.write_chart(tmp_path, [{**row, "mean_score": 2.0}])
     assert 3 <= time.monotonic() - started < 20
     assert (tmp_path / "summary.html").exists() and not (tmp_path / "summary.png").exists()
-    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
-    assert not left, f"the stuck browser is still running: {left}"
+    assert not still_running(marker, seconds=10), "the stuck browser is still running"
 
 
 def test_html_feedback_escapes_what_the_student_wrote(tmp_path):
@@ -290,3 +293,19 @@ def test_opened_solutions_and_no_sandbox_show_in_every_report(tmp_path):
     assert "WARNING: 1 submissions were graded WITHOUT the sandbox" in reports.summary(
         [ann], 1, tmp_path
     )
+
+
+def test_a_hidden_case_in_full_reaches_only_the_instructors_grades():
+    """The row's `detail` (the hidden case's input and answer) is in grades.csv; the student's
+    Markdown and HTML feedback and Gradescope's results.json say only that it failed."""
+    from lib.grading import feedback
+    from lib.grading.gradescope import results_json
+
+    hidden = record("Ann", scores=(1, 1))
+    hidden["exercises"][0]["reason"] = "1 of 4 cases failed\nhidden case 4 of 4 failed"
+    hidden["exercises"][0]["detail"] = "hidden case 4 of 4 failed\ninput: double(34)"
+    student_sees = [feedback.markdown(hidden), feedback.html_page(hidden)]
+    student_sees.append(json.dumps(results_json([hidden])))
+    assert all("hidden case 4 of 4 failed" in page for page in student_sees)
+    assert not any("double(34)" in page for page in student_sees)
+    assert "input: double(34)" in reports.grade_rows(hidden)[0]["reason"]

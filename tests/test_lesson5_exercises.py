@@ -1,24 +1,18 @@
 """Lesson 5's exercises: the honest answer earns full marks on every case the grader runs (hidden
 ones included); an answer borrowed from lib or tiktoken scores 0 (not own code), a hard-coded one
 loses the hidden cases, and a do-nothing one earns at most a third (the empty text and texts that
-no merge touches are right even then); and the capstone goes through the batch grader end to end."""
+no merge touches are right even then). tests/test_grade.py grades the whole lesson end to end."""
 
 from __future__ import annotations
 import __future__
 
-import copy
-from pathlib import Path
-
-import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from lib.exercises import lesson5
+from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
-from lib.grading.own_code import Notebook
 
-ROOT = Path(__file__).resolve().parent.parent
-LESSON = ROOT / "notebooks" / "05_encoding.ipynb"
 IMPORTS = "from lib import Tokenizer, bpe, data, patterns, tiktoken_files"
 
 
@@ -127,7 +121,8 @@ def test_wrapping_lib_passes_the_cases_but_is_not_own_code(exercise):
 def test_calling_tiktoken_or_a_regex_instead_is_not_own_code(name):
     exercise = getattr(lesson5, name)
     assert score(exercise, TIKTOKEN[name]) == ("passed", exercise.points)
-    assert "asks you to do without" in borrowed(exercise, TIKTOKEN[name])
+    found = borrowed(exercise, TIKTOKEN[name])
+    assert "asks you to do without" in found or "not among what this exercise may" in found
 
 
 def test_hard_coding_what_check_shows_loses_the_hidden_cases():
@@ -158,32 +153,22 @@ def test_the_byte_order_mistake_is_caught_by_the_check():
     assert "byte value as id" in result.reason  # and the mistake is named
 
 
-@pytest.mark.end_to_end
-def test_the_batch_grader_grades_the_capstone_end_to_end(tmp_path):
-    """The whole lesson as a student hands it in: every exercise solved honestly earns every
-    point; the same notebook with the capstone borrowed from lib earns none for it."""
-    from lib.grade import grade_submissions
+SPECIALS_SLIPS = {
+    # The alternation tried shortest first: <|endoftext|><|endoftext|> is cut as two singles.
+    "shortest first": ("sorted(allowed, key=len, reverse=True)", "sorted(allowed, key=len)"),
+    # Whitespace-only text between specials dropped: '<|endoftext|> <|user|>\n' loses 32 and 10.
+    "whitespace dropped": ("elif piece:", "elif piece.strip():"),
+}
 
-    shipped = nbformat.read(LESSON, as_version=4)
-    solutions = {e.name: e.solution_code for e in lesson5.EXERCISES}
-    honest = copy.deepcopy(shipped)
-    for cell in honest.cells:
-        if cell.metadata.get("exercise") in solutions:
-            cell.source = solutions[cell.metadata["exercise"]]
-    wrapped = copy.deepcopy(honest)
-    for cell in wrapped.cells:
-        if cell.metadata.get("exercise") == "gpt4_encode":
-            cell.source = "\n".join(WRAPPING["gpt4_encode"][1:])
-    folder = tmp_path / "class"
-    folder.mkdir()
-    nbformat.write(honest, folder / "honest.ipynb")
-    nbformat.write(wrapped, folder / "wrapped.ipynb")
-    records = grade_submissions([folder], tmp_path / "out", jobs=2, progress=False)
-    by_student = {r["student"]: {e["name"]: e for e in r["exercises"]} for r in records}
-    honest_rows, wrapped_rows = by_student["honest"], by_student["wrapped"]
-    assert {name: row["status"] for name, row in honest_rows.items()} == dict.fromkeys(
-        solutions, "passed"
-    ), honest_rows
-    assert honest_rows["gpt4_encode"]["score"] == lesson5.gpt4_encode.points
-    assert wrapped_rows["gpt4_encode"]["status"] == "not own code"
-    assert wrapped_rows["gpt4_encode"]["score"] == 0
+
+@pytest.mark.parametrize("slip", sorted(SPECIALS_SLIPS))
+def test_the_check_catches_plausible_special_token_slips(slip):
+    """The shown cases alone fail these answers, which once passed every case."""
+    old, new = SPECIALS_SLIPS[slip]
+    exercise = lesson5.encode_with_specials
+    wrong = exercise.solution_code.replace(old, new)
+    assert wrong != exercise.solution_code
+    shown = exercise.cases()
+    target = defined(wrong)[exercise.target]
+    result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
+    assert result.status in ("partial", "failed"), slip

@@ -7,8 +7,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from lib.exercises import lesson6 as ex
+from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
-from lib.grading.own_code import Notebook
 from tests.test_exercises import run
 
 HONEST_FACTORS = """\

@@ -8,8 +8,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from lib.exercises import Exercise, for_lesson
 from lib.exercises.core import Raises
+from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
-from lib.grading.own_code import Notebook
 
 EXERCISES = {e.name: e for lesson in (1, 2, 4, 7, 8) for e in for_lesson(lesson)}
 PREDICTIONS = {"predict_utf8_bytes", "predict_words", "predict_fewer_tokens"}
@@ -33,7 +33,9 @@ def graded(exercise: Exercise, target) -> tuple[str, float]:
 def borrowed(exercise: Exercise, *cells: str) -> str:
     """What the grader's own-code reading finds in a notebook made of `cells`."""
     notebook = Notebook(new_notebook(cells=[new_code_cell(source) for source in cells]))
-    return notebook.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+    return notebook.borrowed(
+        exercise.target, exercise.allowed_lib, exercise.forbidden, exercise.literal
+    )
 
 
 @pytest.mark.parametrize("name", sorted(EXERCISES))
@@ -147,13 +149,15 @@ WRAPPERS = {
         "from lib import unigram",
         "def byte_fallback(text):\n    return unigram.byte_fallback(text)",
     ],
-    "safe_cuts": [
-        "from lib.corpus_files import safe_cuts as cuts",
-        "def safe_cuts(text):\n    return cuts(text)",
+    "unsafe_cuts": [
+        "from lib.exercises.lesson8 import unsafe_boundaries",
+        "def unsafe_cuts(text, pattern):\n    return unsafe_boundaries(text, pattern)",
     ],
-    "add_counts": [
-        "import lib.bpe_files as files",
-        "def add_counts(parts):\n    return dict(files.count_files(parts))",
+    "first_merge": [
+        "from collections import Counter\nfrom lib import bpe",
+        "def first_merge(parts):\n    total = sum(map(Counter, parts), Counter())\n"
+        "    merges = bpe.train_from_counts(total, 257)[1]\n"
+        "    return merges[0] if merges else None",
     ],
     "tiktoken_line": [
         "from lib import train",
@@ -170,7 +174,7 @@ def test_every_exercise_has_a_wrapper_to_catch():
 def test_wrapping_lib_or_a_forbidden_shortcut_is_not_own_code(name):
     found = borrowed(EXERCISES[name], *WRAPPERS[name])
     assert found.startswith(f"`{EXERCISES[name].target}` "), found
-    assert any(word in found for word in ("uses `", "imports `", "is `lib.")), found
+    assert any(word in found for word in ("uses `", "imports `", "is `lib.", "is computed")), found
 
 
 PREDICTION_STUBS = {  # a believable wrong guess for each question
@@ -222,3 +226,46 @@ def test_a_prediction_with_several_misses_explains_each_one():
     misses = [line for line in result.reason.splitlines() if "you said" in line]
     assert "all 7 misses:" in result.reason and len(misses) == 7
     assert any("you said 1, but '😀' is 4 UTF-8 bytes" in line for line in misses)
+
+
+UNSAFE_CUTS_SLIPS = {
+    # Every position where the halves differ, boundary or not: inside a piece they always differ.
+    "not only boundaries": "    for p in range(1, len(text)):\n",
+    # The safe boundaries instead of the unsafe ones.
+    "inverted": None,
+}
+
+
+@pytest.mark.parametrize("slip", sorted(UNSAFE_CUTS_SLIPS))
+def test_unsafe_cuts_slips_fail_the_shown_cases(slip):
+    """Lesson 8's experiment: the check alone catches the plausible ways to get it wrong."""
+    exercise = EXERCISES["unsafe_cuts"]
+    source = exercise.solution_code
+    if slip == "inverted":
+        wrong = source.replace("if halves != whole:", "if halves == whole:")
+    else:
+        wrong = source.replace("    for p in sorted(ends):\n", UNSAFE_CUTS_SLIPS[slip])
+    assert wrong != source
+    shown = exercise.cases()
+    outcomes = run_cases(namespace(wrong)[exercise.target], exercise.inputs(shown), 10)
+    result = exercise.judge(shown, outcomes)
+    assert result.status in ("partial", "failed") and result.score < exercise.points / 2, slip
+
+
+FIRST_MERGE_SLIPS = {
+    "each pre-token counted once": ("+ n  #", "+ 1  #"),
+    "pairs that do not overlap": ("zip(token, token[1:])", "zip(token[::2], token[1::2])"),
+    "the least pair on ties": ("(pairs[pair], pair)", "(pairs[pair], [-b[0] for b in pair])"),
+    "ints instead of bytes": ("(bytes([left]), bytes([right]))", "(left, right)"),
+}
+
+
+@pytest.mark.parametrize("slip", sorted(FIRST_MERGE_SLIPS))
+def test_first_merge_slips_fail_the_shown_cases(slip):
+    exercise = EXERCISES["first_merge"]
+    old, new = FIRST_MERGE_SLIPS[slip]
+    wrong = exercise.solution_code.replace(old, new)
+    assert wrong != exercise.solution_code
+    shown = exercise.cases()
+    outcomes = run_cases(namespace(wrong)[exercise.target], exercise.inputs(shown), 10)
+    assert exercise.judge(shown, outcomes).status in ("partial", "failed"), slip

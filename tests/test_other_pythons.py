@@ -10,9 +10,9 @@ Both runs start in the background as soon as pytest has collected this test (con
 lower priority, so they use what the main run leaves of the CPU (it waits on kernels half of the
 time); pytest moves this test to the end, where it waits for them and reports.
 
-The interpreters are found as `python3.X` on PATH or in pyenv's versions folder. A machine that
-lacks one skips this test and says which; CI sets `COURSE_REQUIRE_PYTHONS=1`, where a missing
-interpreter fails instead.
+It runs only when asked: `COURSE_REQUIRE_PYTHONS=1 python -m pytest` (what `.ci/run` does), since
+the two installs cost minutes a maintainer's everyday run should not pay. The interpreters are
+found as `python3.X` on PATH or in pyenv's versions folder; when asked, a missing one fails.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from test_python_range import stated_range
 
 ROOT = Path(__file__).resolve().parent.parent
 INSIDE = "COURSE_TESTING_OTHER_PYTHON"  # set in the child runs, so that they do not recurse
+ASKED = "COURSE_REQUIRE_PYTHONS"  # set to run this test (.ci/run sets it)
 MINUTES = 13  # one Python's install and tests: 8 on a quiet machine, 11+ on a busy one
 STUCK = 180  # seconds one test may take before pytest prints every thread's stack into the log
 
@@ -98,13 +99,16 @@ def start(minor: int, python: str) -> Run:
     return Run(minor, job, log, folder)
 
 
-@pytest.mark.skipif(bool(os.environ.get(INSIDE)), reason="already inside another Python's run")
+def wanted() -> bool:
+    """Whether this session should run the other Pythons: asked for, and not one of those runs."""
+    return bool(os.environ.get(ASKED)) and not os.environ.get(INSIDE)
+
+
+@pytest.mark.skipif(not wanted(), reason=f"runs only when asked: {ASKED}=1 python -m pytest")
 def test_oldest_and_newest_python_install_and_pass_the_unit_tests():
     runs = STARTED if STARTED is not None else start_all()
     if isinstance(runs, str):
-        if os.environ.get("COURSE_REQUIRE_PYTHONS"):
-            pytest.fail(runs)
-        pytest.skip(runs)
+        pytest.fail(runs)
     failures = []
     for run in runs:
         code = run.job.wait()
@@ -124,3 +128,13 @@ def _tail(lines: list[str]) -> list[str]:
     """The end of a run's log, or from the first stack dump of a test that got stuck."""
     stuck = next((i for i, line in enumerate(lines) if line.startswith("Timeout (")), None)
     return lines[stuck : stuck + 150] if stuck is not None else lines[-40:]
+
+
+def test_the_other_pythons_run_only_when_asked_and_never_inside_one(monkeypatch):
+    monkeypatch.delenv(ASKED, raising=False)
+    monkeypatch.delenv(INSIDE, raising=False)
+    assert not wanted()
+    monkeypatch.setenv(ASKED, "1")
+    assert wanted()
+    monkeypatch.setenv(INSIDE, "1")
+    assert not wanted()

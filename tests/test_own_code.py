@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from lib.grading.own_code import Notebook
+from lib.exercises.own_code import Notebook
 
 ALLOWED = {"lib.bpe.get_stats", "lib.bpe.merge"}
 
@@ -107,11 +107,11 @@ def test_own_code_passes(cells):
                 "import sys as s",
                 "def train_bpe(t, v):\n    return s.modules['lib.bpe'].train(t, v)",
             ],
-            "uses `.modules`",
+            "imports `sys`, which is not among what this exercise may use",
         ),
         (
             ["import pickle", "def train_bpe(t, v):\n    return pickle.loads(b'clib.bpe')(t, v)"],
-            "uses `pickle`",
+            "imports `pickle`",
         ),
         (["import runpy as r", "def train_bpe(t, v):\n    return r.run_path('x')"], "`runpy`"),
         (["def train_bpe(t, v):\n    return object.__subclasses__()[9](t)"], "`.__subclasses__`"),
@@ -174,7 +174,7 @@ def test_own_code_passes(cells):
         ),
         (
             ["import ctypes", "def train_bpe(t, v):\n    return ctypes.pythonapi"],
-            "hides what it calls",
+            "imports `ctypes`",
         ),
         (
             [
@@ -189,7 +189,7 @@ def test_own_code_passes(cells):
                 "import mine",
                 "def train_bpe(t, v):\n    return mine.train(t, v)",
             ],
-            "imports `mine`, a module that is not part of the course or Python",
+            "imports `mine`, which is not among what this exercise may use",
         ),
     ],
     ids=[

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lib import Tokenizer, data
-from lib.tokenizer_file import escape, unescape
+from lib.tokenizer_text_format import escape, unescape
 
 EOT = "<|endoftext|>"
 
@@ -198,7 +198,7 @@ def test_damaged_files_name_file_and_line(special_tok, tmp_path, damage, message
     assert str(path) in str(err.value)
 
 
-def test_binary_garbage_is_not_a_tokenizer_file(tmp_path):
+def test_binary_garbage_is_not_a_tokenizer_text_format(tmp_path):
     path = tmp_path / "tok.txt"
     path.write_bytes(b"\x80\x81\x00 garbage")
     with pytest.raises(ValueError, match="not a tokenizer file"):

@@ -15,11 +15,15 @@ STATUSES = ("passed", "partial", "failed", "not attempted", "missing", "error", 
 
 @dataclass
 class Case:
-    """One call of the learner's target, `target(*args, **kwargs)`, and the answer it must give."""
+    """One call of the learner's target, `target(*args, **kwargs)`, and the answer it must give.
+    A `hidden` case is one only the grader runs: what a student sees of it is its number and its
+    `kind` (e.g. "a Hindi sentence"), never its input or answer."""
 
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
     expected: Any = None
+    hidden: bool = False
+    kind: str = ""
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,8 @@ class Raises:
 
 @dataclass(frozen=True)
 class Result:
-    """How one exercise went. `status` is one of STATUSES; `reason` says why, in words."""
+    """How one exercise went. `status` is one of STATUSES; `reason` says why, in words a student
+    may read; `detail` is for the instructor only (the first failing hidden case in full)."""
 
     name: str
     lesson: int
@@ -42,6 +47,7 @@ class Result:
     max_score: float
     status: str
     reason: str
+    detail: str = ""
 
 
 def show(value: Any, limit: int = 120) -> str:

@@ -18,6 +18,7 @@ running for ever) becomes a message.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import textwrap
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ from typing import Any
 
 from lib.exercises.cases import SOLUTION_MIME, STATUSES, Case, Raises, Result, close, show
 from lib.exercises.forbidden import forbidden_in_function
+from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 from lib.exercises.verdicts import (
     answer_of,
@@ -48,12 +50,14 @@ class Exercise:
     more cases that only the grader runs, so that hard-coding the answers `check()` shows earns
     nothing; hint: a nudge in words, or a sequence of them from gentle to nearly the answer
     (`hint()`, `hint(2)`, ...); solution: Python source that defines the target; time_limit:
-    seconds per case in `check()`; allowed_lib: the `lib` helpers the learner may call (full
-    names such as "lib.bpe.merge"; the grader treats any other use of lib as not own code);
-    forbidden: what the learner's code must not use (".encode" for any such attribute, "bytes"
-    for a name; see `forbidden.py`); wrong_turns: `wrong_turns(cases, answers) -> str | None`,
-    called when some case fails with every case's answer (None where there was none), to name a
-    known mistake the answers fit (e.g. a different tie rule); its words join the feedback;
+    seconds per case in `check()`; allowed_lib: what the learner may use beyond `allowed`'s
+    list: `lib` helpers by full name ("lib.bpe.merge") or modules ("codecs"); anything else is
+    not own code (`own_code`); forbidden: what of that list this exercise takes away (".encode"
+    for any such attribute, "bytes" for a name; see `forbidden.py`); literal: the target is a
+    prediction, which must be a value written out; wrong_turns: `wrong_turns(cases, answers)`,
+    returning a str or None, called when some case fails with every case's answer (None where
+    there was none), to name a known mistake the answers fit (e.g. a different tie rule);
+    its words join the feedback;
     well_done: a line `check()` adds when every case passes, saying what the learner has built.
 
     A target that is not callable (e.g. `first_merge = ...`) is compared with each case's
@@ -74,6 +78,7 @@ class Exercise:
         time_limit: float = 10.0,
         allowed_lib: tuple[str, ...] = (),
         forbidden: tuple[str, ...] = (),
+        literal: bool = False,
         hidden_cases: Callable[[], list[Case]] | None = None,
         wrong_turns: Callable[[list[Case], list[Any]], str | None] | None = None,
         well_done: str = "",
@@ -82,7 +87,7 @@ class Exercise:
         self.cases, self.compare, self.time_limit = cases, compare, time_limit
         self.hints = (hint,) if isinstance(hint, str) else tuple(hint)
         self.solution_code, self.hidden_cases = solution, hidden_cases
-        self.allowed_lib, self.forbidden = allowed_lib, forbidden
+        self.allowed_lib, self.forbidden, self.literal = allowed_lib, forbidden, literal
         self.wrong_turns, self.well_done = wrong_turns, well_done
 
     def __repr__(self) -> str:
@@ -105,7 +110,12 @@ class Exercise:
 
     def grading_cases(self) -> list[Case]:
         """Every case the grader runs: the ones `check()` shows, then the hidden ones."""
-        return self.cases() + (self.hidden_cases() if self.hidden_cases else [])
+        return self.cases() + self.secret_cases()
+
+    def secret_cases(self) -> list[Case]:
+        """The cases only the grader runs, marked hidden so that no student sees their detail."""
+        hidden = self.hidden_cases() if self.hidden_cases else []
+        return [dataclasses.replace(case, hidden=True) for case in hidden]
 
     def solution(self) -> None:
         """Show one solution. In a notebook the output also carries a marker the grader reads
@@ -118,6 +128,15 @@ class Exercise:
         from IPython.display import display
 
         display({"text/plain": text, SOLUTION_MIME: {"exercise": self.name}}, raw=True)
+
+    def not_own(self, namespace: dict[str, Any]) -> str:
+        """What makes the target not the learner's own code, read as the grader reads it ("" if
+        nothing): from the notebook's cells in a kernel, else from the target's own source."""
+        code = Notebook.of_kernel(namespace)
+        if code is not None:
+            return code.borrowed(self.target, self.allowed_lib, self.forbidden, self.literal)
+        used = forbidden_in_function(namespace[self.target], self.forbidden)
+        return f"`{self.target}` {used}" if used else ""
 
     def inputs(self, cases: list[Case]) -> list[tuple[tuple, dict]]:
         """What the learner's target is called with: each case without its expected answer."""
@@ -136,9 +155,9 @@ class Exercise:
                 "error", 0, f"the checks could not run: {type(error).__name__}: {error}"
             )
         target = namespace[self.target]
-        used = forbidden_in_function(target, self.forbidden) if self.forbidden else ""
+        used = self.not_own(namespace)
         if used:
-            return self._result("not own code", 0, f"`{self.target}` {used}")
+            return self._result("not own code", 0, used)
         outcomes = run_cases(target, self.inputs(cases), time_limit)
         return self.judge(cases, outcomes, callable(target))
 
@@ -157,7 +176,8 @@ class Exercise:
         trivial = trivial_answer(cases, outcomes) if is_callable else None
         if trivial is not None:
             return self._result("failed", 0, f"it {trivial}, and the right answers differ")
-        passed, answered, first_failure, answers = 0, 0, "", []
+        passed, answered, answers = 0, 0, []
+        first_failure = hidden_failure = detail = ""
         for index, case in enumerate(cases):
             outcome = outcomes[index] if index < len(outcomes) else {"not_run": True}
             ok, got = verdict(case, outcome, self.compare)
@@ -166,17 +186,27 @@ class Exercise:
             answered += (
                 "returned" in outcome or "not_plain" in outcome or raised_expected(case, outcome)
             )
-            if not ok and not first_failure:
-                first_failure = self._describe(case, is_callable, got)
+            if ok or (first_failure and hidden_failure):
+                continue
+            described = self._describe(case, is_callable, got)
+            if not case.hidden:
+                first_failure = first_failure or described
+            elif not hidden_failure:  # the student sees its number and kind; the rest is detail
+                kind = f" ({case.kind})" if case.kind else ""
+                hidden_failure = f"hidden case {index + 1} of {len(cases)} failed{kind}"
+                detail = described
         total = len(cases)
         score = round(self.points * passed / total, 2)
         if passed == total:
             return self._result("passed", score, f"all {total} cases passed")
         status = "partial" if passed else ("failed" if answered else "error")
         turn = self._wrong_turn(cases, answers)
-        return self._result(
-            status, score, f"{total - passed} of {total} cases failed\n{first_failure}{turn}"
-        )
+        secret = [show(a) for a, c in zip(answers, cases, strict=True) if c.hidden]
+        if any(len(answer) > 3 and answer in turn for answer in secret):
+            turn = ""  # the hint would quote the student's answer to a hidden case
+        first = first_failure or hidden_failure
+        reason = f"{total - passed} of {total} cases failed\n{first}{turn}"
+        return self._result(status, score, reason, detail)
 
     def _wrong_turn(self, cases: list[Case], answers: list[Any]) -> str:
         """The exercise's words on a known mistake the answers fit, as a last line ("" if none).
@@ -193,8 +223,8 @@ class Exercise:
         wrap = [textwrap.fill(line, width=85, subsequent_indent="   ") for line in lines]
         return "\n" + "\n   ".join(wrap)
 
-    def _result(self, status: str, score: float, reason: str) -> Result:
-        return Result(self.name, self.lesson, score, self.points, status, reason)
+    def _result(self, status: str, score: float, reason: str, detail: str = "") -> Result:
+        return Result(self.name, self.lesson, score, self.points, status, reason, detail)
 
     def check(self, namespace: dict[str, Any] | None = None) -> None:
         """Print whether the learner's target passes (namespace: the notebook's, by default)."""

@@ -4,7 +4,7 @@ An exercise like "encode a code point to UTF-8 by hand" is passed trivially by c
 `str.encode`. `Exercise(forbidden=(".encode", "bytes"))` names such shortcuts: an entry starting
 with a dot is any attribute of that name (`chr(cp).encode()`), any other entry a plain name
 (`bytes(...)`). `check()` reads the learner's function with `inspect` and says so at once; the
-grader reads the notebook's cells (see `lib.grading.own_code`) and scores it `not own code`.
+grader reads the notebook's cells (see `lib.exercises.own_code`) and scores it `not own code`.
 
 >>> import ast
 >>> forbidden_use(ast.parse("def f(cp):\\n    return chr(cp).encode('utf-8')"), (".encode",))

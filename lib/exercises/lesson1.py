@@ -115,14 +115,16 @@ utf8_encode = Exercise(
     hidden_cases=_hidden_utf8_encode_cases,
     forbidden=(".encode", "codecs"),  # the lesson asks for the bit operations themselves
     hint=(
-        "Two decisions: how many bytes (compare cp with the limits in the table above), then which "
-        "bits go in which byte. The last byte always carries the lowest 6 bits of cp.",
-        "cp & 0b111111 keeps the lowest 6 bits and cp >> 6 drops them, so you can peel off 6 bits "
-        "at a time from the right. Each continuation byte is 0b10000000 | (6 bits); the lead byte "
-        "is its marker OR whatever bits are left.",
-        "Below 0x80 one byte, below 0x800 two, below 0x10000 three, else four. For three bytes: "
-        "bytes([0b11100000 | (cp >> 12), 0b10000000 | ((cp >> 6) & 0b111111), 0b10000000 | (cp "
-        "& 0b111111)]); the other lengths follow the same pattern.",
+        "Two decisions: how many bytes (compare cp with the limits in the table above), "
+        "then which bits go in which byte. The last byte always carries the lowest 6 bits"
+        " of cp.",
+        "cp & 0b111111 keeps the lowest 6 bits and cp >> 6 drops them, so you can peel "
+        "off 6 bits at a time from the right. Each continuation byte is 0b10000000 | (6 "
+        "bits); the lead byte is its marker OR whatever bits are left.",
+        "Below 0x80 one byte, below 0x800 two, below 0x10000 three, else four. Do one "
+        "case on paper first: € is U+20AC, 16 bits 0010 0000 1010 1100. Three bytes hold "
+        "4 + 6 + 6 of them: which shift brings the top 4 bits down to the bottom, which "
+        "shift and mask isolate the middle 6? Your answer for € should be e2 82 ac.",
     ),
     solution="""\
 def utf8_encode(cp: int) -> bytes:
@@ -154,13 +156,15 @@ utf8_decode_first = Exercise(
     hidden_cases=_hidden_utf8_decode_first_cases,
     forbidden=(".decode", "codecs"),  # reading the bits is the exercise
     hint=(
-        "Everything you need is in the first byte: its leading bits say how many bytes the "
-        "character has. Then undo what utf8_encode did.",
-        "Shift the lead byte right to read its marker: lead >> 5 == 0b110 means 2 bytes, lead >> 4 "
-        "== 0b1110 means 3, lead >> 3 == 0b11110 means 4, below 0x80 just 1. Keep the lead's "
-        "other bits as the start of the code point.",
-        "Start with cp = lead & 0b11111 (or 0b1111, 0b111) and for each continuation byte do cp = "
-        "(cp << 6) | (byte & 0b111111). Return (cp, n_bytes).",
+        "Everything you need is in the first byte: its leading bits say how many bytes "
+        "the character has. Then undo what utf8_encode did.",
+        "Shift the lead byte right to read its marker: lead >> 5 == 0b110 means 2 bytes, "
+        "lead >> 4 == 0b1110 means 3, lead >> 3 == 0b11110 means 4, below 0x80 just 1. "
+        "Keep the lead's other bits as the start of the code point.",
+        "Build the code point from the left: start with the lead's payload bits (5, 4 or "
+        "3 of them), then each continuation byte brings 6 more. Adding 6 bits at the "
+        "right means making room for them first (a shift) and then putting them in (an OR"
+        " of the byte's lowest 6 bits). Try it on e2 82 ac: you should get 0x20AC.",
     ),
     solution="""\
 def utf8_decode_first(data: bytes) -> tuple[int, int]:
@@ -188,10 +192,11 @@ bytes_per_char = Exercise(
     hidden_cases=_hidden_bytes_per_char_cases,
     compare=close,
     hint=(
-        "Count two things for the same text: bytes and code points. Which Python call counts "
-        "each? And what should happen when there is nothing to count?",
-        "len(text) counts code points; len(text.encode('utf-8')) counts bytes. Divide the second "
-        "by the first, and return 0.0 for the empty string instead of dividing by zero.",
+        "Count two things for the same text: bytes and code points. Which Python call "
+        "counts each? And what should happen when there is nothing to count?",
+        "len of a str counts its code points; len of its UTF-8 encoding counts bytes. The"
+        " answer is bytes per code point, always a float, and 0.0 for the empty string "
+        "(which has neither).",
     ),
     solution="""\
 def bytes_per_char(text: str) -> float:

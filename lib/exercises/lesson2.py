@@ -110,8 +110,9 @@ build_vocab = Exercise(
     hidden_cases=_hidden_build_vocab_cases,
     hint=(
         "Three steps: find the distinct characters, put them in a fixed order, number them.",
-        "set(text) gives the distinct characters and sorted(...) puts them in code point order. "
-        "enumerate(...) then pairs each character with its position: 0, 1, 2, ...",
+        "A set finds the distinct characters, sorting them gives code point order, and "
+        "enumerate numbers anything from 0. Turn the numbered characters into a dict from"
+        " character to number (not number to character).",
     ),
     solution="""\
 def build_vocab(text: str) -> dict[str, int]:
@@ -127,14 +128,16 @@ encode_chars = Exercise(
     cases=_encode_chars_cases,
     hidden_cases=_hidden_encode_chars_cases,
     hint=(
-        "One id per known character. The only question is what to do with a character that is "
-        "not in vocab: that is what `unknown` decides, and section 4 describes each choice.",
-        "The ids after the characters are free: len(vocab) can be the one <unk> id, and len(vocab) "
-        "+ b can stand for byte b (0..255). A character's UTF-8 bytes are ch.encode('utf-8').",
-        "Loop over the characters of text. If ch is in vocab, append vocab[ch]. Otherwise look at "
-        'unknown: "unk" appends len(vocab); "bytes" appends len(vocab) + b for every b in '
-        'ch.encode("utf-8") (ids.extend does that in one line); anything else raises '
-        "ValueError(...) with a message naming the character.",
+        "One id per known character. The only question is what to do with a character "
+        "that is not in vocab: that is what `unknown` decides, and section 4 describes "
+        "each choice.",
+        "The ids after the characters are free: len(vocab) can be the one <unk> id, and "
+        "len(vocab) + b can stand for byte b (0..255). A character's UTF-8 bytes are "
+        "ch.encode('utf-8').",
+        "Go character by character and branch on three cases: known; unknown with 'unk' "
+        "(one id); unknown with 'bytes' (one id per UTF-8 byte, so possibly several). Any"
+        " other value of `unknown` should raise ValueError with a message that names the "
+        "character. Do your ids still work when vocab is empty?",
     ),
     solution="""\
 def encode_chars(text: str, vocab: dict[str, int], unknown: str = "error") -> list[int]:
@@ -162,7 +165,8 @@ compression_ratio = Exercise(
     compare=close,
     hint=(
         "Bytes of the text over tokens in ids: which of the two do you get with len directly?",
-        'len(text.encode("utf-8")) is the number of bytes; len(ids) is the number of tokens.',
+        "The tokens you can count as they are. The bytes are those of the text's UTF-8 "
+        "encoding, not its characters: 'é' is one character but two bytes.",
     ),
     solution="""\
 def compression_ratio(text: str, ids: list[int]) -> float:

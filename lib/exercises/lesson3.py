@@ -107,12 +107,13 @@ get_stats = Exercise(
     hidden_cases=_hidden_get_stats_cases,
     wrong_turns=lesson3_turns.stats_turns,
     hint=(
-        "Look at each position i and the id just after it: together they are one pair. Keep a "
-        "dictionary of how many times you have met each pair.",
-        "zip(ids, ids[1:]) gives every adjacent pair, overlapping ones included. A pair you have "
-        "not met yet starts at 0: counts.get(pair, 0).",
-        "counts = {}; for pair in zip(ids, ids[1:]): counts[pair] = counts.get(pair, 0) + 1; "
-        "then return counts.",
+        "Look at each position i and the id just after it: together they are one pair. "
+        "Keep a dictionary of how many times you have met each pair.",
+        "zip of the list with itself shifted by one gives every adjacent pair, "
+        "overlapping ones included. A pair you have not met yet starts at 0: dict.get "
+        "takes that default.",
+        "Check your loop on [1, 2, 3]: it must see exactly (1, 2) and (2, 3), two pairs "
+        "from three ids. One pair too few or too many is the usual slip.",
     ),
     solution="""\
 def get_stats(ids: list[int]) -> dict[tuple[int, int], int]:
@@ -131,12 +132,14 @@ merge = Exercise(
     cases=_merge_cases,
     hidden_cases=_hidden_merge_cases,
     hint=(
-        "Build a new list while walking over ids. When the pair starts at the current position, "
-        "both of its ids are used up at once; a for loop cannot skip ahead like that.",
-        "Use an index i and while i < len(ids). Before looking at ids[i + 1], make sure it "
-        "exists (i + 1 < len(ids)).",
-        "If ids[i] and ids[i + 1] are the pair: append new_id and add 2 to i. Otherwise append "
-        "ids[i] and add 1.",
+        "Build a new list while walking over ids. When the pair starts at the current "
+        "position, both of its ids are used up at once; a for loop cannot skip ahead like"
+        " that.",
+        "Use an index i and while i < len(ids). Before looking at ids[i + 1], make sure "
+        "it exists (i + 1 < len(ids)).",
+        "At each i there are two outcomes: the pair starts here (one new id goes out, two"
+        " ids are used up) or it does not (ids[i] goes out as it is, one id used up). Try"
+        " [5, 5, 5] with the pair (5, 5): the answer keeps the last 5.",
     ),
     solution="""\
 def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
@@ -165,12 +168,16 @@ train_bpe = Exercise(
     "loop is byte-pair encoding's whole training algorithm.",
     allowed_lib=("lib.bpe.get_stats", "lib.bpe.merge"),
     hint=(
-        "Follow the numbered steps of section 5. Keep two things up to date: the list of ids, "
-        "and a dictionary vocab from each id to the bytes it stands for (the merges are bytes).",
-        "Loop new_id over range(256, vocab_size). Stop early when get_stats finds no pair. The "
-        "tie rule needs bytes, so the key of max looks up vocab for both halves of a pair.",
-        "pair = max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]])); then merge it "
-        "into new_id, set vocab[new_id] = vocab[a] + vocab[b] and append (vocab[a], vocab[b]).",
+        "Follow the numbered steps of section 5. Keep two things up to date: the list of "
+        "ids, and a dictionary vocab from each id to the bytes it stands for (the merges "
+        "are bytes).",
+        "Loop new_id over range(256, vocab_size). Stop early when get_stats finds no "
+        "pair. The tie rule needs bytes, so the key of max looks up vocab for both halves"
+        " of a pair.",
+        "Each round, after choosing the pair: replace it in ids by new_id, record what "
+        "new_id stands for (the bytes of its two halves, joined), and add the two halves'"
+        " bytes to the merges. The key for max is a tuple: the count first, then what "
+        "breaks ties.",
     ),
     solution="""\
 from lib import bpe

@@ -108,6 +108,7 @@ first_merges = Exercise(
     target="first_merges",
     cases=_first_merges_cases,
     compare=_predicted,
+    literal=True,
     wrong_turns=_why_not,
     hint=(
         "In each tally, look only at the pairs with the highest count. If there is just one, "

@@ -130,10 +130,12 @@ vocab_from_merges = Exercise(
     cases=_vocab_from_merges_cases,
     hidden_cases=_hidden_vocab_from_merges_cases,
     hint=(
-        "Two parts: the 256 ids every byte-level vocabulary starts with, then one new id per "
-        "merge, in order. What bytes does a merge's new token stand for?",
-        "Start with {i: bytes([i]) for i in range(256)}. Then loop with enumerate(merges): merge i "
-        "is a pair (left, right) of byte strings, and id 256 + i stands for left + right.",
+        "Two parts: the 256 ids every byte-level vocabulary starts with, then one new id "
+        "per merge, in order. What bytes does a merge's new token stand for?",
+        "Id i below 256 stands for the one byte with value i (bytes of a one-item list "
+        "makes it). Merge number i in the list (counting from 0) gets id 256 + i, and "
+        "stands for its left and right halves put together. Check: the first merge gets "
+        "id 256.",
     ),
     solution="""\
 def vocab_from_merges(merges: list[tuple[bytes, bytes]]) -> dict[int, bytes]:
@@ -152,10 +154,12 @@ decode = Exercise(
     cases=_decode_cases,
     hidden_cases=_hidden_decode_cases,
     hint=(
-        "Section 2 did this by hand: look up, join, and only then turn bytes into text. Which "
-        "errors= setting keeps going past bytes that are not UTF-8?",
-        'Join first, decode once: b"".join(vocab[i] for i in ids) gives all the bytes. Then '
-        '.decode("utf-8", errors="replace") turns invalid bytes into "\\ufffd" instead of raising.',
+        "Section 2 did this by hand: look up, join, and only then turn bytes into text. "
+        "Which errors= setting keeps going past bytes that are not UTF-8?",
+        "Join first, decode once: a token may hold half a character, so decoding token by"
+        " token would break characters that the next token completes. Decode the joined "
+        "bytes with errors='replace', which turns invalid bytes into '\\ufffd' instead of "
+        "raising.",
     ),
     solution="""\
 def decode(ids: list[int], vocab: dict[int, bytes]) -> str:
@@ -168,20 +172,22 @@ stream_decode = Exercise(
     name="stream_decode",
     lesson=4,
     points=2,
+    allowed_lib=("codecs",),
     target="stream_decode",
     cases=_stream_decode_cases,
     hidden_cases=_hidden_stream_decode_cases,
     hint=(
-        "Each token's bytes go into something that remembers what came before: it gives back "
-        "only the characters that are complete, and the rest waits for the next token. At the "
-        "end of the stream, whatever still waits must come out too.",
-        "Section 5 showed a Python object that does exactly this remembering. Call it once per "
-        "id, then once more, telling it the stream is over.",
-        'The easy way: utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace"); for each id '
-        'append utf8.decode(vocab[i]); at the end append utf8.decode(b"", final=True). The hard '
-        "way: keep a bytes buffer; look back at most 3 bytes from its end for a lead byte (not of "
-        "the form 10xxxxxx); if the character it starts needs more bytes than are there, hold "
-        "those back and decode the rest.",
+        "Each token's bytes go into something that remembers what came before: it gives "
+        "back only the characters that are complete, and the rest waits for the next "
+        "token. At the end of the stream, whatever still waits must come out too.",
+        "Section 5 showed a Python object that does exactly this remembering. Call it "
+        "once per id, then once more, telling it the stream is over.",
+        "The easy way is the incremental decoder of the codecs module, made with "
+        "errors='replace' so that a bad byte mid-stream becomes '\\ufffd' and the stream "
+        "goes on; look up how to tell it the input has ended. The hard way: keep a bytes "
+        "buffer, look back at most 3 bytes from its end for a lead byte, and hold back a "
+        "character that still needs more bytes. Either way the list has one more string "
+        "than ids.",
     ),
     solution="""\
 import codecs

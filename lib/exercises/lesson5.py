@@ -36,9 +36,12 @@ def _encode_cases(texts: list[str], sizes: tuple[int, ...]) -> list[Case]:
     return cases
 
 
-def _specials_cases(texts_and_allowed: list[tuple[str, set[str]]]) -> list[Case]:
+def _specials_cases(
+    texts_and_allowed: list[tuple[str, set[str]]], extra: tuple[str, ...] = ()
+) -> list[Case]:
+    """Cases with the lesson's special tokens, plus `extra` ones (given the next ids)."""
     merges = list(_merges(320))
-    specials = {name: 256 + len(merges) + i for i, name in enumerate(SPECIALS)}
+    specials = {name: 256 + len(merges) + i for i, name in enumerate([*SPECIALS, *extra])}
     reference = _reference(merges, specials)
     cases = []
     for text, allowed in texts_and_allowed:
@@ -59,7 +62,16 @@ _SHOWN_SPECIALS = [
     (f"hi {EOT}", set()),  # disallowed: raise
     (f"{USER} hi {EOT}", {EOT}),  # one allowed, one not: raise
     ("<|endoftext", {EOT}),  # not a special token, just similar text
+    (f"{EOT} {USER}\n", {EOT, USER}),  # only whitespace between and after: keep it
 ]
+# A special token that holds another (as in CS336's tests): the longer one must win wherever both
+# match, so an answer that tries the shorter first, or each special in turn, fails.
+DOUBLE = EOT + EOT
+_OVERLAPPING = [
+    (f"a{EOT}{EOT}{EOT}b", {EOT, DOUBLE}),
+    (f"{DOUBLE}", {EOT, DOUBLE}),
+]
+_HIDDEN_OVERLAPPING = [(f"{EOT}x{DOUBLE}{EOT}{EOT}", {EOT, DOUBLE}), (f"{EOT}{EOT}", {EOT})]
 _HIDDEN_SPECIALS = [
     (f"{USER}{USER}zebra{EOT}", {EOT, USER}),
     (f"Привет{USER}", {USER}),
@@ -123,18 +135,21 @@ encode_with_specials = Exercise(
     target="encode_with_specials",
     allowed_lib=("lib.bpe.encode_chunk", "lib.bpe.build_vocab"),
     forbidden=NO_TIKTOKEN,
-    cases=lambda: _specials_cases(_SHOWN_SPECIALS),
-    hidden_cases=lambda: _specials_cases(_HIDDEN_SPECIALS),
+    cases=lambda: _specials_cases(_SHOWN_SPECIALS) + _specials_cases(_OVERLAPPING, (DOUBLE,)),
+    hidden_cases=lambda: (
+        _specials_cases(_HIDDEN_SPECIALS) + _specials_cases(_HIDDEN_OVERLAPPING, (DOUBLE,))
+    ),
     hint=(
         "Two jobs, in this order: decide whether the text may be encoded at all, then cut it "
         "into pieces that are either an allowed special token or ordinary text.",
         "Raise ValueError if a special token that is not allowed occurs in the text (`in` on "
-        "strings finds it). To cut: `re.split` with a pattern in parentheses keeps what it "
-        "split on, e.g. re.split('(' + '|'.join(map(re.escape, allowed)) + ')', text).",
-        "An allowed special piece becomes [special_tokens[piece]]; any other piece your "
-        "`encode(piece, merges)` from exercise 1 (or bpe.encode_chunk with the ranks "
-        "{t: i for i, t in bpe.build_vocab(merges).items()}). Skip empty pieces, and do not "
-        "split at all when nothing is allowed.",
+        "strings finds it). To cut, re.split with a pattern in parentheses keeps the pieces it "
+        "split on; re.escape makes a special's | and < match literally. Where two specials "
+        "could both match at the same place (one contains the other), which should win?",
+        "Try the longest specials first: the regex takes the first alternative that matches. "
+        "Then an allowed special piece becomes its id, any other non-empty piece is encoded as "
+        "in exercise 1 (your `encode`, or bpe.encode_chunk with the ranks of "
+        "bpe.build_vocab(merges) turned around). With nothing allowed there is nothing to cut.",
     ),
     solution="""\
 import re
@@ -149,7 +164,10 @@ def encode_with_specials(
         if special not in allowed and special in text:
             raise ValueError(f"the text contains the disallowed special token {special!r}")
     ranks = {token: i for i, token in bpe.build_vocab(merges).items()}
-    pieces = re.split("(" + "|".join(map(re.escape, allowed)) + ")", text) if allowed else [text]
+    pieces = [text]
+    if allowed:
+        longest_first = sorted(allowed, key=len, reverse=True)  # <|a|><|a|> before <|a|>
+        pieces = re.split("(" + "|".join(map(re.escape, longest_first)) + ")", text)
     ids = []
     for piece in pieces:
         if piece in allowed:
@@ -169,11 +187,12 @@ digit_groups = Exercise(
     cases=lambda: _digit_cases(["7", "77", "777", "7777", "1234567", "2024"]),
     hidden_cases=lambda: _digit_cases(["80235", "3141592653", "१२३४५", "", "00000000"] + _digits()),
     hint=(
-        "Predict from the pattern alone: GPT-4's pattern has the piece \\p{N}{1,3}. Which end "
-        "of the number does a regular expression start matching from?",
-        "It starts at the left and takes as many digits as it may, up to three, then starts "
-        "again after them. Only the last group can be shorter.",
-        "Slices of three from the left: [digits[i : i + 3] for i in range(0, len(digits), 3)].",
+        "Predict from the pattern alone: GPT-4's pattern has the piece \\p{N}{1,3}. Which "
+        "end of the number does a regular expression start matching from?",
+        "It starts at the left and takes as many digits as it may, up to three, then "
+        "starts again after them. Only the last group can be shorter.",
+        "So '1234567' becomes '123', '456', '7'. Slicing with a step of three positions, "
+        "starting at 0, gives exactly those groups; an empty string gives none.",
     ),
     solution="""\
 def digit_groups(digits: str) -> list[str]:

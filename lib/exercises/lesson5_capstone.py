@@ -137,16 +137,18 @@ gpt4_encode = Exercise(
     "rebuilt GPT-4's tokenizer, regex split, special tokens, merges and all.",
     time_limit=30,
     hint=(
-        "Three layers, outside in: special tokens, which are cut out first or make you raise; "
-        "the split pattern, after which each chunk is on its own; and BPE on each chunk's bytes. "
-        "Get the two inner layers right on text without special tokens first.",
-        "regex.findall(pattern, piece) gives the chunks. For each chunk, join neighbouring "
-        "parts in the order of the merges: a table {left + right: merge number} gives each "
-        "pair's priority. The ids come from the vocabulary turned around, {bytes: id}: GPT-4's "
-        "single bytes do not have their byte value as id.",
-        "Load GPT-4 once, outside gpt4_encode: gpt4_vocab = {i: t for t, i in gpt4_ranks.items()} "
-        "and gpt4_merges = recover_merges(gpt4_ranks). Then gpt4_encode only calls your "
-        "tokenizer with GPT-4's vocabulary, merges, pattern and special tokens.",
+        "Three layers, outside in: special tokens, which are cut out first or make you "
+        "raise; the split pattern, after which each chunk is on its own; and BPE on each "
+        "chunk's bytes. Get the two inner layers right on text without special tokens "
+        "first.",
+        "regex.findall(pattern, piece) gives the chunks. For each chunk, join "
+        "neighbouring parts in the order of the merges: a table {left + right: merge "
+        "number} gives each pair's priority. The ids come from the vocabulary turned "
+        "around, {bytes: id}: GPT-4's single bytes do not have their byte value as id.",
+        "Do the slow work once, outside gpt4_encode: tiktoken_files.load gives GPT-4's "
+        "ranks, pattern and special tokens (a dict from string to id); your "
+        "recover_merges turns the ranks into merges. Then gpt4_encode only hands the text"
+        " and allowed_special to your tokenizer, together with those.",
     ),
     solution="""\
 import regex

@@ -147,14 +147,16 @@ premium_factors = Exercise(
     ),
     compare=_same_factors,
     hint=(
-        "Each factor is a ratio of ratios: how much more `lang` needs than `reference` at one "
-        "step, divided by how much more it needed at the step before. The first step has no step "
-        "before it.",
-        "Go through the steps in order: characters, bytes, the middle encoding, o200k_base. At "
-        "each, ratio = counts[step][lang] / counts[step][reference]. The factor is that ratio "
-        "divided by the previous step's ratio (for characters, the ratio itself).",
-        "utf8 = (bytes ratio) / (characters ratio); vocabulary = (middle ratio) / (bytes "
-        "ratio); pattern = (o200k_base ratio) / (middle ratio). Multiply all four to check.",
+        "Each factor is a ratio of ratios: how much more `lang` needs than `reference` at"
+        " one step, divided by how much more it needed at the step before. The first step"
+        " has no step before it.",
+        "Go through the steps in order: characters, bytes, the middle encoding, "
+        "o200k_base. At each, ratio = counts[step][lang] / counts[step][reference]. The "
+        "factor is that ratio divided by the previous step's ratio (for characters, the "
+        "ratio itself).",
+        "Check yourself: multiplied together, the four factors must give the o200k_base "
+        "ratio, because each step's ratio cancels the one before. And the reference is an"
+        " argument: with reference=lang every factor is 1.",
     ),
     solution="""\
 def premium_factors(counts, lang, reference="eng_Latn"):
@@ -178,10 +180,11 @@ gini = Exercise(
     hidden_cases=lambda: _gini_cases([[7], [10, 30], [2, 2, 2, 2, 12], [1.5, 0.5]]),
     compare=close,
     hint=(
-        "The formula compares every value with every value, itself included: two loops, or one "
-        "loop over the pairs, summing the absolute differences.",
-        "With n values: total = sum of abs(x - y) for every x and every y (n * n pairs). Then "
-        "divide by 2 * n * n * mean, which is the same as 2 * n * sum(values).",
+        "The formula compares every value with every value, itself included: two loops, "
+        "or one loop over the pairs, summing the absolute differences.",
+        "With n values there are n * n ordered pairs (x with itself too, and x, y as well"
+        " as y, x). Sum their absolute differences, then divide by 2 * n * n times the "
+        "mean. Check: equal values give 0; [0, 0, 0, 1] gives 0.75.",
     ),
     solution="""\
 def gini(values):

@@ -30,6 +30,7 @@ _WORDS = [
     "नमस्ते",
     "unaffablex",  # the x matches nothing: the whole word is [UNK]
     "xunaffable",
+    "untoken",  # "token" is a word, but no "##token" continues one: [UNK], not un ##token
     "ट",
     "",
 ]
@@ -121,13 +122,15 @@ wordpiece_word = Exercise(
     cases=_wordpiece_cases,
     hidden_cases=_hidden_wordpiece_cases,
     hint=(
-        "Greedy means: at each position take the longest piece the vocabulary has, then carry on "
-        "from where it ends. Two details: pieces inside a word carry '##', and a dead end loses "
-        "the whole word.",
-        "Keep a position `start`, beginning at 0. While start < len(word): try end = len(word), "
-        "len(word) - 1, ... down to start + 1, and take the first candidate word[start:end] (with "
-        '"##" in front when start > 0) that is in vocab; append it and set start = end. If no end '
-        'works, return ["[UNK]"] at once: the whole word is unknown, not just that part.',
+        "Greedy means: at each position take the longest piece the vocabulary has, then "
+        "carry on from where it ends. Two details: pieces inside a word carry '##', and a"
+        " dead end loses the whole word.",
+        "Keep a position where the next piece starts. Try the candidates from the longest"
+        " (to the end of the word) down to one character, and take the first the "
+        "vocabulary has; the next piece starts where it ends. The '##' belongs to the "
+        "piece you look up, not only to what you print: 'able' in the vocabulary does not"
+        " match in the middle of 'unable'. If no candidate fits, the answer for the whole"
+        " word is the one unknown piece.",
     ),
     solution="""\
 def wordpiece_word(word: str, vocab: set[str]) -> list[str]:
@@ -155,15 +158,15 @@ viterbi = Exercise(
     hidden_cases=_hidden_viterbi_cases,
     hint=(
         "Solve it for every prefix of the text, shortest first: the best way to spell "
-        "text[:end] is the best way to spell some shorter prefix text[:start], plus one piece "
-        "text[start:end].",
-        "Remember for each end both the best total score and where its last piece starts; then "
-        "walk back from the end of the text to collect the pieces.",
-        "Make a list `best` of len(text) + 1 entries; best[0] = (0.0, 0) and the others None. For "
-        "each end from 1 to len(text), look at every start < end with text[start:end] in scores: "
-        "the candidate is (best[start][0] + scores[text[start:end]], start); keep the one with the "
-        "highest score in best[end]. Then walk back: end = len(text); the last piece is "
-        "text[best[end][1]:end]; set end = best[end][1] and repeat until end is 0. Reverse.",
+        "text[:end] is the best way to spell some shorter prefix text[:start], plus one "
+        "piece text[start:end].",
+        "Remember for each end both the best total score and where its last piece starts;"
+        " then walk back from the end of the text to collect the pieces.",
+        "The table has len(text) + 1 entries; the empty prefix scores 0 and starts "
+        "nowhere. Fill it end by end, trying every start whose piece text[start:end] has "
+        "a score, and keep only the best. Walking back from the last entry gives the "
+        "pieces from right to left, so reverse them. Check by hand on 'abc': the best for"
+        " 'ab' is 'ab' (-3.9), and for 'abc' 'a' + 'bc' (-6.5).",
     ),
     solution="""\
 def viterbi(text: str, scores: dict[str, float]) -> list[str]:
@@ -194,9 +197,9 @@ byte_fallback = Exercise(
     hidden_cases=_hidden_byte_fallback_cases,
     hint=(
         "One piece per UTF-8 byte of the text, not per character, each written like <0xE0>.",
-        'Encode the text to UTF-8 bytes with text.encode("utf-8"); iterating over a bytes object '
-        'gives integers. Write each as "<0x" + two upper-case hex digits + ">": the format '
-        'f"<0x{b:02X}>" does exactly that.',
+        "Iterating over the bytes of text.encode('utf-8') gives integers. A format spec "
+        "writes an integer in hexadecimal: X for upper case, with a width of 2 and a "
+        "leading 0 so that 10 becomes 0A.",
     ),
     solution="""\
 def byte_fallback(text: str) -> list[str]:

@@ -1,49 +1,91 @@
-"""Lesson 8 exercises: where a corpus may be cut, adding up the workers' counts, a .tiktoken line.
+"""Lesson 8 exercises: the first merge from the workers' counts, finding the cuts that change a
+text's pre-tokens, a .tiktoken line.
 
-Expected values come from `lib.corpus_files.safe_cuts` (the rule the file trainer cuts by) and
-`lib.train.tiktoken_line` (what `python -m lib.train --format tiktoken` writes).
+`unsafe_cuts` asks for an experiment, not a rule: the learner finds where cutting a text at a
+boundary of its pre-tokens still changes them (`unsafe_boundaries` below is the reference), which
+is what the course's cutting rule (`lib.corpus_files.safe_cuts`) must never allow.
+`tiktoken_line`'s expected values come from `lib.train.tiktoken_line` (what
+`python -m lib.train --format tiktoken` writes).
 """
 
 from __future__ import annotations
 
+import itertools
+import warnings
 from collections import Counter
 
-from lib import corpus_files, train
+from lib import bpe, patterns, train
 from lib.exercises.core import Case, Exercise
-from lib.exercises.generated import random_texts
+from lib.exercises.generated import random_texts, rng
 
-# Runs of spaces, line ends before letters and before spaces, digits and punctuation, several
-# scripts: every place the rule says yes or no to.
-_TEXTS = [
-    "end. Next",
-    "a  b",
-    "one two\nThree",
-    "x\n y",
-    "2024 was\n\nlong",
-    "नमस्ते दुनिया",
-    "  leading",
-    "trailing  ",
-    "",
-    "no-cut-here",
+# Texts and patterns where cutting at a boundary of the whole text's pre-tokens changes them (a
+# lookahead at whitespace), and some where every boundary is safe: "so   \n  far" is section 3's.
+_CUT_TEXTS = [
+    ("so   \n  far", "gpt4"),
+    ("so   \n  far", "gpt2"),
+    (" a \n  b", "gpt4"),
+    ("2024 was\n\nlong", "gpt2"),
+    ("2024 was\n\nlong", "gpt4"),
+    ("a\t\tb", "gpt2"),
+    ("  1\t", "gpt4"),
+    ("\t \t. \nb.é", "gpt2"),
+    ("one two\nThree", "gpt4o"),
+    ("", "gpt4"),
 ]
-_HIDDEN_TEXTS = ["Привет, мир\nВторой", "a.\nb c\t d", "日本 語\n本", "end\n", " x y "]
+# Hidden texts are drawn from this alphabet, which makes whitespace runs likely.
+_CUT_ALPHABET = ["a", "b", "é", "न", "ि", ".", "1", " ", " ", "\n", "\t"]
 
 
-def _cut_cases(texts: list[str]) -> list[Case]:
-    return [Case(args=(text,), expected=corpus_files.safe_cuts(text)) for text in texts]
+def unsafe_boundaries(text: str, pattern: str) -> list[int]:
+    r"""The positions where the whole text's pre-tokens (split by `pattern`) have a boundary, but
+    splitting the two halves apart gives other pre-tokens: cuts that look harmless and are not.
+
+    >>> unsafe_boundaries("so   \n  far", "gpt4")
+    [7]
+    """
+    whole = patterns.split_text(text, pattern)
+    ends = set(itertools.accumulate(map(len, whole)))
+    return [
+        p
+        for p in range(1, len(text))
+        if p in ends
+        and patterns.split_text(text[:p], pattern) + patterns.split_text(text[p:], pattern) != whole
+    ]
 
 
+def _hidden_cut_texts() -> list[tuple[str, str]]:
+    """Made-up texts full of whitespace, each with a pattern, three in four with a trap in them."""
+    draw = rng(83)
+    found: list[tuple[str, str]] = []
+    names = ("gpt2", "gpt4", "gpt4o")
+    while len(found) < 12:
+        text = "".join(draw.choices(_CUT_ALPHABET, k=draw.randint(4, 12)))
+        pattern = names[len(found) % 3]
+        if bool(unsafe_boundaries(text, pattern)) == (len(found) % 4 != 3):
+            found.append((text, pattern))
+    return found
+
+
+def _cut_cases(texts: list[tuple[str, str]]) -> list[Case]:
+    return [Case(args=(t, p), expected=unsafe_boundaries(t, p)) for t, p in texts]
+
+
+# Workers' counts where the plausible slips give another pair: one worker only, each pre-token
+# once, pairs across pre-tokens, no overlapping pairs, text instead of bytes, the wrong tie rule.
 _PARTS = [
-    [{b"the": 3, b" cat": 1}, {b"the": 2, b" dog": 5}],
-    [{b" a": 1}],
+    [{b" the": 3, b" cat": 1}, {b"the": 2, b" dog": 5}],
+    [{b"ab": 1, b"cd": 1}, {b"cd": 1}, {b"ab": 3}],
+    [{b"x": 5, b"y": 5}, {b"zz": 1}],
+    [{b"aaa": 2, b"ab": 3}],
+    [{" न".encode(): 2}, {" न".encode(): 3, b"!": 1}],
+    [{b"ba": 2}, {b"ab": 2}],
+    [{b"a": 3}, {}],
     [],
-    [{}, {b"x": 1}, {}],
-    [{" न".encode(): 2}, {" न".encode(): 3, b"!": 1}, {b"!": 4}],
 ]
 
 
 def _hidden_parts() -> list[list[dict[bytes, int]]]:
-    """Workers' counts of the chunks of made-up texts: some chunks in several parts, some once."""
+    """Workers' counts of made-up pre-tokens: some in several parts, some once."""
     texts = random_texts(81, 40)
     chunks = [text.encode() for text in texts]
     return [
@@ -52,14 +94,19 @@ def _hidden_parts() -> list[list[dict[bytes, int]]]:
     ]
 
 
-def _add_cases(parts: list[list[dict[bytes, int]]]) -> list[Case]:
-    cases = []
-    for counts in parts:
-        total: Counter = Counter()
-        for part in counts:
-            total.update(part)
-        cases.append(Case(args=(counts,), expected=dict(total)))
-    return cases
+def _first_merge(parts: list[dict[bytes, int]]) -> tuple[bytes, bytes] | None:
+    """The trainer's first merge on the workers' counts added up (None: no pair to merge)."""
+    total: Counter = Counter()
+    for part in parts:
+        total.update(part)
+    with warnings.catch_warnings():  # one merge asked, none possible: say None, not a warning
+        warnings.simplefilter("ignore")
+        merges = bpe.train_from_counts(total, 257)[1]
+    return merges[0] if merges else None
+
+
+def _merge_cases(parts: list[list[dict[bytes, int]]]) -> list[Case]:
+    return [Case(args=(counts,), expected=_first_merge(counts)) for counts in parts]
 
 
 _TOKENS = [(b"a", 97), (b" the", 262), (bytes([0xE0, 0xA4]), 300), (b"\n\n", 1000)]
@@ -77,51 +124,74 @@ def _line_cases(tokens: list[tuple[bytes, int]]) -> list[Case]:
     ]
 
 
-safe_cuts = Exercise(
-    name="safe_cuts",
+unsafe_cuts = Exercise(
+    name="unsafe_cuts",
     lesson=8,
     points=2,
-    target="safe_cuts",
-    cases=lambda: _cut_cases(_TEXTS),
-    hidden_cases=lambda: _cut_cases(_HIDDEN_TEXTS + random_texts(8, 6, longest=16)),
+    target="unsafe_cuts",
+    allowed_lib=("lib.patterns.split_text",),
+    cases=lambda: _cut_cases(_CUT_TEXTS),
+    hidden_cases=lambda: _cut_cases(_hidden_cut_texts()),
     hint=(
-        "Look at each position p from 1 to len(text) - 1 and ask two questions about the "
-        "characters just before it and at it. Use str.isspace() and str.isalpha().",
-        "p is a cut when text[p] == ' ' and text[p - 1] is not whitespace; or when text[p] is a "
-        "letter, text[p - 1] == '\\n' and p >= 2 with text[p - 2] not whitespace.",
+        "Two questions for every position p: does one of the whole text's pre-tokens end at p? "
+        "And if so, do the two halves, split on their own, give the same pre-tokens as the "
+        "whole? You want the positions where the first answer is yes and the second no.",
+        "Where the pre-tokens end is a running total of their lengths. Two lists of pre-tokens "
+        "are the same when they are equal piece by piece, in order.",
+        "Check yourself on section 3's text 'so   \\n  far' with 'gpt4': its pre-tokens end at "
+        "2, 6 and 7 (and at the end, which is no cut), and only at 7 do the halves split "
+        "differently. Position 3, inside the run of spaces, is no boundary at all, so it is not "
+        "in the answer even though the halves differ there.",
     ),
     solution="""\
-def safe_cuts(text: str) -> list[int]:
-    cuts = []
-    for p in range(1, len(text)):
-        before_space = text[p] == " " and not text[p - 1].isspace()
-        line_start = (
-            p >= 2 and text[p].isalpha() and text[p - 1] == "\\n" and not text[p - 2].isspace()
-        )
-        if before_space or line_start:
-            cuts.append(p)
-    return cuts
+from lib import patterns
+
+
+def unsafe_cuts(text: str, pattern: str) -> list[int]:
+    whole = patterns.split_text(text, pattern)
+    ends, position = set(), 0
+    for piece in whole[:-1]:
+        position += len(piece)
+        ends.add(position)
+    unsafe = []
+    for p in sorted(ends):
+        halves = patterns.split_text(text[:p], pattern) + patterns.split_text(text[p:], pattern)
+        if halves != whole:
+            unsafe.append(p)
+    return unsafe
 """,
 )
 
-add_counts = Exercise(
-    name="add_counts",
+first_merge = Exercise(
+    name="first_merge",
     lesson=8,
     points=1,
-    target="add_counts",
-    cases=lambda: _add_cases(_PARTS),
-    hidden_cases=lambda: _add_cases(_hidden_parts()),
+    target="first_merge",
+    cases=lambda: _merge_cases(_PARTS),
+    hidden_cases=lambda: _merge_cases(_hidden_parts()),
     hint=(
-        "Start from an empty dict and go through every worker's dict in turn.",
-        "For each (chunk, n) of a part: total[chunk] = total.get(chunk, 0) + n.",
+        "Three questions, in order: how often does a pre-token occur, over all the workers? "
+        "Which pairs of bytes does one pre-token hold, and so how often does the whole text "
+        "hold each pair? Which pair wins?",
+        "A pre-token that occurs n times holds each of its neighbouring byte pairs n times, "
+        "overlapping ones too: b'aaa' holds (b'a', b'a') twice. No pair crosses from one "
+        "pre-token into the next, because the pattern split the text first. Iterating over "
+        "bytes gives ints, and a merge is a pair of one-byte bytes objects.",
+        "Check yourself: [{b'ab': 1, b'cd': 1}, {b'cd': 1}, {b'ab': 3}] gives (b'a', b'b'), "
+        "4 against 2. If you get (b'c', b'd'), you counted each pre-token once, or one worker "
+        "only. Ties go to the greatest pair, as in lesson 3.",
     ),
     solution="""\
-def add_counts(parts: list[dict[bytes, int]]) -> dict[bytes, int]:
-    total = {}
+def first_merge(parts: list[dict[bytes, int]]) -> tuple[bytes, bytes] | None:
+    pairs = {}
     for part in parts:
-        for chunk, n in part.items():
-            total[chunk] = total.get(chunk, 0) + n
-    return total
+        for token, n in part.items():
+            for left, right in zip(token, token[1:]):
+                pair = (bytes([left]), bytes([right]))
+                pairs[pair] = pairs.get(pair, 0) + n  # n occurrences, each holding the pair
+    if not pairs:
+        return None
+    return max(pairs, key=lambda pair: (pairs[pair], pair))  # ties: the greatest pair
 """,
 )
 
@@ -140,11 +210,13 @@ tiktoken_line = Exercise(
     target="tiktoken_line",
     cases=lambda: _line_cases(_TOKENS),
     hidden_cases=lambda: _line_cases(_hidden_tokens()),
+    allowed_lib=("base64",),
     wrong_turns=_line_turns,
     hint=(
         "The bytes go through base64 (the module `base64`), then a space, then the rank as digits.",
-        "base64.b64encode(token) returns bytes: .decode('ascii') makes them a str; then "
-        "f'{that} {rank}'.",
+        "base64.b64encode gives bytes, not text: turn them into a str (they are plain "
+        "ASCII) before you put the space and the rank after them. Check: b' the' with "
+        "rank 262 is 'IHRoZQ== 262'.",
     ),
     solution="""\
 import base64
@@ -155,4 +227,4 @@ def tiktoken_line(token: bytes, rank: int) -> str:
 """,
 )
 
-EXERCISES = [safe_cuts, add_counts, tiktoken_line]
+EXERCISES = [first_merge, unsafe_cuts, tiktoken_line]

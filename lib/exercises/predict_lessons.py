@@ -47,7 +47,7 @@ predict_utf8_bytes = Exercise(
     cases=_predict_utf8_bytes_cases,
     compare=predictions.predicted,
     wrong_turns=predictions.every_miss,
-    forbidden=(".encode", "len", "bytes", "bytearray", "codecs", "sum", "utf8_encode"),
+    literal=True,
     hint=(
         "Do it on paper: for each code point, find its row in the table of section 4 (hex(ord(ch)) "
         "tells you the number), then add up the bytes of all the code points of the text.",
@@ -111,7 +111,7 @@ predict_words = Exercise(
     cases=_predict_words_cases,
     compare=predictions.predicted,
     wrong_turns=predictions.every_miss,
-    forbidden=("len", "sum", "data", "regex", "findall", ".encode", "Counter", "set"),
+    literal=True,
     hint=(
         "Think about the two languages, not the code: which one builds more different word forms "
         "out of one word, and how many bytes does one Devanagari letter take?",
@@ -166,7 +166,7 @@ predict_fewer_tokens = Exercise(
     cases=_predict_fewer_tokens_cases,
     compare=predictions.predicted,
     wrong_turns=predictions.every_miss,
-    forbidden=("len", "encode", ".encode", "gpt4", "hindi_tok", "show_tokens", "sum"),
+    literal=True,
     hint=(
         "A tokenizer spells text in few tokens when its merges were learned on text like it. "
         "What was each tokenizer trained on?",

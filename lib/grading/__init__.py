@@ -2,8 +2,6 @@
 
 - `submissions`: finding the submitted notebooks and reading them safely.
 - `notebook`: what a notebook says without running it (lesson, answers), and the catalog.
-- `own_code`: reading the cells for answers borrowed from the course's `lib`.
-- `hidden_calls`: what hides the code it calls (`__import__`, `pickle`...), for `own_code`.
 - `sandbox`: the bubblewrap box, limits and clean environment each kernel runs in.
 - `kernel`: one kernel driven through nbclient: run a cell within a time limit, report how it went.
 - `execute`: run a whole notebook, survive what it does, then have the kernel call the student's
@@ -14,6 +12,10 @@
   pages and chart an instructor reads.
 - `one_submission`: grading one notebook, start to record; `batch`: the whole class, in parallel.
 - `gradescope`: the same grader as a Gradescope autograder, and results in Gradescope's format.
+- `exercise_code`, `similarity`, `similarity_report`: each exercise's code as written, compared
+  across the class and with the published solution (copydetect), in similarity.html and .csv.
+- `solved`, `selftest`, `protections`: the lessons with their solutions filled in, graded as a
+  class would be to prove the machine; the line saying which protections were in force.
 
 Nothing is imported here on purpose: the kernel imports `lib.grading.kernel_side` and should not
 pay for (or be affected by) the rest.

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lib.grading import kept_roster, memory_group, reports, sandbox
+from lib.grading import kept_roster, memory_group, reports, sandbox, similarity
 from lib.grading.execute import Limits
 from lib.grading.notebook import answer_questions, handout_prose, load_catalog
 from lib.grading.one_submission import Settings, grade_one, new_record
@@ -147,6 +147,7 @@ def grade_submissions(
     questions_from: Path = ROOT / "notebooks",
     roster: list[Student] | None = None,
     drop: tuple[str | Path, ...] = (),
+    student_id: str = "",
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
@@ -157,7 +158,8 @@ def grade_submissions(
     lessons). A `roster` is kept in `out_dir` and reused by a later run given none
     (`kept_roster`). `drop`: files or folders whose submissions `out_dir` should forget (a file
     removed from the class, say). Returns this run's records, one per submission; the reports
-    list every record in `out_dir`, from earlier runs too."""
+    list every record in `out_dir`, from earlier runs too. The hidden cases are drawn for each
+    student (`Settings.student_of`; `student_id`: one student's, for all of them)."""
     boxed = sandbox.choose(own_user_fallback) if sandboxed else False
     if sandboxed and os.geteuid() == 0 and not memory_group.available():
         print("Note: no memory cgroup can be made here: each kernel process is capped, not a box.")
@@ -189,8 +191,11 @@ def grade_submissions(
         sandboxed,
         salt=store.secret("hidden cases"),
         boxed=boxed,
+        roster=roster or [],
+        student_id=student_id,
     )
     questions = answer_questions(Path(questions_from))
+    references = similarity.references(settings.catalog, Path(questions_from))
 
     def stale(submission: Submission) -> bool:
         record = store.get(submission)
@@ -201,7 +206,9 @@ def grade_submissions(
         _warm_data_cache()
 
     def write_reports(charts: bool = False) -> None:
-        reports.write_all(out_dir, store.all(), questions, roster, charts=charts)
+        reports.write_all(
+            out_dir, store.all(), questions, roster, charts=charts, references=references
+        )
 
     bar = tqdm(
         total=len(submissions),

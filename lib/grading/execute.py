@@ -179,7 +179,8 @@ def _judged(exercise: Exercise, cases: list[Case], report: dict, unreadable: set
     outcomes = report.get("outcomes")
     outcomes = outcomes if isinstance(outcomes, list) else []
     result = exercise.judge(cases, outcomes, report.get("callable") is not False)
-    return {**result_row(exercise, result.status, result.reason), "score": float(result.score)}
+    row = {**result_row(exercise, result.status, result.reason), "score": float(result.score)}
+    return {**row, "detail": result.detail} if result.detail else row
 
 
 async def run_and_grade(

@@ -75,6 +75,9 @@ python3 -m venv /autograder/venv
 # Grading runs without network: every file the lessons read is fetched now (sha256-checked).
 cd /autograder/source
 /autograder/venv/bin/python -c "from lib import data; data.fetch_all()"
+# Last: grade every lesson's own solutions here, so an image that cannot grade fails now, when
+# the instructor uploads it, and not at the first student's submission.
+/autograder/venv/bin/python -m lib.grade selftest --sandbox-if-available --no-progress
 """
 
 RUN_AUTOGRADER = """\
@@ -229,6 +232,17 @@ def _write_results(results: dict, path: Path) -> None:
     os.replace(file.name, path)
 
 
+def student_id(submission_dir: Path) -> str:
+    """Whose submission this is, from Gradescope's `submission_metadata.json` next to the
+    submission folder (a group's ids joined), so the hidden cases are drawn for that student;
+    "" when it is missing or unreadable (the notebook's file name is used then)."""
+    try:
+        metadata = json.loads((submission_dir.parent / "submission_metadata.json").read_text())
+        return "+".join(sorted(str(user["id"]) for user in metadata["users"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return ""
+
+
 def _not_writable_by_others(folders: list[Path]) -> None:
     """Take group and other write permission off `folders` and everything in them."""
     for folder in folders:
@@ -253,7 +267,11 @@ def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> 
             _not_writable_by_others([ROOT / "lib", Path(results_path).parent, Path(sys.prefix)])
         with tempfile.TemporaryDirectory(prefix="gradescope-out-") as out:
             records = grade_submissions(
-                [submission_dir], out, progress=False, own_user_fallback=True
+                [submission_dir],
+                out,
+                progress=False,
+                own_user_fallback=True,
+                student_id=student_id(submission_dir),
             )
         results = results_json(records, lesson)
         memory = MEMORY_BOX if memory_group.available() else MEMORY_PROCESS

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import hashlib
 import os
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,11 +24,13 @@ import nbformat
 
 from lib.exercises import Case, Exercise
 from lib.exercises.generated import secret_inputs
+from lib.exercises.own_code import Notebook
 from lib.grading import sandbox, scratch_disk
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
+from lib.grading.exercise_code import exercise_code
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
-from lib.grading.own_code import Notebook
 from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
+from lib.grading.roster import Student, match
 from lib.grading.submissions import Submission, UnreadableNotebook, clean, read_notebook
 
 NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
@@ -45,17 +49,34 @@ class Settings:
     sandboxed: bool = True
     boxed: bool = True  # bubblewrap runs here; else (sandboxed) an own user only: `sandbox.choose`
     caps: sandbox.Caps = field(default_factory=sandbox.Caps)
-    cases: dict[str, list[Case]] = field(default_factory=dict)
+    cases: dict[tuple[str, str | None], list[Case]] = field(default_factory=dict)
     salt: str = ""  # makes the hidden cases' made-up inputs secret (`generated.secret_inputs`)
+    roster: list[Student] = field(default_factory=list)
+    student_id: str = ""  # whose every submission is (on Gradescope, from its metadata)
 
-    def cases_of(self, exercise: Exercise) -> list[Case]:
-        """The exercise's test cases, hidden ones included, computed once per run, here (never
-        in a kernel)."""
-        if exercise.name not in self.cases:
-            with warnings.catch_warnings(), secret_inputs(self.salt):
-                warnings.simplefilter("ignore")
-                self.cases[exercise.name] = exercise.grading_cases()
-        return self.cases[exercise.name]
+    def student_of(self, submission: Submission) -> str:
+        """Who the hidden cases are drawn for: the id Gradescope gives, else the roster's id of
+        the student the submission matches, else the name it was handed in under."""
+        found = match(submission.student, self.roster).student if self.roster else None
+        return self.student_id or (found.id if found else submission.student)
+
+    def cases_of(self, exercise: Exercise, student: str = "") -> list[Case]:
+        """The exercise's test cases, computed here (never in a kernel): the shown ones once per
+        run, the hidden ones once per student, with made-up inputs drawn from a salt of the
+        instructor's key and the student, so that one student's cases are no use to another."""
+        shown, hidden = (exercise.name, None), (exercise.name, student)
+        if shown not in self.cases:
+            self.cases[shown] = _made(exercise.cases, "")
+        if hidden not in self.cases:
+            salt = hashlib.sha256(f"{self.salt}\n{student}".encode()).hexdigest()
+            self.cases[hidden] = _made(exercise.secret_cases, salt)
+        return self.cases[shown] + self.cases[hidden]
+
+
+def _made(make: Callable[[], list[Case]], salt: str) -> list[Case]:
+    with warnings.catch_warnings(), secret_inputs(salt):
+        warnings.simplefilter("ignore")
+        return make()
 
 
 class _Box:
@@ -128,7 +149,8 @@ def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tup
     cell defines (if the kernel has them anyway, they came from `exec` or a file)."""
     code, rows, unreadable = Notebook(notebook), {}, set()
     for exercise in exercises:
-        found = code.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+        e = exercise
+        found = code.borrowed(e.target, e.allowed_lib, e.forbidden, e.literal)
         if found and exercise.target in code.definitions:
             rows[exercise.name] = result_row(exercise, "not own code", found)
         elif found:
@@ -154,9 +176,12 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         note = "its cells match no lesson's exercises" + (f" ({label_note})" if label_note else "")
         return new_record(submission, settings, outcome="unknown lesson", note=note, **info)
     exercises = settings.catalog[lesson]
+    # Both read the student's code: bounded work, off the event loop (see _read).
+    info["code"], info["unparsable"] = await asyncio.to_thread(exercise_code, notebook, exercises)
     not_own, unreadable = await asyncio.to_thread(_own_code, notebook, exercises)
     try:
-        cases = {e.name: settings.cases_of(e) for e in exercises}
+        student = settings.student_of(submission)
+        cases = {e.name: settings.cases_of(e, student) for e in exercises}
     except Exception as error:  # e.g. a data file the cases need could not be read
         why = f"{type(error).__name__}: {clean(str(error), 300)}"
         note = f"could not make lesson {lesson}'s test cases ({why}); --retry-failed tries again"
@@ -200,13 +225,16 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
 
 
 def _checked(result: dict, exercise: Exercise) -> dict:
-    """A result row with its score clamped to what the exercise is worth and its text made safe."""
+    """A result row with its score clamped to what the exercise is worth and its text made safe.
+    `detail` (a hidden case in full) is for the instructor's reports only, never feedback."""
     score = result.get("score")
     score = float(score) if isinstance(score, (int, float)) else 0.0
+    detail = {"detail": clean(str(result["detail"]), 1000)} if result.get("detail") else {}
     return {
         "name": exercise.name,
         "score": min(max(score, 0.0), float(exercise.points)),
         "max_score": float(exercise.points),
         "status": clean(str(result.get("status", "")), 40),
         "reason": clean(str(result.get("reason", "")), 1000),
+        **detail,
     }

@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from lib.grading import feedback, gradebook, summary_chart, written_marks
+from lib.grading import (
+    feedback,
+    gradebook,
+    protections,
+    similarity,
+    similarity_report,
+    summary_chart,
+    written_marks,
+)
 from lib.grading.feedback_names import feedback_stems, person
 from lib.grading.roster import Student
 from lib.grading.safe_text import md_block, md_code, md_inline, printable
@@ -20,7 +28,7 @@ from lib.grading.tables import csv_text, write_text
 from lib.grading.versions import counting_records, identity, total
 
 GRADE_COLUMNS = ["student", "lesson", "exercise", "score", "max", "status", "reason", "submission"]
-GRADE_COLUMNS += ["solution_opened", "counts", "sandboxed"]
+GRADE_COLUMNS += ["solution_opened", "matches_solution", "counts", "sandboxed"]
 TOTAL_COLUMNS = ["student", "lesson", "score", "max", "percent", "outcome", "notes", "submission"]
 TOTAL_COLUMNS += ["student_id", "counts", "graded_at", "sandboxed"]
 
@@ -40,9 +48,12 @@ def _in_order(records: list[dict]) -> list[dict]:
     )
 
 
-def grade_rows(record: dict, counts: bool = True) -> list[dict]:
+def grade_rows(
+    record: dict, counts: bool = True, references: dict[str, similarity.Reference] | None = None
+) -> list[dict]:
     """grades.csv's rows for one submission: one per exercise, or one saying why there are none.
-    `counts`: whether this is the version of the lesson that counts (`counting_records`)."""
+    `counts`: whether this is the version of the lesson that counts (`counting_records`);
+    `references`: the exercises' published solutions, for `matches_solution`."""
     base = {
         "student": record["student"],
         "lesson": record["lesson"],
@@ -62,11 +73,20 @@ def grade_rows(record: dict, counts: bool = True) -> list[dict]:
             "score": e["score"],
             "max": e["max_score"],
             "status": e["status"],
-            "reason": one_line(e["reason"]),
+            "reason": one_line(e["reason"] + (f"\n{e['detail']}" if e.get("detail") else "")),
             "solution_opened": yes_no(e["name"] in opened),
+            "matches_solution": _matches(record, e["name"], references or {}),
         }
         for e in record["exercises"]
     ]
+
+
+def _matches(record: dict, exercise: str, references: dict[str, similarity.Reference]) -> str:
+    """grades.csv's `matches_solution`: yes, no, or empty when there is no code to compare."""
+    code = (record.get("code") or {}).get(exercise)
+    if code is None or exercise not in references or exercise in (record.get("unparsable") or []):
+        return ""
+    return yes_no(similarity.matches_solution(code, references[exercise]))
 
 
 def total_row(record: dict, counts: bool = True) -> dict:
@@ -149,11 +169,14 @@ def write_all(
     roster: list[Student] | None = None,
     *,
     charts: bool = True,
+    references: dict[str, similarity.Reference] | None = None,
 ) -> None:
     """(Re)write every report in `out_dir` from `records` (all of the folder's, not one run's):
     grades.csv, totals.csv, feedback/*.md and *.html, answers.md, written_marks.csv, gradebook.csv,
     class_summary.csv, summary.md, and with a `roster` roster_report.md. `charts=False` skips
-    summary.html and summary.png (drawing the PNG starts a browser: about 3 s)."""
+    summary.html and summary.png (drawing the PNG starts a browser: about 3 s) and the
+    similarity report (similarity.html, .csv: comparing a whole class takes seconds), which
+    needs `references` (`similarity.references`)."""
     out_dir = Path(out_dir)
     records, matches = gradebook.with_ids(_in_order(records), roster)
     records = written_marks.with_marks(out_dir, records)
@@ -161,7 +184,9 @@ def write_all(
     counting = {(identity(r), r["lesson"]): r for r in chosen}
     counts = [any(r is c for c in chosen) for r in records]
     warning = unsandboxed_warning(records)
-    grades = [row for r, c in zip(records, counts, strict=True) for row in grade_rows(r, c)]
+    grades = [
+        row for r, c in zip(records, counts, strict=True) for row in grade_rows(r, c, references)
+    ]
     write_text(out_dir / "grades.csv", csv_text(GRADE_COLUMNS, grades))
     totals = [total_row(r, c) for r, c in zip(records, counts, strict=True)]
     write_text(out_dir / "totals.csv", csv_text(TOTAL_COLUMNS, totals))
@@ -183,6 +208,9 @@ def write_all(
     write_text(out_dir / "summary.md", summary_chart.summary_page(summary_rows, warning))
     if charts and summary_rows:
         summary_chart.write_chart(out_dir, summary_rows)
+    if charts and references is not None:
+        findings = similarity.class_findings(chosen, references)
+        similarity_report.write(out_dir, findings, len({identity(r) for r in chosen}))
     if roster is not None:
         report = gradebook.roster_report(chosen, roster, matches, warning)
         write_text(out_dir / "roster_report.md", report)
@@ -218,6 +246,7 @@ def summary(records: list[dict], seconds: float, out_dir: Path, since: str = "")
     if unsandboxed_warning(records):
         bare = sum(not r.get("sandboxed", True) for r in records)
         lines.append(f"WARNING: {bare} submissions were graded WITHOUT the sandbox (--no-sandbox).")
+    lines.append(protections.line(all(r.get("sandboxed", True) for r in records)))
     lines += filter(None, [summary_chart.png_note(out_dir)])
     roster = out_dir / "roster_report.md"
     if not roster.exists():
@@ -230,6 +259,7 @@ def summary(records: list[dict], seconds: float, out_dir: Path, since: str = "")
         f"Scores: {out_dir / 'grades.csv'} and {out_dir / 'totals.csv'}; for the LMS: "
         f"{out_dir / 'gradebook.csv'}; class summary: {out_dir / 'summary.md'}"
         f"{f'; roster: {roster}' if roster.exists() else ''}; feedback for students (.md and "
-        f".html) in {out_dir / 'feedback'}; written answers in {out_dir / 'answers.md'}."
+        f".html) in {out_dir / 'feedback'}; written answers in {out_dir / 'answers.md'}; "
+        f"similar code (a hint, not a verdict) in {out_dir / 'similarity.html'}."
     )
     return printable("\n".join(lines))  # names and notes hold what notebooks wrote

@@ -6,14 +6,13 @@ cell, the imports and the exercise cells), so that all six lessons grade in seco
 from __future__ import annotations
 
 import ast
-import copy
 import os
 
 import nbformat
 from nbformat.v4 import new_code_cell
 
-from lib.exercises import for_lesson
 from lib.grading.prepare import is_setup_cell
+from lib.grading.solved import solved as solved_notebook
 
 FULL = bool(os.environ.get("GRADER_FULL_NOTEBOOKS"))
 
@@ -40,13 +39,10 @@ def imports_without_plots(notebook: nbformat.NotebookNode) -> str:
 
 
 def variant(notebook: nbformat.NotebookNode, solved: set[str]) -> nbformat.NotebookNode:
-    """The notebook with the `solved` exercises' stubs replaced by their solutions; unless FULL,
-    reduced to its set-up cell, its imports and its exercise cells."""
-    notebook = copy.deepcopy(notebook)
-    solutions = {e.name: e.solution_code for e in for_lesson(notebook.metadata["course"]["lesson"])}
-    for cell in notebook.cells:
-        if cell.metadata.get("exercise") in solved:
-            cell.source = solutions[cell.metadata["exercise"]]
+    """The notebook with the `solved` exercises' stubs replaced by their solutions (as the
+    self-test does, `lib.grading.solved`); unless FULL, reduced to its set-up cell, its imports
+    and its exercise cells."""
+    notebook = solved_notebook(notebook, solved)
     if not FULL:
         setup = [c for c in notebook.cells if c.cell_type == "code" and is_setup_cell(c.source)]
         stubs = [c for c in notebook.cells if c.metadata.get("exercise")]

@@ -16,6 +16,7 @@ double = Exercise(
     cases=lambda: [Case(args=(x,), expected=2 * x) for x in (0, 1, 5, -3)],
     hint="Add x to itself.",
     solution="def double(x):\n    return 2 * x\n",
+    allowed_lib=("os",),  # so that a kernel killed while grading (`os._exit`) is still tested
 )
 
 shout = Exercise(

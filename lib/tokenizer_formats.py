@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from lib import gpt2_files, hf_files, tiktoken_files, tokenizer_file
+from lib import gpt2_files, hf_files, tiktoken_files, tokenizer_text_format
 
 if TYPE_CHECKING:
     import tiktoken
@@ -23,8 +23,8 @@ class TokenizerFiles:
     """Loading and saving for `lib.Tokenizer` (a mixin: it relies on the Tokenizer's parts)."""
 
     _merges: list[tuple[bytes, bytes]] | None
-    _ids: dict[bytes, int]
-    _ranks: dict[bytes, int]
+    _has_merges: bool
+    _token_id: dict[bytes, int]
     _special: dict[str, int]
     _pattern: str | None
     _name: str
@@ -40,13 +40,13 @@ class TokenizerFiles:
         return cls.from_ranks(ranks, pattern=pattern, special_tokens=special, name=name)
 
     def save(self, path: str | Path) -> None:
-        """Write the tokenizer as plain text (see `lib.tokenizer_file` for the format)."""
-        Path(path).write_text(tokenizer_file.dumps(self), encoding="utf-8")
+        """Write the tokenizer as plain text (see `lib.tokenizer_text_format` for the format)."""
+        Path(path).write_text(tokenizer_text_format.dumps(self), encoding="utf-8")
 
     @classmethod
     def load(cls: type[T], path: str | Path) -> T:
         """Read a tokenizer written by `save`; a damaged file raises ValueError naming the line."""
-        vocab, merges, pattern, special, name = tokenizer_file.read(Path(path))
+        vocab, merges, pattern, special, name = tokenizer_text_format.read(Path(path))
         return cls(vocab, merges, pattern, special_tokens=special, name=name)
 
     @classmethod
@@ -66,7 +66,7 @@ class TokenizerFiles:
 
     def save_gpt2_files(self, vocab_json: str | Path, merges_txt: str | Path) -> None:
         """Write GPT-2's two files (special tokens go in vocab.json, as GPT-2's own did)."""
-        ids = {**self._ids, **{s.encode("utf-8"): i for s, i in self._special.items()}}
+        ids = {**self._token_id, **{s.encode("utf-8"): i for s, i in self._special.items()}}
         gpt2_files.write(vocab_json, merges_txt, ids, self.merges)
 
     @classmethod
@@ -77,22 +77,22 @@ class TokenizerFiles:
 
     def save_huggingface(self, path: str | Path) -> None:
         """Write a `tokenizer.json` that Hugging Face's `tokenizers` encodes with the same ids."""
-        text = hf_files.dumps(self._ids, self.merges, self._pattern, self._special)
+        text = hf_files.dumps(self._token_id, self.merges, self._pattern, self._special)
         Path(path).write_text(text, encoding="utf-8")
 
     def to_tiktoken(self) -> tiktoken.Encoding:
         """This tokenizer as a `tiktoken.Encoding`: the same ids, from tiktoken's Rust core."""
-        if self._ranks is not self._ids and not self._ids_follow_merges():
+        if self._has_merges and not self._ids_follow_merges():
             raise ValueError(
                 "tiktoken uses ids as merge ranks, but this tokenizer's ids are not in merge "
                 "order (or it has tokens no merge makes); it cannot be exported to tiktoken"
             )
-        return tiktoken_files.to_encoding(self._name, self._pattern, self._ids, self._special)
+        return tiktoken_files.to_encoding(self._name, self._pattern, self._token_id, self._special)
 
     def _ids_follow_merges(self) -> bool:
         """True when ordering tokens by id is ordering them by merge: tiktoken's data model."""
-        made = [self._ids[left + right] for left, right in self._merges]
-        multi_byte = sum(len(token) > 1 for token in self._ids)
+        made = [self._token_id[left + right] for left, right in self._merges]
+        multi_byte = sum(len(token) > 1 for token in self._token_id)
         return len(set(made)) == multi_byte and all(
             a < b for a, b in zip(made, made[1:], strict=False)
         )

@@ -1,36 +1,48 @@
-"""Did the student write it? A static look at the notebook's code for answers borrowed from `lib`.
+"""Did the student write it? A static reading of the notebook's code, by the rules of `allowed`.
 
 The course's library holds a reference answer to every exercise, and the notebooks import it, so
 a function can pass by calling it: `def train_bpe(t, n): return bpe.train(t, n)[1]`. Before
 grading, the grader reads the cells (never running them) and follows the exercise's target
-through every notebook function it calls. It is not own code when that code
+through everything it uses: the notebook's functions, classes and values, by every statement
+that binds them (`def`, `=`, unpacking, `for`, `with`, `:=`, `global`, also inside `if`, `for`,
+`with` and `try` blocks), each read by the same rules. It is not own code when what it reaches
 
-- uses a name bound to `lib` (`import lib`, `from lib import bpe`, `from lib.bpe import train`,
-  `b = bpe`, `from lib.bpe import *`), other than the helpers the exercise allows (`bpe.merge` in
-  `train_bpe`), or uses an allowed helper that a cell has replaced (`bpe.merge = bpe.train`);
-- or reaches for code in a way reading cannot follow (`hidden_calls`: `__import__`, `pickle`,
-  `sys.modules`, `__globals__`, `getattr` with a computed name, a module written to disk...);
+- is something `allowed` does not list: another module, a builtin that runs code, a dunder...;
+- or is `lib`, other than the helpers the exercise allows (`bpe.merge` in `train_bpe`), or an
+  allowed helper that a cell has replaced (`bpe.merge = bpe.train`);
 - or may be replaced where reading cannot follow: `__main__.train_bpe = ...`, or `exec`,
   `globals()` or `setattr` anywhere in the notebook.
 
-Every binding of a name is read, not only the last: `def`, `=`, tuple unpacking, `for`, `with`,
-`:=`, `global` in a function, also inside `if`, `for`, `with` and `try` blocks.
-
-This is reading, not proof: code determined to hide can still get past it, which is why the
-README says so and the answers stay judged outside the kernel.
+A prediction (`literal=True`) must be a value written out, which `ast.literal_eval` reads.
+`check()` reads the kernel's own cells the same way (`Notebook.of_kernel`), so it gives the
+grader's verdict at once. This is reading, not proof, which is why the README says what it
+cannot see and the answers stay judged outside the kernel.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import copy
 import importlib
+import inspect
+import linecache
+import sys
+import textwrap
 from collections.abc import Iterable
+from typing import Any
 
-import nbformat
-
+from lib.exercises.allowed import (
+    builtin_outside,
+    computed_getattr,
+    module_allowed,
+    outside,
+    plain_hint,
+)
 from lib.exercises.forbidden import forbidden_name
-from lib.grading.hidden_calls import REBINDING, computed_attribute, hidden_call
+
+# Calls that can rebind any name of the notebook, wherever they are.
+REBINDING = {"exec", "eval", "compile", "globals", "setattr", "vars"}
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -86,14 +98,21 @@ def _imports(node: ast.AST) -> dict[str, str]:
 
 
 def _local_names(node: ast.AST) -> set[str]:
-    """Parameters and variables a function (or lambda) assigns: names that do not reach out."""
+    """Parameters and variables a function (or lambda) assigns, its inner functions and classes,
+    what it catches and imports: names that do not reach out (its imports are read themselves)."""
     names = set()
     for item in ast.walk(node):
         if isinstance(item, ast.arg):
             names.add(item.arg)
         elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
             names.add(item.id)
-    return names
+        elif item is not node and isinstance(item, ast.FunctionDef | ast.ClassDef):
+            names.add(item.name)
+        elif isinstance(item, ast.ExceptHandler) and item.name:
+            names.add(item.name)
+        elif item is not node and isinstance(item, ast.Import | ast.ImportFrom):
+            names.update(a.asname or a.name.partition(".")[0] for a in item.names)
+    return names - set(_imports(node))
 
 
 def _annotations(node: ast.AST) -> list[ast.AST]:
@@ -107,15 +126,36 @@ def _annotations(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+def _cells_run(namespace: dict[str, Any]) -> list[str] | None:
+    """Every cell a kernel ran: IPython caches each one's code for its tracebacks, whether or not
+    it keeps a history (nbval does not); else the history `In`; None outside IPython."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    if isinstance(names, dict):
+        return ["".join(linecache.getlines(name)) for name in names]
+    history = namespace.get("In")
+    return history if isinstance(history, list) else None
+
+
+def _is_literal(node: ast.AST) -> bool:
+    """Does this binding give a value written out (`{"A": 1}`), which `ast.literal_eval` reads?"""
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def _stored_names(target: ast.AST) -> list[str]:
     """The plain names an assignment target binds: `f`, or `a` and `f` in `a, (b, f) = ...`."""
     return [n.id for n in ast.walk(target) if isinstance(n, ast.Name) and type(n.ctx) is ast.Store]
 
 
 class Notebook:
-    """A notebook's code, read once: top-level definitions, names bound to lib, patched names."""
+    """A notebook's code, read once: top-level definitions, names bound to lib, patched names.
+    `cells`: a notebook (its code cells are read) or the code of its cells."""
 
-    def __init__(self, notebook: nbformat.NotebookNode):
+    def __init__(self, cells: Any):
         self.definitions: dict[str, ast.AST] = {}  # the last definition of each name wins
         # Everything that binds a name anywhere in the notebook (`for f in [...]`, `a, f = ...`,
         # `with ... as f`, `(f := ...)`, `global f` in a function): each is read, not just the last.
@@ -124,18 +164,43 @@ class Notebook:
         self.patched: set[str] = set()  # full names of lib attributes that a cell reassigns
         self.set_elsewhere: set[str] = set()  # names stored as attributes: `__main__.f = ...`
         self.rebinding = ""  # a call anywhere that can rebind any name: `exec`, `globals()`...
-        for cell in notebook.cells:
-            tree = _parse(cell.source) if cell.cell_type == "code" else None
+        self.changed: set[str] = set()  # names whose value a cell may change in place
+        if hasattr(cells, "cells"):
+            cells = [cell.source for cell in cells.cells if cell.cell_type == "code"]
+        for source in cells:
+            tree = _parse(source)
             for statement in tree.body if tree else []:
                 self._read(statement)
             for item in ast.walk(tree) if tree else []:
                 self._scan(item)
+
+    @classmethod
+    def of_kernel(cls, namespace: dict[str, Any]) -> Notebook | None:
+        """The code of a running notebook, for `check()`: its functions and classes as they are
+        now, and every other statement of the cells it ran. None outside one."""
+        history = _cells_run(namespace)
+        if history is None:
+            return None
+        sources = []
+        for value in list(namespace.values()):
+            if getattr(value, "__module__", None) == "__main__" and callable(value):
+                with contextlib.suppress(OSError, TypeError):
+                    sources.append(textwrap.dedent(inspect.getsource(value)))
+        for cell in history:
+            tree = _parse(cell) if isinstance(cell, str) else None
+            defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+            rest = [s for s in tree.body if not isinstance(s, defined)] if tree else []
+            sources.append(ast.unparse(ast.Module(body=rest, type_ignores=[])))
+        return cls(sources)
 
     def _bind(self, name: str, node: ast.AST) -> None:
         self.binders.setdefault(name, []).append(node)
 
     def _scan(self, item: ast.AST) -> None:
         """Whatever in a cell, at any depth, rebinds names in ways that reading cannot follow."""
+        hint = getattr(item, "annotation", None) or getattr(item, "returns", None)
+        if hint is not None and not plain_hint(hint):  # `functools.singledispatch` runs it
+            self.rebinding = self.rebinding or "has a type hint written as code"
         if isinstance(item, ast.Attribute) and isinstance(item.ctx, ast.Store):
             self.set_elsewhere.add(item.attr)
         elif isinstance(item, ast.NamedExpr):
@@ -145,8 +210,11 @@ class Notebook:
                 for name in inner.names if isinstance(inner, ast.Global) else []:
                     self._bind(name, item)
         elif isinstance(item, ast.Call) and isinstance(item.func, ast.Name):
-            if item.func.id in REBINDING and not self.rebinding:
-                self.rebinding = item.func.id
+            if item.func.id in REBINDING:
+                self.rebinding = self.rebinding or f"calls `{item.func.id}`"
+        if isinstance(item, ast.Attribute | ast.Subscript) and isinstance(item.value, ast.Name):
+            if isinstance(item, ast.Attribute) or not isinstance(item.ctx, ast.Load):
+                self.changed.add(item.value.id)  # `d["A"] = ...`, `d.update(...)`: maybe changed
 
     def _read(self, statement: ast.stmt) -> None:
         if isinstance(statement, ast.For | ast.AsyncFor):
@@ -173,6 +241,10 @@ class Notebook:
                 alone = copy.copy(statement)  # `import os, importlib`: only what binds this name
                 alone.names = [name]
                 self._bind(name.asname or name.name.partition(".")[0], alone)
+                module = getattr(statement, "module", None) or ""
+                if name.name == "*" and module_allowed(module, set()):  # `from math import *`
+                    for public in _public_names(module):
+                        self._bind(public, alone)
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             self.definitions[statement.name] = statement
             self._bind(statement.name, statement)
@@ -206,14 +278,22 @@ class Notebook:
         return f"{self.lib[root]}.{rest}".rstrip(".")
 
     def borrowed(
-        self, target: str, allowed: Iterable[str] = (), forbidden: Iterable[str] = ()
+        self,
+        target: str,
+        allowed: Iterable[str] = (),
+        forbidden: Iterable[str] = (),
+        literal: bool = False,
     ) -> str:
         """ "" when `target` looks like the student's own code, else what was found, in words.
         A target the cells never define where it can be read is reported as well (the kernel
-        may still have it, from `exec` or a file: then it was not written in the notebook)."""
+        may still have it, from `exec` or a file: then it was not written in the notebook).
+        `literal`: the target is a prediction, which must be a value written out."""
         allowed, forbidden = set(allowed), set(forbidden)
         if target not in self.definitions:
             return f"`{target}` is not defined in a code cell the grader can read"
+        binders = self.binders.get(target, [])
+        if literal and (target in self.changed or not all(map(_is_literal, binders))):
+            return f"`{target}` is computed: write your prediction out as a value, like {{'A': 1}}"
         if target in self.set_elsewhere:
             return f"`{target}` is replaced by an attribute assignment (`….{target} = …`)"
         alias = self._alias(target)
@@ -231,7 +311,7 @@ class Notebook:
                     where = "" if name == target else f" (through `{name}`)"
                     return f"`{target}` {found}{where}"
         if self.rebinding:
-            return f"the notebook calls `{self.rebinding}`, which can replace `{target}` unseen"
+            return f"the notebook {self.rebinding}, which can replace `{target}` unseen"
         return ""
 
     def _read_binder(
@@ -249,13 +329,16 @@ class Notebook:
         for item in ast.walk(node):
             if id(item) in hints or (isinstance(item, ast.Name) and item.id in own):
                 continue  # a type hint, or a parameter or local variable
-            found = self._lib_use(item, local, allowed) or hidden_call(item)
+            found = self._lib_use(item, local, allowed) or outside(item, allowed)
             found = found or forbidden_name(item, forbidden)
+            if isinstance(item, ast.Name) and item.id not in {**self.lib, **local}:
+                if item.id in self.binders:
+                    todo.append(item.id)  # a name of the notebook's: read what binds it too
+                else:
+                    found = found or builtin_outside(item.id)
             if found:
                 return found
-            computed = computed or computed_attribute(item)
-            if isinstance(item, ast.Name) and item.id not in {**self.lib, **local}:
-                todo.append(item.id)  # a name of the notebook's: read what binds it too
+            computed = computed or computed_getattr(item)
         return computed
 
     def _lib_use(self, item: ast.AST, local: dict[str, str], allowed: set[str]) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-Merges = list[tuple[bytes, bytes]]
+from lib.bpe_types import Merges
 
 
 def check(

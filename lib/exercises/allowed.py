@@ -1,0 +1,122 @@
+"""What a graded answer may use: a short list, so that whatever is not on it is out.
+
+A graded function, and every function of the notebook it reaches, may use
+
+- its parameters and local variables, and the notebook's own functions, classes and values
+  (`own_code` reads what binds each of them by these same rules);
+- Python's builtins, except the few that run or find code (`exec`, `open`, `globals`...);
+- the standard-library modules below, which only compute;
+- what its exercise allows besides (`allowed_lib`: a course helper such as `lib.bpe.merge`, or
+  a module such as `codecs`).
+
+Anything else (another module, a method its exercise forbids, a dunder beyond the ordinary
+ones, `getattr` with a name worked out at run time) is not own code, and the reason names it.
+A list of what is allowed stays short and can be tested in both directions; a list of tricks
+never ends.
+
+>>> import ast
+>>> outside(ast.parse("import json").body[0], set())
+'imports `json`, which is not among what this exercise may use'
+>>> outside(ast.parse("x.__globals__").body[0].value, set())
+'uses `.__globals__`, which reaches into Python itself'
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+# Standard-library modules that only compute (and `time`, to measure): none loads, runs or
+# finds code.
+COMPUTING = frozenset(
+    {"collections", "itertools", "functools", "heapq", "bisect", "math", "unicodedata"}
+    | {"re", "regex", "dataclasses", "string", "time", "__future__"}
+)
+# The builtins that run code, find it, or reach the notebook's namespace or files.
+RUNS_CODE = frozenset(
+    {"exec", "eval", "compile", "__import__", "globals", "locals", "vars", "open", "input"}
+    | {"breakpoint", "help", "setattr", "delattr", "__build_class__", "__loader__", "__spec__"}
+)
+BUILTINS = frozenset(name for name in dir(builtins) if name not in RUNS_CODE)
+# The dunders a learner's own class defines or reads; the others reach into Python itself.
+ORDINARY_DUNDERS = frozenset(
+    {"__init__", "__name__", "__doc__", "__len__", "__iter__", "__next__", "__getitem__"}
+    | {"__contains__", "__eq__", "__lt__", "__hash__", "__repr__", "__str__", "__post_init__"}
+)
+# `string.Formatter().get_field("0.__globals__", ...)` is getattr with a name in a string; a
+# running generator's or traceback's frame holds the namespaces of the code around it.
+_REACHES_IN = frozenset({"Formatter", "get_field", "gi_frame", "cr_frame", "ag_frame", "tb_frame"})
+_REACHES_IN |= {"f_globals", "f_locals", "f_builtins", "f_back"}
+
+
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__") and name not in ORDINARY_DUNDERS
+
+
+def module_allowed(module: str, allowed: set[str]) -> bool:
+    """May code import `module` (a listed module, or one its exercise allows)?"""
+    return module.partition(".")[0] in COMPUTING or module in allowed
+
+
+def outside(item: ast.AST, allowed: set[str]) -> str:
+    """ "" unless this one node uses something off the list; then what, in words. Names are
+    judged by `own_code`, which knows what binds them; here: imports, attributes, calls."""
+    if isinstance(item, ast.Import | ast.ImportFrom):
+        if getattr(item, "level", 0):
+            return "imports a module of its own folder, which the grader cannot read"
+        modules = [item.module or ""] if isinstance(item, ast.ImportFrom) else []
+        modules += [n.name for n in item.names] if isinstance(item, ast.Import) else []
+        for module in modules:
+            if module.partition(".")[0] != "lib" and not module_allowed(module, allowed):
+                return f"imports `{module}`, which is not among what this exercise may use"
+    elif isinstance(item, ast.Attribute) and (_dunder(item.attr) or item.attr in _REACHES_IN):
+        return f"uses `.{item.attr}`, which reaches into Python itself"
+    elif isinstance(item, ast.Call) and _named_by_text(item) and _dunder(item.args[1].value):
+        return f"uses `.{item.args[1].value}`, which reaches into Python itself"
+    return ""
+
+
+def _named_by_text(item: ast.AST) -> bool:
+    """`getattr(x, "name")`: the name is known, so it is read like `x.name`."""
+    return (
+        isinstance(item, ast.Call)
+        and isinstance(item.func, ast.Name)
+        and item.func.id in {"getattr", "hasattr"}
+        and len(item.args) > 1
+        and isinstance(item.args[1], ast.Constant)
+        and isinstance(item.args[1].value, str)
+    )
+
+
+def computed_getattr(item: ast.AST) -> str:
+    """`getattr(x, "de" + "code")`, or `getattr` handed on (`map(getattr, ...)`): an attribute
+    whose name is worked out at run time. Needs `parent` links (`own_code` sets them)."""
+    if not (isinstance(item, ast.Name) and item.id in {"getattr", "hasattr"}):
+        return ""
+    call = getattr(item, "parent", None)
+    if isinstance(call, ast.Call) and call.func is item and _named_by_text(call):
+        return ""
+    return f"uses `{item.id}` with a name worked out at run time"
+
+
+def builtin_outside(name: str) -> str:
+    """ "" for a builtin the code may use; else why not."""
+    if name in RUNS_CODE:
+        return f"uses `{name}`, which runs or finds code"
+    return "" if name in BUILTINS else f"uses `{name}`, which no cell the grader can read defines"
+
+
+def plain_hint(hint: ast.AST) -> bool:
+    """Is this type hint only a type? A hint written as text (`"list[int]"`) may be evaluated
+    (`functools.singledispatch` does), so it must read as names, not as code."""
+    if not (isinstance(hint, ast.Constant) and isinstance(hint.value, str)):
+        return True
+    try:
+        tree = ast.parse(hint.value, mode="eval")
+    except SyntaxError:
+        return False
+    kinds = ast.Expression | ast.Name | ast.Attribute | ast.Subscript | ast.Tuple | ast.Load
+    kinds |= ast.Constant | ast.BinOp | ast.BitOr
+    return all(isinstance(n, kinds) for n in ast.walk(tree)) and not any(
+        isinstance(n, ast.Attribute) and _dunder(n.attr) for n in ast.walk(tree)
+    )

@@ -1,0 +1,76 @@
+"""Every exercise's hints stop short of the code: no line of its solution, and no expression that
+does the work (what a line assigns, returns or appends), appears in any hint. `solution()` is
+there for a learner who wants the code; a hint that spells it out takes away the last step the
+learner could have taken alone.
+
+The comparison ignores whitespace and the kind of quotes, so a line copied into a hint with other
+spacing is still found. Short fragments (under 12 characters, e.g. `ids = []`) and lines that only
+name things (`def`, `import`, `return ids`) are left out: naming a function is not solving it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from lib.exercises import Exercise, all_exercises
+
+SHORTEST = 12  # characters, once whitespace is removed
+# Lines that name or close things rather than compute: def f(...):, import x, return name, ]
+NAMING = re.compile(r"^(def |class |import |from |@|return \w+$|[\]\)\}]|else:$|try:$)")
+# The part of a line that does the work: what is assigned, returned, appended or extended.
+COMPUTES = re.compile(r"[(+*/|&%-]|<<|>>")
+WORK = re.compile(r"(?:^[\w\[\]., ]+ [-+*/|]?= |^return |\.append\(|\.extend\()(.+)$")
+
+
+def squash(code: str) -> str:
+    """Code without whitespace and with one kind of quote, for comparing."""
+    return re.sub(r"\s+", "", code).replace("'", '"')
+
+
+def telling_fragments(solution: str) -> set[str]:
+    """The solution's lines that compute something, and the expressions inside them that do."""
+    fragments = set()
+    for line in solution.splitlines():
+        code = line.split("  #")[0].strip()
+        if not code or code.startswith("#") or NAMING.match(code):
+            continue
+        fragments.add(squash(code))
+        work = WORK.search(code)
+        if work and COMPUTES.search(work.group(1)):  # text[start:end] alone only names a slice
+            fragments.add(squash(work.group(1)).removesuffix(")"))
+    return {fragment for fragment in fragments if len(fragment) >= SHORTEST}
+
+
+def given_away(exercise: Exercise) -> list[str]:
+    hints = squash(" ".join(exercise.hints))
+    return sorted(
+        fragment for fragment in telling_fragments(exercise.solution_code) if fragment in hints
+    )
+
+
+@pytest.mark.parametrize("exercise", all_exercises(), ids=lambda e: f"L{e.lesson}-{e.name}")
+def test_no_hint_gives_away_a_line_of_the_solution(exercise):
+    assert given_away(exercise) == [], f"{exercise.name}'s hints hold its solution's code"
+
+
+def test_the_check_finds_a_solution_line_copied_into_a_hint():
+    """The test above can fail: a last hint that is the solution's line is caught, with other
+    spacing and quotes too, and so is the expression it assigns."""
+    solution = (
+        "def f(ids):\n    counts = {}\n    counts[p] = counts.get(p, 0) + 1\n    return counts\n"
+    )
+    for hint in (
+        "counts[p] = counts.get(p, 0) + 1",
+        "Then:  counts[p]=counts.get( p, 0 )+1 .",
+        "Add one with counts.get(p, 0) + 1 each time.",
+    ):
+        exercise = Exercise(
+            name="f", lesson=0, target="f", cases=list, hint=("Count.", hint), solution=solution
+        )
+        assert given_away(exercise), hint
+    fine = Exercise(
+        name="f", lesson=0, target="f", cases=list, hint="A dict counts.", solution=solution
+    )
+    assert given_away(fine) == []

@@ -24,6 +24,7 @@ from pathlib import Path
 from lib.grading import kernel_users, memory_group
 from lib.grading.kernel_users import (  # noqa: F401  (the sandbox's public names: see above)
     BOX_MB,
+    FIRST_UID,
     OwnUser,
     SandboxUnavailable,
     give_to,

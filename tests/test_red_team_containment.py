@@ -37,7 +37,9 @@ def shared_tmp():
 
 def as_sandbox_user(code: str, **kwargs) -> subprocess.Popen:
     """`code` run by this Python as the sandbox user `UID`, as a kernel runs."""
-    return subprocess.Popen([*sandbox.kernel_users.become(UID), sys.executable, "-c", code], **kwargs)
+    return subprocess.Popen(
+        [*sandbox.kernel_users.become(UID), sys.executable, "-c", code], **kwargs
+    )
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="ctypes calls of x86_64 Linux")

@@ -191,3 +191,26 @@ def test_check_in_a_kernel_gives_the_graders_verdict_at_once(capsys):
     prediction = EXERCISES["predict_utf8_bytes"]
     prediction.check(kernel(PREDICTIONS[1]))
     assert "is computed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("cells", "computed"),
+    [
+        (
+            ["predicted_utf8_bytes = {'A': len('A'.encode())}", "predicted_utf8_bytes = {'A': 1}"],
+            False,
+        ),
+        (
+            ["predicted_utf8_bytes = {'A': 1}", "predicted_utf8_bytes = {'A': len('A'.encode())}"],
+            True,
+        ),
+    ],
+    ids=["rewritten as a value", "rewritten as code"],
+)
+def test_check_and_the_grader_agree_when_a_prediction_cell_is_rewritten(capsys, cells, computed):
+    """A prediction cell first run computed, then rewritten (or the other way round): in the
+    kernel both versions ran, the notebook handed in holds only the last. Both read the last."""
+    exercise = EXERCISES["predict_utf8_bytes"]
+    exercise.check(kernel(*cells))
+    assert ("is computed" in capsys.readouterr().out) is computed
+    assert ("is computed" in reading(exercise, cells[-1])) is computed

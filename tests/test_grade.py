@@ -275,7 +275,7 @@ def test_a_kernel_that_never_answers_is_given_up_at_the_deadline(tmp_path, monke
     records = grade_submissions([tmp_path], tmp_path / "out", limits=limits, **TOY)
     assert time.monotonic() - started < 30
     seconds = limits.deadline(2)  # the toy lesson's two exercises
-    assert seconds == 2 + 1 * 2 + (1 + 1) * 1
+    assert seconds == 2 * (2 + (1 + 1) * 1) + 1 * 2  # the notebook, then the program graded
     for record in records:
         assert record["outcome"] == "error"
         assert record["note"].startswith(f"grading gave up after {seconds:g} s, stuck in never (")
@@ -394,7 +394,11 @@ def test_a_message_too_big_for_the_grader_is_dropped_not_kept(tmp_path, monkeypa
     2.9 GB. Messages over `kernel.MAX_MESSAGE_BYTES` are dropped by ZeroMQ (here the cap is 1 MB
     and the print 4 MB): that notebook loses its results, its neighbours keep theirs."""
     monkeypatch.setattr(kernel, "MAX_MESSAGE_BYTES", 2**20)
-    nbformat.write(toy(**SOLVED, before=["print('x' * 4 * 2**20)"]), tmp_path / "ivy.ipynb")
+    # In a value that `double` uses, so that the program graded prints it too.
+    ivy = toy(
+        "def double(x):\n    return BIG * x", SOLVED["shout"], ["BIG = print('x' * 4 * 2**20) or 2"]
+    )
+    nbformat.write(ivy, tmp_path / "ivy.ipynb")
     nbformat.write(toy(**SOLVED, before=["print('x' * 2**18)"]), tmp_path / "jon.ipynb")
     records = {r["student"]: r for r in grade_submissions([tmp_path], tmp_path / "out", **TOY)}
     assert [e["score"] for e in records["jon"]["exercises"]] == [2.0, 1.0]

@@ -47,7 +47,20 @@ def attackers(out: Path, private: Path) -> dict[str, nbformat.NotebookNode]:
         "fake = {'marker': 'x', 'exercise': 'double', 'outcomes': [{'returned': 7}] * 4}\n"
         "publish_display_data({'application/vnd.tokenization-course.grade+json': fake})"
     )
+    # A cell no graded function reaches swaps `double` (read as wrong) for a right one, from a
+    # string or in place: the grader runs only the `double` it read, in a kernel of its own.
+    wrong = "def double(x):\n    return [x, x]"
+    swaps = {
+        "cprofile_swap": "import cProfile\ncProfile.run('double = lambda x: 2 * x')",
+        "pdb_swap": "import io, pdb\n"
+        "pdb.Pdb(stdin=io.StringIO('c\\n'), stdout=io.StringIO()).run('double = lambda x: x * 2')",
+        "function_type_swap": "import sys, types\nsys.modules['__main__'].__dict__['double'] = "
+        "types.FunctionType((lambda x: 2 * x).__code__, {})",
+        "code_swap": "import sys\n"
+        "sys.modules['__main__'].double.__code__ = (lambda x: 2 * x).__code__",
+    }
     return {
+        **{name: toy(wrong, **shout, after=[swap]) for name, swap in swaps.items()},
         "eq_true": toy(
             "class Yes:\n    def __eq__(self, o):\n        return True\n"
             "def double(x):\n    return Yes()",

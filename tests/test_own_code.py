@@ -25,10 +25,6 @@ def reading(*cells: str) -> Notebook:
         ["from lib import Tokenizer", "def train_bpe(t: Tokenizer, v) -> Tokenizer:\n    return t"],
         ["ids = bpe.train('x', 300)", "def train_bpe(t, ids):\n    return ids"],  # a parameter
         ["import lib.bpe as bpe", "%%time\ndef train_bpe(t, v):\n    return [t, v]"],
-        [  # storing into a dict or an attribute does not rebind the name
-            "from lib import bpe\nseen = {}\nseen['x'] = bpe.train('ab', 257)",
-            "def train_bpe(t, v):\n    return seen.get(t, [])",
-        ],
     ],
     ids=[
         "allowed helpers",
@@ -36,7 +32,6 @@ def reading(*cells: str) -> Notebook:
         "type hints",
         "shadowed name",
         "cell magic",
-        "item stored",
     ],
 )
 def test_own_code_passes(cells):
@@ -75,7 +70,7 @@ def test_own_code_passes(cells):
                 "bpe.merge = bpe.train",
                 "def train_bpe(t, v):\n    return bpe.merge(t)",
             ],
-            "which a cell of the notebook replaced",
+            "uses `lib.bpe.train` from the course's library (through `bpe`)",
         ),
         (
             ["def train_bpe(t, v):\n    return __import__('lib').bpe.train(t, v)"],
@@ -84,7 +79,7 @@ def test_own_code_passes(cells):
         (["from lib.bpe import train", "train_bpe = lambda t, v: train(t, v)[1]"], "lib.bpe.train"),
         (
             ["from lib import bpe", "b = bpe", "def train_bpe(t, v):\n    return b.train(t, v)"],
-            "lib.bpe.train",
+            "uses `lib.bpe` from the course's library (through `b`)",
         ),
         (
             ["from lib.bpe import *", "def train_bpe(t, v):\n    return train(t, v)[1]"],
@@ -125,10 +120,6 @@ def test_own_code_passes(cells):
             ],
             "uses `lib.bpe.train`",
         ),
-        (
-            ["def train_bpe(t, v):\n    return []", "import __main__\n__main__.train_bpe = len"],
-            "replaced by an attribute assignment",
-        ),
         # Round 2: names bound where a plain `name = ...` reader does not look.
         (
             [
@@ -166,8 +157,6 @@ def test_own_code_passes(cells):
             ["from lib import bpe", "(_t := bpe.train)", "def train_bpe(t, v):\n    return _t(t)"],
             "uses `lib.bpe.train`",
         ),
-        (["def train_bpe(t, v):\n    return []", "exec('train_bpe = len')"], "calls `exec`"),
-        (["def train_bpe(t, v):\n    return []", "globals()['train_bpe'] = len"], "`globals`"),
         (
             ["import sys", "def train_bpe(t, v):\n    return getattr(sys, 'mod' + 'ules')"],
             "with a name worked out",
@@ -191,6 +180,13 @@ def test_own_code_passes(cells):
             ],
             "imports `mine`, which is not among what this exercise may use",
         ),
+        (  # filled with the library's answers in another statement: that statement is read too
+            [
+                "from lib import bpe\nseen = {}\nseen['x'] = bpe.train('ab', 257)",
+                "def train_bpe(t, v):\n    return seen.get(t, [])",
+            ],
+            "uses `lib.bpe.train` from the course's library (through `seen`)",
+        ),
     ],
     ids=[
         "wrapper",
@@ -213,18 +209,16 @@ def test_own_code_passes(cells):
         "function globals",
         "get_ipython",
         "def inside if",
-        "__main__ attribute",
         "tuple unpacking",
         "for loop rebinding",
         "global in a function",
         "with as",
         "walrus",
-        "exec elsewhere",
-        "globals elsewhere",
         "computed getattr",
         "ctypes",
         "IPython alias",
         "module written to disk",
+        "item stored",
     ],
 )
 def test_borrowed_code_is_found_and_named(cells, found):
@@ -257,3 +251,42 @@ def test_a_forbidden_module_is_found_under_another_name():
 )
 def test_forbidden_shortcuts_are_found_under_other_spellings(code, forbidden, found):
     assert found in reading(code).borrowed("f", (), (forbidden,))
+
+
+SWAPS = [  # a cell no graded function reaches replaces the function from a string
+    "import cProfile\ncProfile.run('train_bpe = lambda t, v: __import__(\"lib\").bpe.train(t, v)')",
+    "import pdb\npdb.run('train_bpe = len')",
+    "import cProfile\ncProfile.run('import types, lib.bpe as b; "
+    "train_bpe = types.FunctionType(b.train.__code__, globals())')",
+    "import __main__\n__main__.train_bpe = len",
+    "exec('train_bpe = len')",
+    "globals()['train_bpe'] = len",
+]
+
+
+@pytest.mark.parametrize("swap", SWAPS)
+def test_the_program_graded_is_only_what_was_read(swap):
+    """Swaps that no reading follows are not in the program the grader runs: it holds the
+    function read, whatever the other cells do."""
+    notebook = reading("def train_bpe(t, v):\n    return []", swap, "train_bpe(1, 2)")
+    assert notebook.borrowed("train_bpe", ALLOWED) == ""
+    program = notebook.program(["train_bpe"])
+    assert list(program) == [0]
+    assert program[0].splitlines() == ["def train_bpe(t, v):", "    return []"]
+
+
+def test_the_program_keeps_every_unit_that_makes_the_answer_in_order():
+    notebook = reading(
+        "import functools, os\nfrom lib import bpe",
+        "TABLE = {}\nfor i in range(3):\n    TABLE[i] = i * i\nprint(os.getcwd())",
+        "@functools.cache\ndef square(i):\n    return TABLE[i]",
+        "def train_bpe(t, v):\n    return [square(i) for i in t]",
+        "def train_bpe(t, v):\n    return bpe.merge([square(i) for i in t], (0, 1), 9)",
+    )
+    assert notebook.borrowed("train_bpe", ALLOWED) == ""
+    program = notebook.program(["train_bpe"])
+    namespace: dict = {}
+    for cell in sorted(program):
+        exec(program[cell], namespace)
+    assert "os" not in namespace  # `import os` is its own unit, and nothing uses it
+    assert namespace["train_bpe"]([0, 1, 2], 0) == [9, 4]  # the last definition wins

@@ -118,12 +118,27 @@ REPLACED_UNSEEN = {
 }
 
 
-@pytest.mark.xfail(
+# Read now (issue 27b: every statement that binds or stores into a reached name is read): fixed.
+READ_NOW = {"def inside try/except*", "__code__ assigned", "math.comb"}
+# The others earn nothing from `python -m lib.grade` either, which runs only the program it read in
+# a fresh kernel (tests/test_grade_hostile.py's swaps); this harness runs every cell, so they stay.
+UNSEEN = pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
     reason="red team: graded function replaced after the grader read it",
 )
-@pytest.mark.parametrize("cell", REPLACED_UNSEEN.values(), ids=list(REPLACED_UNSEEN))
+
+
+def marked(cases: dict, mark: pytest.MarkDecorator) -> list:
+    return [
+        pytest.param(
+            *([v] if isinstance(v, str) else v), id=k, marks=[] if k in READ_NOW else [mark]
+        )
+        for k, v in cases.items()
+    ]
+
+
+@pytest.mark.parametrize("cell", marked(REPLACED_UNSEEN, UNSEEN))
 def test_a_function_replaced_where_reading_cannot_follow_earns_nothing(shell, cell):
     assert not earns_full_marks(shell, "utf8_encode", DECOY, cell)
 
@@ -142,10 +157,12 @@ UNDER_ITS_FEET = {
 }
 
 
-@pytest.mark.xfail(
+PATCHED = pytest.mark.xfail(
     strict=True, raises=AssertionError, reason="red team: a builtin or allowed module patched"
 )
-@pytest.mark.parametrize("answer, patch", UNDER_ITS_FEET.values(), ids=list(UNDER_ITS_FEET))
+
+
+@pytest.mark.parametrize("answer, patch", marked(UNDER_ITS_FEET, PATCHED))
 def test_a_builtin_or_module_the_answer_uses_is_not_replaced_unseen(shell, answer, patch):
     import builtins
     import math

@@ -107,16 +107,15 @@ def builtin_outside(name: str) -> str:
 
 
 def plain_hint(hint: ast.AST) -> bool:
-    """Is this type hint only a type? A hint written as text (`"list[int]"`) may be evaluated
+    """Is this type hint only a type? A hint is kept as text and may be evaluated later
     (`functools.singledispatch` does), so it must read as names, not as code."""
-    if not (isinstance(hint, ast.Constant) and isinstance(hint.value, str)):
-        return True
-    try:
-        tree = ast.parse(hint.value, mode="eval")
-    except SyntaxError:
-        return False
-    kinds = ast.Expression | ast.Name | ast.Attribute | ast.Subscript | ast.Tuple | ast.Load
-    kinds |= ast.Constant | ast.BinOp | ast.BitOr
-    return all(isinstance(n, kinds) for n in ast.walk(tree)) and not any(
-        isinstance(n, ast.Attribute) and _dunder(n.attr) for n in ast.walk(tree)
+    if isinstance(hint, ast.Constant) and isinstance(hint.value, str):
+        try:
+            hint = ast.parse(hint.value, mode="eval")
+        except SyntaxError:
+            return False
+    kinds = ast.Expression | ast.Name | ast.Attribute | ast.Subscript | ast.Tuple | ast.List
+    kinds |= ast.Load | ast.Constant | ast.BinOp | ast.BitOr
+    return all(isinstance(n, kinds) for n in ast.walk(hint)) and not any(
+        isinstance(n, ast.Attribute) and _dunder(n.attr) for n in ast.walk(hint)
     )

@@ -113,7 +113,7 @@ utf8_encode = Exercise(
     target="utf8_encode",
     cases=_utf8_encode_cases,
     hidden_cases=_hidden_utf8_encode_cases,
-    forbidden=(".encode", "codecs"),  # the lesson asks for the bit operations themselves
+    forbidden=(".encode",),  # the lesson asks for the bit operations themselves
     hint=(
         "Two decisions: how many bytes (compare cp with the limits in the table above), "
         "then which bits go in which byte. The last byte always carries the lowest 6 bits"
@@ -154,7 +154,7 @@ utf8_decode_first = Exercise(
     target="utf8_decode_first",
     cases=_utf8_decode_first_cases,
     hidden_cases=_hidden_utf8_decode_first_cases,
-    forbidden=(".decode", "codecs"),  # reading the bits is the exercise
+    forbidden=(".decode",),  # reading the bits is the exercise
     hint=(
         "Everything you need is in the first byte: its leading bits say how many bytes "
         "the character has. Then undo what utf8_encode did.",
@@ -211,7 +211,7 @@ is_valid_utf8 = Exercise(
     lesson=1,
     points=2,
     target="is_valid_utf8",
-    forbidden=(".decode", "codecs"),
+    forbidden=(".decode",),
     cases=_is_valid_utf8_cases,
     hidden_cases=_hidden_is_valid_utf8_cases,
     hint=(

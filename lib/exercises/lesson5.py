@@ -12,7 +12,7 @@ import functools
 from lib import bpe
 from lib.exercises.core import Case, Exercise, Raises
 from lib.exercises.generated import random_texts, rng
-from lib.exercises.lesson5_capstone import NO_TIKTOKEN, gpt4_encode, recover_merges
+from lib.exercises.lesson5_capstone import gpt4_encode, recover_merges
 from lib.exercises.lesson5_texts import HIDDEN_TEXTS, SPECIALS, TEXTS, TRAINING_TEXT
 from lib.tokenizer import Tokenizer
 
@@ -100,7 +100,6 @@ encode = Exercise(
     target="encode",
     cases=lambda: _encode_cases(TEXTS, (300, 420)),
     hidden_cases=lambda: _encode_cases(HIDDEN_TEXTS + random_texts(50, 4, 30), (360, 500)),
-    forbidden=NO_TIKTOKEN,
     hint=(
         "Work with a list of byte strings, one per token, starting from the single bytes. What "
         "do you need to know about a pair of neighbours to decide which one to join first?",
@@ -134,7 +133,6 @@ encode_with_specials = Exercise(
     points=2,
     target="encode_with_specials",
     allowed_lib=("lib.bpe.encode_chunk", "lib.bpe.build_vocab"),
-    forbidden=NO_TIKTOKEN,
     cases=lambda: _specials_cases(_SHOWN_SPECIALS) + _specials_cases(_OVERLAPPING, (DOUBLE,)),
     hidden_cases=lambda: (
         _specials_cases(_HIDDEN_SPECIALS) + _specials_cases(_HIDDEN_OVERLAPPING, (DOUBLE,))
@@ -183,7 +181,7 @@ digit_groups = Exercise(
     lesson=5,
     points=1,
     target="digit_groups",
-    forbidden=(*NO_TIKTOKEN, "re", "regex", ".encode", ".encode_ordinary", ".split_text"),
+    forbidden=("re", "regex", ".encode", ".encode_ordinary", ".split_text"),
     cases=lambda: _digit_cases(["7", "77", "777", "7777", "1234567", "2024"]),
     hidden_cases=lambda: _digit_cases(["80235", "3141592653", "१२३४५", "", "00000000"] + _digits()),
     hint=(

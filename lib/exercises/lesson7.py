@@ -10,9 +10,6 @@ from lib import unigram, wordpiece
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts, rng
 
-# The real libraries do each of this lesson's exercises in one call.
-NO_LIBRARIES = ("tokenizers", "sentencepiece", "transformers")
-
 # A small vocabulary written for these checks: English, German and Hindi pieces, with traps for
 # a shortest-match or a forgotten "##".
 _VOCAB = {"[UNK]", "un", "##aff", "##able", "##a", "##ff", "a", "able", "token", "##izer"}
@@ -118,7 +115,6 @@ wordpiece_word = Exercise(
     lesson=7,
     points=1,
     target="wordpiece_word",
-    forbidden=NO_LIBRARIES,
     cases=_wordpiece_cases,
     hidden_cases=_hidden_wordpiece_cases,
     hint=(
@@ -153,7 +149,6 @@ viterbi = Exercise(
     lesson=7,
     points=2,
     target="viterbi",
-    forbidden=NO_LIBRARIES,
     cases=_viterbi_cases,
     hidden_cases=_hidden_viterbi_cases,
     hint=(
@@ -192,7 +187,6 @@ byte_fallback = Exercise(
     lesson=7,
     points=1,
     target="byte_fallback",
-    forbidden=NO_LIBRARIES,
     cases=_byte_fallback_cases,
     hidden_cases=_hidden_byte_fallback_cases,
     hint=(

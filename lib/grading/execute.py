@@ -1,5 +1,14 @@
-"""Run one notebook in a fresh kernel with time limits, then grade it: the kernel runs the
-student's functions on the test inputs, and the answers are judged here, outside it.
+"""Run one notebook in a fresh kernel with time limits, then grade it in another: the program
+graded is only what the grader read of the notebook and accepted as the student's own code
+(`lib.exercises.own_code`), run in a kernel of its own, which calls the student's functions on
+the test inputs; the answers are judged here, outside it.
+
+Two kernels, because a cell that no graded function reaches can still replace a graded function
+from a string (`cProfile.run`, `pdb.run`) or patch a module it uses, and no reading sees that.
+The first kernel runs the whole notebook, as the student did, for what its cells do (the errors
+and time-outs the feedback reports); nothing is graded there. The second runs the program read,
+each cell cut down to the statements read, so whatever the other cells do, it does not happen
+where the answers are computed.
 
 `kernel.Kernel` runs the cells; this module decides what to do when things go wrong:
 
@@ -24,7 +33,7 @@ import nbformat
 from lib.exercises import Case, Exercise
 from lib.grading.cpu_share import contention
 from lib.grading.kernel import TIMEOUT, Kernel, KernelLost
-from lib.grading.kernel_side import CELL_TEMPLATE, pack
+from lib.grading.kernel_side import CELL_TEMPLATE, FUTURE, PATHS_FIRST, pack
 
 MAX_EVENTS = 12  # a notebook failing in every cell needs only the first few lines of explanation
 
@@ -45,10 +54,11 @@ class Limits:
 
     def deadline(self, exercises: int) -> float:
         """The longest one submission can take within these limits, with `exercises` to grade:
-        its cells, each exercise's grading, and each kernel started and stopped. Past it, what
-        is stuck is the grader, not the student's code (`batch` then gives up on the notebook)."""
-        grading = self.cell * exercises
-        return self.notebook + grading + (self.probe + self.kernel_start) * self.kernel_starts
+        its cells twice (the notebook, then the program graded), each exercise's grading, and
+        each kernel started and stopped. Past it, what is stuck is the grader, not the student's
+        code (`batch` then gives up on the notebook)."""
+        starts = (self.probe + self.kernel_start) * self.kernel_starts
+        return 2 * (self.notebook + starts) + self.cell * exercises
 
 
 def _where(notebook: nbformat.NotebookNode, index: int) -> str:
@@ -77,8 +87,9 @@ def result_row(exercise: Exercise, status: str, reason: str) -> dict:
 @dataclass
 class Job:
     """What to grade and how: the exercises with their test cases (computed by the grader, never
-    sent to the kernel), the folders to import the course from, and optionally a sandbox (`box`
-    wraps the kernel command; `runtime` is the folder its sockets live in)."""
+    sent to the kernel), the program graded (`Notebook.program`: code by cell index), the folders
+    to import the course from, and optionally a sandbox (`box` wraps the kernel command;
+    `runtime` is the folder its sockets live in)."""
 
     exercises: list[Exercise]
     cases: dict[str, list[Case]]
@@ -87,16 +98,26 @@ class Job:
     runtime: Path | None = None
     box: Callable[[list[str]], list[str]] | None = None
     skip_grading: dict[str, dict] = field(default_factory=dict)  # e.g. rows for not own code
-    unreadable_targets: set[str] = field(default_factory=set)  # defined by exec, a file...
+    program: dict[int, str] = field(default_factory=dict)
 
 
 class _Run:
-    """One submission's run: the cells left out after a crash, the results so far and what
+    """One run of a notebook: the cells left out after a crash, the results so far and what
     happened (each event once, though a re-run repeats them), across kernel starts. The time
-    limit for the student's cells holds for all kernel starts together."""
+    limit for the cells holds for all kernel starts together. Events name the cells of `shown`
+    (the student's notebook, also when the program graded runs), and say `when` they happened
+    unless the student's own run already said the same (`known`)."""
 
-    def __init__(self, notebook: nbformat.NotebookNode, job: Job):
+    def __init__(
+        self,
+        notebook: nbformat.NotebookNode,
+        job: Job,
+        shown: nbformat.NotebookNode,
+        when: str = "",
+        known: tuple[str, ...] = (),
+    ):
         self.notebook, self.job, self.limits = notebook, job, job.limits
+        self.shown, self.when, self.known = shown, when, known
         self.skip: set[int] = set()  # cells that killed or hung a kernel
         self.results: dict[str, dict] = dict(job.skip_grading)
         self.events: list[str] = []
@@ -104,13 +125,8 @@ class _Run:
         self.deadline = monotonic() + job.limits.notebook
 
     def note(self, event: str) -> None:
-        if event not in self.events:
-            self.events.append(event)
-
-    def summary(self) -> list[str]:
-        """The events, cut short: a notebook failing in every cell needs no more than a few."""
-        extra = len(self.events) - MAX_EVENTS
-        return self.events[:MAX_EVENTS] + ([f"... and {extra} more"] if extra > 0 else [])
+        if event not in self.known and self.when + event not in self.events:
+            self.events.append(self.when + event)
 
     async def run_cells(self, client: Kernel) -> None:
         """Run the student's code cells in order, within what is left of the time limit."""
@@ -119,7 +135,7 @@ class _Run:
                 continue
             if monotonic() >= self.deadline:
                 self.note(
-                    f"stopped before {_where(self.notebook, index)}: running the notebook "
+                    f"stopped before {_where(self.shown, index)}: running the notebook "
                     f"took longer than {self.limits.notebook:g} s"
                 )
                 return
@@ -127,11 +143,11 @@ class _Run:
             error = await client.run(index, cell, min(self.limits.cell, left))
             if error == TIMEOUT:
                 self.note(
-                    f"{_where(self.notebook, index)} ran longer than "
+                    f"{_where(self.shown, index)} ran longer than "
                     f"{min(self.limits.cell, left):g} s and was interrupted{_while_busy()}"
                 )
             elif error:
-                self.note(f"{_where(self.notebook, index)} raised {error}")
+                self.note(f"{_where(self.shown, index)} raised {error}")
 
     async def grade(self, client: Kernel, exercise: Exercise) -> dict:
         """Grade one exercise: a grading cell runs the student's target on the inputs, and the
@@ -156,7 +172,7 @@ class _Run:
         if not error and not client.published:  # late: a chatty cell's output was in the way
             await client.drain(self.limits.probe)
         if client.published:
-            return _judged(exercise, cases, client.published[0], self.job.unreadable_targets)
+            return _judged(exercise, cases, client.published[0])
         if error == TIMEOUT:
             why = f"grading took longer than {self.limits.cell:g} s (an endless loop?)"
             return result_row(exercise, "timeout", why + _while_busy())
@@ -165,17 +181,10 @@ class _Run:
         )
 
 
-def _judged(exercise: Exercise, cases: list[Case], report: dict, unreadable: set[str]) -> dict:
+def _judged(exercise: Exercise, cases: list[Case], report: dict) -> dict:
     """The row for one exercise from the kernel's report (untrusted: only plain data is read)."""
     if report.get("missing") is True:
         return result_row(exercise, "missing", f"`{exercise.target}` is not defined")
-    if exercise.target in unreadable:
-        reason = f"`{exercise.target}` is not defined in any code cell the grader can read"
-        return result_row(exercise, "not own code", reason + " (exec, a cell magic, a file?)")
-    module = report.get("module")
-    if isinstance(module, str) and module.partition(".")[0] == "lib":
-        reason = f"`{exercise.target}` is a function of the course's library (`{module[:80]}`)"
-        return result_row(exercise, "not own code", reason)
     outcomes = report.get("outcomes")
     outcomes = outcomes if isinstance(outcomes, list) else []
     result = exercise.judge(cases, outcomes, report.get("callable") is not False)
@@ -183,23 +192,51 @@ def _judged(exercise: Exercise, cases: list[Case], report: dict, unreadable: set
     return {**row, "detail": result.detail} if result.detail else row
 
 
+def _graded_program(notebook: nbformat.NotebookNode, job: Job) -> nbformat.NotebookNode:
+    """The notebook as graded: each code cell holds only what the grader read and accepted of it
+    (`job.program`), after `FUTURE`; the first also puts the course first on `sys.path`."""
+    graded = nbformat.from_dict(notebook)
+    first = min(job.program, default=None)
+    for index, cell in enumerate(graded.cells):
+        if cell.cell_type == "code":
+            paths = PATHS_FIRST.format(paths=job.import_paths) if index == first else ""
+            code = job.program.get(index, "")
+            cell.source = FUTURE + paths + code if code else ""
+    return graded
+
+
 async def run_and_grade(
     notebook: nbformat.NotebookNode, cwd: Path, env: dict[str, str], job: Job
 ) -> tuple[dict[str, dict], list[str]]:
-    """Run `notebook` in `cwd` and grade `job`'s exercises. Returns the results by exercise name
-    and the notable events (errors, time-outs, crashes), in order."""
-    run = _Run(notebook, job)
-    limits = job.limits
+    """Run `notebook` in `cwd`, then grade `job`'s exercises in a fresh kernel running only the
+    program read (`_graded_program`). Returns the results by exercise name and the notable
+    events (errors, time-outs, crashes), in order."""
+    ran = _Run(notebook, job, notebook)
+    await _attempts(ran, [], cwd, env)
+    graded = _Run(_graded_program(notebook, job), job, notebook, "when graded: ", tuple(ran.events))
+    exercises = [e for e in job.exercises if e.name not in job.skip_grading]
+    if exercises:
+        await _attempts(graded, exercises, cwd, env)
+    # A notebook failing in every cell needs no more than the first few lines of explanation.
+    events = ran.events + graded.events
+    extra = len(events) - MAX_EVENTS
+    return graded.results, events[:MAX_EVENTS] + ([f"... and {extra} more"] if extra > 0 else [])
+
+
+async def _attempts(run: _Run, exercises: list[Exercise], cwd: Path, env: dict[str, str]) -> None:
+    """Run `run`'s notebook and grade `exercises` there, starting a new kernel without the cell
+    that killed or hung the last one, up to `kernel_starts` times."""
+    limits, job = run.limits, run.job
     hung = f"ran longer than {limits.cell:g} s and ignored the interrupt, so the kernel was killed"
     for _ in range(limits.kernel_starts):
-        client = Kernel(notebook, limits.probe)
+        client = Kernel(run.notebook, limits.probe)
         current: Exercise | None = None
         try:
             await client.start(cwd, env, job.runtime, job.box)
             await run.run_cells(client)
-            for current in [e for e in job.exercises if e.name not in run.results]:
+            for current in [e for e in exercises if e.name not in run.results]:
                 run.results[current.name] = await run.grade(client, current)
-            return run.results, run.summary()
+            return
         except KernelLost as lost:
             how = "killed the kernel" if lost.why == "died" else hung + _while_busy()
             if lost.cell_index == client.scratch and current is not None:
@@ -207,13 +244,12 @@ async def run_and_grade(
             else:
                 run.skip.add(lost.cell_index)
                 run.note(
-                    f"{_where(notebook, lost.cell_index)} {how}; "
+                    f"{_where(run.shown, lost.cell_index)} {how}; "
                     "the notebook was run again without it"
                 )
         finally:
             await client.stop()
-    for exercise in job.exercises:
+    for exercise in exercises:
         run.results.setdefault(
             exercise.name, result_row(exercise, "error", "not graded: the kernel kept dying")
         )
-    return run.results, run.summary()

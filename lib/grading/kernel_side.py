@@ -1,9 +1,12 @@
-"""The part of the grader that runs inside the student's kernel, after their notebook has run.
+"""The part of the grader that runs inside a kernel: the one that runs the program graded (what
+the grader read and accepted of the student's notebook, see `lib.exercises.own_code`).
 
-For each exercise the grader sends one small cell holding the test inputs (never the expected
-answers). That cell throws away every `lib` module the notebook imported (or replaced, or shadowed
-with its own `lib/` folder), puts the course's read-only copy first on `sys.path`, imports this
-module fresh and calls `run_and_publish`: the student's function is called on each input and what
+Each cell of that program starts with `FUTURE` (type hints stay text, never run), and the first
+also with `PATHS_FIRST`: the course's read-only copy comes first on `sys.path`, so that `lib` is
+the course's, not a folder the student handed in. Then, for each exercise, the grader sends one
+small cell holding the test inputs (never the expected answers). That cell throws away every `lib`
+module imported so far, puts the course's copy first on `sys.path` again, imports this module
+fresh and calls `run_and_publish`: the student's function is called on each input and what
 happened goes back as plain data (`lib.exercises.running`), in a display message with its own
 MIME type. The grader judges it in its own process, so a forged or tampered message can at best
 claim answers, and claiming the right answers means computing them.
@@ -13,27 +16,37 @@ from __future__ import annotations
 
 import base64
 import pickle
+import textwrap
 from contextlib import redirect_stderr, redirect_stdout
-from types import FunctionType
 from typing import Any
 
 MIME = "application/vnd.tokenization-course.grade+json"
 
-# The grading cell's source. `{paths}` are the folders that must win the import race (the course
-# root first), `{packages}` the top-level packages to import afresh.
-CELL_TEMPLATE = """\
-def _course_grader_{tag}(namespace):
+# The folders that must win the import race (`{paths}`, the course root first), put first.
+_PATHS_FIRST = """\
+for path in reversed({paths!r}):
+    while path in sys.path:
+        sys.path.remove(path)
+    sys.path.insert(0, path)
+"""
+FUTURE = "from __future__ import annotations\n"
+PATHS_FIRST = f"""\
+def _course_paths_first():
+    import sys
+{textwrap.indent(_PATHS_FIRST, "    ")}\
+_course_paths_first()
+"""
+# The grading cell's source: `{packages}` are the top-level packages to import afresh.
+CELL_TEMPLATE = f"""\
+def _course_grader_{{tag}}(namespace):
     import importlib, sys
-    for path in reversed({paths!r}):
-        while path in sys.path:
-            sys.path.remove(path)
-        sys.path.insert(0, path)
-    for module in [m for m in list(sys.modules) if m.partition(".")[0] in {packages!r}]:
+{textwrap.indent(_PATHS_FIRST, "    ")}\
+    for module in [m for m in list(sys.modules) if m.partition(".")[0] in {{packages!r}}]:
         del sys.modules[module]
     importlib.invalidate_caches()
     importlib.import_module("lib.grading.kernel_side").run_and_publish(
-        namespace, {exercise!r}, {target!r}, {inputs!r}, {seconds!r}, {marker!r})
-_course_grader_{tag}(globals())
+        namespace, {{exercise!r}}, {{target!r}}, {{inputs!r}}, {{seconds!r}}, {{marker!r}})
+_course_grader_{{tag}}(globals())
 """
 
 
@@ -66,15 +79,8 @@ def run_and_publish(
     else:
         function = namespace[target]
         report["callable"] = callable(function)
-        report["module"] = _module_of(function)
         with redirect_stdout(_Discard()), redirect_stderr(_Discard()):
             report["outcomes"] = run_cases(
                 function, pickle.loads(base64.b64decode(inputs)), seconds
             )
     publish_display_data({MIME: report})
-
-
-def _module_of(target: Any) -> str:
-    """The module a function says it was defined in ("" for anything else)."""
-    module = target.__module__ if isinstance(target, FunctionType) else ""
-    return module if type(module) is str else ""

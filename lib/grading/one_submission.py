@@ -144,18 +144,17 @@ def _read(submission: Submission, settings: Settings) -> tuple:
     return notebook, info, lesson, label_note
 
 
-def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tuple[dict, set]:
-    """Rows for exercises whose code is not the student's own, and the targets that no readable
-    cell defines (if the kernel has them anyway, they came from `exec` or a file)."""
-    code, rows, unreadable = Notebook(notebook), {}, set()
-    for exercise in exercises:
-        e = exercise
+def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tuple[dict, dict]:
+    """Rows for exercises whose code is not the student's own, or that no readable cell defines,
+    and the program graded: what was read and accepted of the others (`Notebook.program`)."""
+    code, rows = Notebook(notebook), {}
+    for e in exercises:
         found = code.borrowed(e.target, e.allowed_lib, e.forbidden, e.literal)
-        if found and exercise.target in code.definitions:
-            rows[exercise.name] = result_row(exercise, "not own code", found)
-        elif found:
-            unreadable.add(exercise.target)
-    return rows, unreadable
+        if found and e.target in code.units:
+            rows[e.name] = result_row(e, "not own code", found)
+        elif found:  # deleted, or made where the grader cannot read it (exec, a file...)
+            rows[e.name] = result_row(e, "missing", found + " (exec, a cell magic, a file?)")
+    return rows, code.program(e.target for e in exercises if e.name not in rows)
 
 
 async def grade_one(submission: Submission, settings: Settings, uid: int | None = None) -> dict:
@@ -178,7 +177,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     exercises = settings.catalog[lesson]
     # Both read the student's code: bounded work, off the event loop (see _read).
     info["code"], info["unparsable"] = await asyncio.to_thread(exercise_code, notebook, exercises)
-    not_own, unreadable = await asyncio.to_thread(_own_code, notebook, exercises)
+    not_own, program = await asyncio.to_thread(_own_code, notebook, exercises)
     try:
         student = settings.student_of(submission)
         cases = {e.name: settings.cases_of(e, student) for e in exercises}
@@ -192,7 +191,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         limits=settings.limits,
         import_paths=list(settings.import_paths),
         skip_grading=not_own,
-        unreadable_targets=unreadable,
+        program=program,
     )
     events, outcome, note = [], "graded", label_note
     tmp = Path(tempfile.mkdtemp(prefix="course-grade-"))

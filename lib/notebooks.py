@@ -5,6 +5,8 @@ and are what `pytest --nbval` compares against, so they are always made the same
 
     python -m lib.notebooks regenerate [NOTEBOOK ...]   # all notebooks/*.ipynb by default
     python -m lib.notebooks check [NOTEBOOK ...]        # stored as regenerate leaves them?
+    python -m lib.notebooks set-repo OWNER/NAME         # where the course is published
+    python -m lib.notebooks site --out _site            # the website, from the stored notebooks
 
 `regenerate` puts the current `SETUP_CELL` in each notebook's second cell (replacing a `# SETUP`
 placeholder too), runs the notebook top to bottom in a fresh kernel of this Python environment
@@ -30,6 +32,7 @@ from nbclient import NotebookClient
 
 from lib import __version__
 from lib.static_figures import add_static_images, figures_without_image
+from lib.website import build_site
 
 # Where learners on Colab get the course from. A placeholder until the course is published:
 # `python -m lib.notebooks set-repo OWNER/NAME` sets it everywhere (and `check --release` fails
@@ -206,8 +209,8 @@ def regenerate(path: Path) -> float:
 
 def set_repo(slug: str, root: Path = ROOT) -> list[Path]:
     """Point the course at github.com/OWNER/NAME: this module's `REPO_URL`, the README's Colab
-    badges and every lesson's set-up cell (no re-run needed: the cell prints nothing locally).
-    Returns the files changed."""
+    badges and site address (GitHub Pages': OWNER.github.io/NAME) and every lesson's set-up cell
+    (no re-run needed: the cell prints nothing locally). Returns the files changed."""
     if not re.fullmatch(r"[\w.-]+/[\w.-]+", slug):
         raise ValueError(f"{slug!r} is not OWNER/NAME (e.g. ada/tokenization-course)")
     new_url, old_url = f"https://github.com/{slug}", REPO_URL
@@ -216,7 +219,10 @@ def set_repo(slug: str, root: Path = ROOT) -> list[Path]:
         root / "lib" / "notebooks.py": [
             (f"REPO_URL = {_repo_url_source()}", f'REPO_URL = "{new_url}"')
         ],
-        root / "README.md": [(f"/github/{old_slug}/", f"/github/{slug}/")],
+        root / "README.md": [
+            (f"/github/{old_slug}/", f"/github/{slug}/"),
+            (_site_url(old_slug), _site_url(slug)),
+        ],
     }
     for notebook in sorted((root / "notebooks").glob("*.ipynb")):
         replacements[notebook] = [(old_url, new_url)]
@@ -231,6 +237,12 @@ def set_repo(slug: str, root: Path = ROOT) -> list[Path]:
     return changed
 
 
+def _site_url(slug: str) -> str:
+    """Where GitHub Pages publishes the website of the repository OWNER/NAME."""
+    owner, name = slug.split("/")
+    return f"https://{owner}.github.io/{name}/"
+
+
 def _repo_url_source() -> str:
     """How `REPO_URL` is written in this file: the placeholder's name, or a quoted address."""
     return "PLACEHOLDER_URL" if REPO_URL == PLACEHOLDER_URL else f'"{REPO_URL}"'
@@ -242,13 +254,14 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("command", choices=["regenerate", "check", "set-repo"])
+    parser.add_argument("command", choices=["regenerate", "check", "set-repo", "site"])
     parser.add_argument(
         "notebooks", nargs="*", help="default: notebooks/*.ipynb (set-repo: OWNER/NAME)"
     )
     parser.add_argument(
         "--release", action="store_true", help="check: also fail while the address is a placeholder"
     )
+    parser.add_argument("--out", type=Path, default=Path("_site"), help="site: its folder")
     args = parser.parse_intermixed_args(argv)
     if args.command == "set-repo":
         if len(args.notebooks) != 1:
@@ -258,6 +271,13 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             parser.error(str(error))
         print(*(f"updated {path}" for path in changed), sep="\n")
+        return 0
+    if args.command == "site":
+        for warning in build_site(
+            args.out, notebook_paths(args.notebooks), ROOT / "README.md", REPO_URL
+        ):
+            print("warning:", warning)
+        print(f"The site is in {args.out}: open {args.out / 'index.html'}")
         return 0
     failed = 0
     if args.command == "check" and args.release and REPO_URL == PLACEHOLDER_URL:

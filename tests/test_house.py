@@ -99,7 +99,7 @@ def test_ruff_is_clean(command):
 
 # The project's layout: what a clone holds at the top. Anything else tracked is a stray.
 LAYOUT = {".ci", ".gitignore", "README.md", "conftest.py", "datasets", "lib", "notebooks"}
-LAYOUT |= {"pyproject.toml", "requirements.txt", "tests"}
+LAYOUT |= {".github", "pyproject.toml", "requirements.txt", "tests"}
 TEXT_ONLY = 1_000_000  # bytes: a notebook with its figures' PNGs stays well under this
 
 

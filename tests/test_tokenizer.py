@@ -208,3 +208,23 @@ def test_binary_garbage_is_not_a_tokenizer_text_format(tmp_path):
 def test_unknown_tiktoken_name():
     with pytest.raises(ValueError, match="unknown encoding 'gpt5'"):
         Tokenizer.from_tiktoken("gpt5")
+
+
+def test_each_distinct_chunk_is_encoded_once_per_call_even_with_the_cache_full(tok, monkeypatch):
+    """A chunk that repeats costs one BPE run per call, not one per occurrence, even once the
+    chunk cache is full (its limit set to 0 here); the ids still follow the text's order."""
+    from lib import bpe, tokenizer
+
+    encode_chunk, runs = bpe.encode_chunk, []
+
+    def counted(data, *tables):
+        runs.append(data)
+        return encode_chunk(data, *tables)
+
+    text = " the dog and the cat and the dog" * 3
+    expected = tok.encode_ordinary(text)
+    monkeypatch.setattr(tokenizer, "_CACHE_LIMIT", 0)
+    monkeypatch.setattr(bpe, "encode_chunk", counted)
+    tok._cache.clear()
+    assert tok.encode_ordinary(text) == expected
+    assert sorted(runs) == [b" and", b" cat", b" dog", b" the"]

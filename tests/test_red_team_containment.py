@@ -37,7 +37,9 @@ def shared_tmp():
 
 def as_sandbox_user(code: str, **kwargs) -> subprocess.Popen:
     """`code` run by this Python as the sandbox user `UID`, as a kernel runs."""
-    return subprocess.Popen([*sandbox._become(UID), sys.executable, "-c", code], **kwargs)
+    return subprocess.Popen(
+        [*sandbox.kernel_users.become(UID), sys.executable, "-c", code], **kwargs
+    )
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="ctypes calls of x86_64 Linux")
@@ -149,7 +151,7 @@ def test_a_kernel_restart_never_hands_a_folder_outside_runtime_to_the_sandbox_us
     os.chmod(tmp_path / "kernel", 0o711)
     sandbox.give_to(UID, runtime)  # the first kernel start
     daemon = subprocess.Popen(
-        [*sandbox._become(UID), sys.executable, "-c", RACER, str(runtime), str(target)]
+        [*sandbox.kernel_users.become(UID), sys.executable, "-c", RACER, str(runtime), str(target)]
     )
     try:
         for r in range(2):  # two restarts, as a notebook whose kernel dies twice gets

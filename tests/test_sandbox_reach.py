@@ -106,7 +106,7 @@ def test_nothing_of_one_student_is_left_for_the_next_with_the_same_user(tmp_path
     user = sandbox.OwnUser()
     left = Path("/tmp", f"course-leftover-{secrets.token_hex(6)}")
     try:
-        as_user = [*sandbox._become(user.uid), sys.executable, "-c"]
+        as_user = [*sandbox.kernel_users.become(user.uid), sys.executable, "-c"]
         subprocess.run([*as_user, LEAVE_BEHIND, str(left)], check=True, timeout=30)
         before = (sandbox.processes_of(user.uid), left.exists())
         key = subprocess.run([*as_user, FIND_KEY], capture_output=True, text=True, timeout=30)

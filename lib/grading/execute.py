@@ -22,6 +22,7 @@ from time import monotonic
 import nbformat
 
 from lib.exercises import Case, Exercise
+from lib.grading.cpu_share import contention
 from lib.grading.kernel import TIMEOUT, Kernel, KernelLost
 from lib.grading.kernel_side import CELL_TEMPLATE, pack
 
@@ -53,6 +54,13 @@ class Limits:
 def _where(notebook: nbformat.NotebookNode, index: int) -> str:
     first_line = notebook.cells[index].source.strip().splitlines()[0][:60]
     return f"cell {index + 1} (`{first_line}`)"
+
+
+def _while_busy() -> str:
+    """What to add to a note about a time limit hit while the machine was contended: the same
+    code may pass on a quieter machine (`--retry-failed` grades it again)."""
+    busy = contention()
+    return f", while {busy}: a run on a quieter machine may pass" if busy else ""
 
 
 def result_row(exercise: Exercise, status: str, reason: str) -> dict:
@@ -120,7 +128,7 @@ class _Run:
             if error == TIMEOUT:
                 self.note(
                     f"{_where(self.notebook, index)} ran longer than "
-                    f"{min(self.limits.cell, left):g} s and was interrupted"
+                    f"{min(self.limits.cell, left):g} s and was interrupted{_while_busy()}"
                 )
             elif error:
                 self.note(f"{_where(self.notebook, index)} raised {error}")
@@ -150,11 +158,8 @@ class _Run:
         if client.published:
             return _judged(exercise, cases, client.published[0], self.job.unreadable_targets)
         if error == TIMEOUT:
-            return result_row(
-                exercise,
-                "timeout",
-                f"grading took longer than {self.limits.cell:g} s (an endless loop?)",
-            )
+            why = f"grading took longer than {self.limits.cell:g} s (an endless loop?)"
+            return result_row(exercise, "timeout", why + _while_busy())
         return result_row(
             exercise, "error", f"could not be graded: {error or 'no result came back'}"
         )
@@ -196,7 +201,7 @@ async def run_and_grade(
                 run.results[current.name] = await run.grade(client, current)
             return run.results, run.summary()
         except KernelLost as lost:
-            how = "killed the kernel" if lost.why == "died" else hung
+            how = "killed the kernel" if lost.why == "died" else hung + _while_busy()
             if lost.cell_index == client.scratch and current is not None:
                 run.results[current.name] = result_row(current, "crashed", f"grading it {how}")
             else:

@@ -19,7 +19,7 @@ V2 = (Path("/sys/fs/cgroup"), Path("/sys/fs/cgroup/unified"))
 JOIN = 'echo $$ > "$0/cgroup.procs" && exec "$@"'  # the shell joins the group, then is the box
 
 
-def _own(hierarchy: str) -> str:
+def own_path(hierarchy: str) -> str:
     """Our own group's path in `hierarchy` ("memory" for v1, "" for v2), from /proc/self/cgroup."""
     for line in Path("/proc/self/cgroup").read_text().splitlines():
         _, controllers, path = line.split(":", 2)
@@ -31,8 +31,8 @@ def _own(hierarchy: str) -> str:
 def _settings(limit_mb: int) -> list[tuple[Path, Path]]:
     """Candidate (group folder, file to write the limit in), v1 first."""
     name = "course-grader-{}"
-    candidates = [(V1 / _own("memory") / name, Path("memory.limit_in_bytes"))]
-    candidates += [(root / _own("") / name, Path("memory.max")) for root in V2]
+    candidates = [(V1 / own_path("memory") / name, Path("memory.limit_in_bytes"))]
+    candidates += [(root / own_path("") / name, Path("memory.max")) for root in V2]
     return candidates
 
 

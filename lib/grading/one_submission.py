@@ -13,7 +13,6 @@ import asyncio
 import datetime
 import hashlib
 import os
-import shutil
 import tempfile
 import time
 import warnings
@@ -26,7 +25,7 @@ import nbformat
 from lib.exercises import Case, Exercise
 from lib.exercises.generated import secret_inputs
 from lib.exercises.own_code import Notebook
-from lib.grading import sandbox
+from lib.grading import sandbox, scratch_disk
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
 from lib.grading.exercise_code import exercise_code
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
@@ -198,6 +197,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     events, outcome, note = [], "graded", label_note
     tmp = Path(tempfile.mkdtemp(prefix="course-grade-"))
     try:  # copying, handing over and removing the student's files: in a worker thread too
+        await asyncio.to_thread(scratch_disk.mount, tmp)  # its own small disk, where we may
         work, env, job.runtime, job.box = await asyncio.to_thread(
             _set_up, submission, settings, tmp, uid
         )
@@ -207,7 +207,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         note = f"could not run the notebook ({type(error).__name__}: {clean(str(error), 300)})"
         results = {e.name: result_row(e, "error", "not graded") for e in exercises}
     finally:
-        await asyncio.to_thread(shutil.rmtree, tmp, ignore_errors=True)
+        await asyncio.to_thread(scratch_disk.remove, tmp)
     rows = [_checked(results[e.name], e) for e in exercises]
     if settings.sandboxed is False:
         events = [NO_SANDBOX_NOTE, *events]

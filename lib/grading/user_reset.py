@@ -1,6 +1,6 @@
 """Run AS a sandbox user, after each notebook: leave nothing of that user for the next student.
 
-`sandbox.reap` starts this file as the kernel's own user (a process can always signal and clean
+`kernel_users.reap` starts this file as the kernel's own user (a process can always signal and clean
 up after its own user, and after no one else's). It kills every process of the user (daemons
 that left with `setsid` included: `kill(-1)` reaches all of them at once), empties the user's
 kernel keyrings (they outlive every process and would hand one student's keys to the next) and

@@ -1,4 +1,4 @@
-"""The course library: everything the eight lessons (six and two bonus) share, and a tokenizer
+"""The course library: everything the nine lessons (six and three bonus) share, and a tokenizer
 you can build on.
 
 `Tokenizer` is a byte-level BPE tokenizer (train, encode, decode, save, load, the real GPT

@@ -11,7 +11,11 @@ The view has to work for every reader, so:
   readers, and a thin border between tokens marks the boundaries without relying on colour;
 - a token never breaks across two lines (`white-space: pre` per token, breaks only between);
 - its plain-text form (`print(view)`, and the `text/plain` output stored beside the HTML) lists
-  the same tokens between `│` bars, for screen readers, terminals and static views.
+  the same tokens between `│` bars, for screen readers, terminals and static views;
+- the HTML has those `│` bars too, hidden by an inline `display:none`. Wherever styles apply
+  (JupyterLab, VS Code, Colab, an nbconvert page) the borders mark the boundaries and the bars
+  stay hidden; where a renderer strips every style, as GitHub does, the bars appear and the
+  tokens read `│न│म│स│्<e0 a4>│<a4>│े│!│` instead of running together.
 """
 
 from __future__ import annotations
@@ -35,6 +39,16 @@ _TOKEN_STYLE = (
     f"padding:0 1px;margin:1px 1px 1px 0;color:{INK};background:"
 )
 _UNDER_EACH_OTHER = ";text-align:center;vertical-align:top"  # a token above its id
+# Shown only by a renderer that drops styles; the `style` attribute is what such renderers strip,
+# so it is the switch (the `hidden` attribute might survive them and keep the text hidden).
+
+
+def _unstyled(text: str) -> str:
+    """`text` that only a renderer without styles shows."""
+    return f'<span style="display:none">{text}</span>'
+
+
+_BAR = _unstyled("│")  # between two tokens, and at each end
 
 
 def readable(piece: bytes, marks: bool = True) -> str:
@@ -58,21 +72,28 @@ def token_spans(
     marks: bool = True,
 ) -> str:
     """The HTML of tokens side by side, one coloured, bordered span each, its id in a tooltip
-    (and under it with `show_ids`). An id of None means the tokenizer gives no ids."""
+    (and under it with `show_ids`). An id of None means the tokenizer gives no ids.
+
+    Hidden `│` bars stand between the tokens for renderers that strip styles; there
+    the ids of `show_ids` read "token (id 123)"."""
     spans = []
     stacked = _UNDER_EACH_OTHER if show_ids else ""
     for i, (token_id, piece) in enumerate(zip(ids, pieces, strict=True)):
         label = html.escape(readable(piece, marks))
-        if show_ids:  # the id in small print under the token
-            label = f'{label}<br><small style="color:{ID_INK}">{token_id}</small>'
+        if show_ids:  # the id in small print under the token (a block, not a <br>, so that
+            # without styles it stays on the token's line)
+            label += (
+                f'<small style="display:block;color:{ID_INK}">'
+                f"{_unstyled(' (id ')}{token_id}{_unstyled(')')}</small>"
+            )
         tip = html.escape(f"id {token_id} · {piece!r}" if token_id is not None else repr(piece))
         style = _TOKEN_STYLE + PALETTE[i % len(PALETTE)] + stacked
         # <wbr>: a line may break between two tokens (and only there).
         spans.append(
-            f'<span title="{tip}" style="{style}">{label}</span><wbr>'
+            f'{_BAR}<span title="{tip}" style="{style}">{label}</span><wbr>'
             + "<br>" * piece.endswith(b"\n")
         )
-    return "".join(spans)
+    return "".join(spans) + _BAR * bool(spans)
 
 
 @dataclass

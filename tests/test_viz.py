@@ -7,10 +7,12 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from bs4 import BeautifulSoup
 from IPython.core.formatters import DisplayFormatter
 
 from lib import data, token_view, viz
 from lib.tokenizer import Tokenizer
+from tests import unstyled
 
 TEXTS = ["Hello world!\n\tindented", "नमस्ते दुनिया", "안녕하세요 👋🏽", "<b>bold</b> & café", ""]
 
@@ -65,7 +67,7 @@ def test_plain_text_fallback_lists_tokens_and_ids(cl100k):
         f"│Hello│·world│\nids: {ids}"
     )
     page = view._repr_html_()
-    assert all(f'<small style="color:#444444">{i}</small>' in page for i in ids)
+    assert all(f'<span style="display:none"> (id </span>{i}<span' in page for i in ids)
 
 
 def test_special_tokens_are_shown_as_one_token(cl100k):
@@ -211,9 +213,30 @@ def test_tokens_never_break_inside_and_whitespace_is_marked(cl100k):
     tokens = re.findall(r'<span title="[^"]*" style="([^"]*)">([^<]*)</span>', page)
     assert [label for _, label in tokens] == ["a", "·long", "·word", "↵", "next", "·line"]
     assert all("white-space:pre" in style for style, _ in tokens)
-    # Between two tokens there is only a break opportunity (and a line break after "↵").
-    between = re.findall(r"</span>(.*?)<span title", page)
-    assert between == ["<wbr>"] * 3 + ["<wbr><br>"] + ["<wbr>"]
+    # Between two tokens only a break opportunity (and a line break after "↵"), and a bar that
+    # only a renderer without styles shows.
+    between = re.findall(r"</span>(<wbr>.*?)<span title", page)
+    bar = '<span style="display:none">│</span>'
+    assert between == [f"<wbr>{bar}"] * 3 + [f"<wbr><br>{bar}"] + [f"<wbr>{bar}"]
+
+
+@pytest.mark.parametrize("show_ids", [False, True])
+def test_without_styles_bars_mark_the_token_boundaries(cl100k, show_ids):
+    """GitHub strips every style from the notebooks it shows: the tokens must not run together."""
+    view = viz.show_tokens("नमस्ते!\n\thi", cl100k, show_ids)
+    [(shown, expected)] = unstyled.token_rows(view._repr_html_())
+    assert shown == expected
+    tokens = repr(view).split("\n", 1)[1].split("\nids:")[0]  # the plain-text form's tokens
+    assert tokens == "│न│म│स│्<e0 a4>│<a4>│े│!↵\n│→│hi│"
+    if show_ids:
+        ids = iter(view.ids)
+        tokens = re.sub(r"(?<=[^│\n])(?=│|\n)", lambda _: f" (id {next(ids)})", tokens)
+    assert shown == tokens
+    # Where styles apply, the bars and the ids' brackets are hidden: the borders show the tokens.
+    styled = BeautifulSoup(view._repr_html_(), "html.parser")
+    for hidden in styled.find_all(style=re.compile(r"(^|;)display:none")):
+        hidden.decompose()
+    assert "│" not in styled.get_text() and "(id" not in styled.get_text()
 
 
 def test_token_view_has_a_plain_text_form_beside_the_html(cl100k):

@@ -30,6 +30,7 @@ def shell():
     shell.reset(new_session=True)
     yield shell
     shell.reset(new_session=True)
+    InteractiveShell.clear_instance()  # later tests' check() must not find this shell's cells
 
 
 def earns_full_marks(shell, name: str, *cells: str) -> bool:

@@ -78,7 +78,7 @@ def result_row(exercise: Exercise, status: str, reason: str) -> dict:
 class Job:
     """What to grade and how: the exercises with their test cases (computed by the grader, never
     sent to the kernel), the folders to import the course from, and optionally a sandbox (`box`
-    wraps the kernel command; `runtime` is the folder its sockets live in)."""
+    wraps the kernel command; `runtime` is the folder its sockets live in, its user `owner`'s)."""
 
     exercises: list[Exercise]
     cases: dict[str, list[Case]]
@@ -86,6 +86,7 @@ class Job:
     import_paths: list[str]
     runtime: Path | None = None
     box: Callable[[list[str]], list[str]] | None = None
+    owner: int | None = None
     skip_grading: dict[str, dict] = field(default_factory=dict)  # e.g. rows for not own code
     unreadable_targets: set[str] = field(default_factory=set)  # defined by exec, a file...
 
@@ -195,7 +196,7 @@ async def run_and_grade(
         client = Kernel(notebook, limits.probe)
         current: Exercise | None = None
         try:
-            await client.start(cwd, env, job.runtime, job.box)
+            await client.start(cwd, env, job.runtime, job.box, job.owner)
             await run.run_cells(client)
             for current in [e for e in job.exercises if e.name not in run.results]:
                 run.results[current.name] = await run.grade(client, current)

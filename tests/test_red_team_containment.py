@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from lib.grading import kernel_users, sandbox
-from lib.grading.kernel import _BoxedManager, boxed_manager
+from lib.grading.kernel_manager import BoxedManager, boxed_manager
 from lib.grading.one_submission import Settings, _Box
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
@@ -44,7 +44,7 @@ def as_sandbox_user(code: str, **kwargs) -> subprocess.Popen:
     return subprocess.Popen([*kernel_users.become(UID), sys.executable, "-c", code], **kwargs)
 
 
-def kernel_start(tmp: Path, settings: Settings | None = None) -> _BoxedManager:
+def kernel_start(tmp: Path, settings: Settings | None = None) -> BoxedManager:
     """What the grader does at each kernel start (or restart) of a notebook graded in `tmp` as
     `UID`, up to launching the kernel: writes the connection file, wraps the command in the box.
     Keep the manager while its connection file is needed: it removes the file when deleted."""

@@ -5,16 +5,15 @@ its own, two at a time). Each solved lesson goes through the bundle's own `run_a
 container emulated as in `test_gradescope_container`: /autograder laid out by bubblewrap, a
 `bwrap` first on PATH that fails as Docker's does (so kernels run as an unprivileged user of their
 own), and the whole run in a v1 cgroup pair standing for Gradescope's one cgroup per run: a CPU
-quota of 50,000 us per 100,000 us and a 768 MB memory limit. For each lesson: wall time, CPU
-seconds, peak memory of the whole run (the cgroup's high-water mark), times it hit the memory
-limit, and the score against the lesson's points.
+quota of 50,000 us per 100,000 us and a 768 MB memory limit. For each lesson: wall time, time
+held back by the CPU quota, peak memory of the whole run (the cgroup's high-water mark), times it
+hit the memory limit, the score against the lesson's points and what each lost point's test said.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -111,12 +110,16 @@ def one_lesson(path: Path, source: Path, env: dict[str, str], tmp: Path) -> dict
         "throttled_s": int(throttled.get("throttled_time", 0)) / 1e9,
         "score": results["score"],
         "points": float(sum(e.points for e in exercises)),
+        "lost": [f"{t['name']}: {t['output'][:300]}" for t in results["tests"] if _lost(t)],
     }
+
+
+def _lost(test: dict) -> bool:
+    return "score" in test and test["score"] < test["max_score"]
 
 
 def report() -> bool:
     """Print a row per lesson; False when a solved lesson did not earn full marks."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         source, env = unpacked_bundle(tmp)
@@ -130,9 +133,7 @@ def report() -> bool:
         with ThreadPoolExecutor(2) as pool:
             rows = pool.map(lambda p: one_lesson(p, source, env, tmp), lessons)
             ok = all([_printed(row) for row in rows])  # every row printed, even after a failure
-    used = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu_s = used.ru_utime + used.ru_stime - before.ru_utime - before.ru_stime
-    print(f"CPU used by all runs together: {cpu_s:.0f} s; load {os.getloadavg()[0]:.1f}")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return ok
 
 
@@ -147,6 +148,8 @@ def _printed(row: dict) -> bool:
         f"[{'ok' if full else 'FAILED'}]",
         flush=True,
     )
+    for line in row["lost"]:
+        print(f"    {line}", flush=True)
     return full and row["limit_hits"] == 0
 
 

@@ -14,7 +14,7 @@ from lib.exercises import Exercise, for_lesson
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 
-EXERCISES = {e.name: e for lesson in range(1, 9) for e in for_lesson(lesson)}
+EXERCISES = {e.name: e for lesson in range(1, 10) for e in for_lesson(lesson)}
 
 # Plausible learner answers, each its own way, with the modules the lessons list.
 HONEST = {
@@ -53,6 +53,20 @@ HONEST = {
     "digit_groups": "from math import *\n"
     "def digit_groups(digits):\n"
     "    size = len(digits)\n    return [digits[i:i + 3] for i in range(0, size, 3)] * (size > 0)",
+    "find_specials": "import re\n"
+    "def find_specials(text, tokens):\n"
+    "    longest_first = sorted(tokens, key=len, reverse=True)\n"
+    "    pattern = re.compile('|'.join(re.escape(t) for t in longest_first))\n"
+    "    return [(m.start(), m.group()) for m in pattern.finditer(text)]",
+    "grow_embeddings": "import math\n"
+    "def grow_embeddings(rows, n_new):\n"
+    "    mean = [math.fsum(column) / len(rows) for column in zip(*rows)]\n"
+    "    return [row[:] for row in rows] + [mean[:] for _ in range(n_new)]",
+    "uint16_bytes": "import itertools\n"
+    "def uint16_bytes(ids):\n"
+    "    if any(not 0 <= i <= 0xFFFF for i in ids):\n"
+    "        raise ValueError('an id does not fit in 16 bits')\n"
+    "    return bytes(itertools.chain.from_iterable((i & 0xFF, i >> 8) for i in ids))",
 }
 
 # Tricks through doors no list named: other encoders, code run from a string, other processes.
@@ -100,6 +114,10 @@ TRICKS = {
         "import runpy\ndef train_bpe(text, vocab_size):\n    return runpy.run_module('lib.bpe')",
         "import doctest\ndef train_bpe(text, vocab_size):\n    return doctest.testmod()",
         "def train_bpe(text, vocab_size):\n    return help('lib.bpe')",
+    ],
+    "uint16_bytes": [
+        "import numpy as np\ndef uint16_bytes(ids):\n    return np.asarray(ids, '<u2').tobytes()",
+        "import array\ndef uint16_bytes(ids):\n    return array.array('H', ids).tobytes()",
     ],
 }
 PREDICTIONS = [

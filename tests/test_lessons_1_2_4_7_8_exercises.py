@@ -1,5 +1,6 @@
-"""Lessons 1, 2, 4, 7 and 8: each exercise gives nothing to a trivial, borrowed or hard-coded answer
-and full marks to an honest one, on the cases check() shows and on the grader's hidden ones."""
+"""Lessons 1, 2, 4, 7, 8 and 9: each exercise gives nothing to a trivial, borrowed or hard-coded
+answer and full marks to an honest one, on the cases check() shows and on the grader's hidden
+ones."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from lib.exercises.core import Raises
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 
-EXERCISES = {e.name: e for lesson in (1, 2, 4, 7, 8) for e in for_lesson(lesson)}
+EXERCISES = {e.name: e for lesson in (1, 2, 4, 7, 8, 9) for e in for_lesson(lesson)}
 PREDICTIONS = {"predict_utf8_bytes", "predict_words", "predict_fewer_tokens"}
 FUNCTIONS = sorted(set(EXERCISES) - PREDICTIONS)
 

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_users, sandbox
+from lib.grading import sandbox
 from lib.grading.kernel_manager import BoxedManager, boxed_manager
 from lib.grading.one_submission import Settings, _Box
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
-UID = kernel_users.FIRST_UID + 990  # far from the users a grader running beside us claims first
+UID = sandbox.FIRST_UID + 990  # far from the users a grader running beside us claims first
 
 
 @pytest.fixture
@@ -41,7 +41,9 @@ def shared_tmp():
 
 def as_sandbox_user(code: str, **kwargs) -> subprocess.Popen:
     """`code` run by this Python as the sandbox user `UID`, as a kernel runs."""
-    return subprocess.Popen([*kernel_users.become(UID), sys.executable, "-c", code], **kwargs)
+    return subprocess.Popen(
+        [*sandbox.kernel_users.become(UID), sys.executable, "-c", code], **kwargs
+    )
 
 
 def kernel_start(tmp: Path, settings: Settings | None = None) -> BoxedManager:
@@ -177,7 +179,7 @@ def test_a_kernel_restart_never_hands_a_folder_outside_runtime_to_the_sandbox_us
     os.chmod(tmp_path / "kernel", 0o711)
     sandbox.give_to(UID, runtime)  # new and empty, before the first kernel start (`_set_up`)
     daemon = subprocess.Popen(
-        [*kernel_users.become(UID), sys.executable, "-c", RACER, str(runtime), str(target)]
+        [*sandbox.kernel_users.become(UID), sys.executable, "-c", RACER, str(runtime), str(target)]
     )
     started = []
     try:
@@ -242,7 +244,14 @@ def test_a_kernel_start_writes_its_connection_file_through_no_link(shared_tmp):
     )
     connection = tmp / "runtime" / "kernel.json"
     daemon = subprocess.Popen(
-        [*kernel_users.become(UID), sys.executable, "-c", plant, str(victim), str(connection)]
+        [
+            *sandbox.kernel_users.become(UID),
+            sys.executable,
+            "-c",
+            plant,
+            str(victim),
+            str(connection),
+        ]
     )
     refused = 0
     try:

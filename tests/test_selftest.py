@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -86,9 +87,16 @@ def test_the_solved_lessons_are_every_lesson_recognised_by_content(tmp_path):
     ]
 
 
-def test_the_gradescope_image_runs_the_selftest_last():
-    commands = [line for line in gradescope.SETUP_SH.splitlines() if line and line[0] != "#"]
-    assert commands[-1].endswith("-m lib.grade selftest --sandbox-if-available --no-progress")
+@pytest.mark.parametrize("lesson", [None, 3])
+def test_the_gradescope_image_runs_the_selftest_last_for_its_lessons(tmp_path, lesson):
+    gradescope.build_bundle(tmp_path / "bundle.zip", lesson)
+    with zipfile.ZipFile(tmp_path / "bundle.zip") as bundle:
+        setup = bundle.read("setup.sh").decode()
+    commands = [line for line in setup.splitlines() if line and line[0] != "#"]
+    only = " --lesson 3" if lesson else ""
+    assert commands[-1].endswith(
+        f"-m lib.grade selftest --sandbox-if-available --no-progress{only}"
+    )
 
 
 def test_the_instructors_key_is_not_touched(tmp_path, monkeypatch):

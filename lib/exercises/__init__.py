@@ -1,6 +1,6 @@
 """The lessons' exercises: `from lib.exercises import lesson1 as ex`, then `ex.utf8_encode.check()`.
 
-Each lesson's module (`lesson1` … `lesson8`) defines its `Exercise` objects and lists them in
+Each lesson's module (`lesson1` … `lesson9`) defines its `Exercise` objects and lists them in
 `EXERCISES`; the framework itself is in `core`.
 """
 
@@ -12,7 +12,7 @@ from lib.exercises.core import Case, Exercise, Result
 
 __all__ = ["Case", "Exercise", "Result", "all_exercises", "for_lesson"]
 
-LESSONS = range(1, 9)
+LESSONS = range(1, 10)
 
 
 def for_lesson(n: int) -> list[Exercise]:

@@ -25,6 +25,7 @@ from lib.grading import kernel_users, memory_group
 from lib.grading.hand_over import give_to, write_owned  # noqa: F401  (see above)
 from lib.grading.kernel_users import (  # noqa: F401  (the sandbox's public names: see above)
     BOX_MB,
+    FIRST_UID,
     OwnUser,
     SandboxUnavailable,
     leftovers,

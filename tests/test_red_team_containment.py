@@ -8,18 +8,22 @@ All need root (the sandbox users exist only when the grader runs as root).
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
 from lib.grading import sandbox
+from lib.grading.kernel_manager import BoxedManager, boxed_manager
 from lib.grading.one_submission import Settings, _Box
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
@@ -42,13 +46,19 @@ def as_sandbox_user(code: str, **kwargs) -> subprocess.Popen:
     )
 
 
+def kernel_start(tmp: Path, settings: Settings | None = None) -> BoxedManager:
+    """What the grader does at each kernel start (or restart) of a notebook graded in `tmp` as
+    `UID`, up to launching the kernel: writes the connection file, wraps the command in the box.
+    Keep the manager while its connection file is needed: it removes the file when deleted."""
+    manager = boxed_manager(tmp / "runtime", _Box(settings or Settings(boxed=False), tmp, UID), UID)
+    asyncio.run(manager.pre_start_kernel())
+    return manager
+
+
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="ctypes calls of x86_64 Linux")
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team: reap leaves the user's System V shared memory (and semaphores, message "
-    "queues) for the next student graded as that uid, and its memory held",
-)
 def test_reap_leaves_no_system_v_shared_memory_for_the_next_student():
+    """Without namespaces (Gradescope) a kernel shares the machine's System V IPC: a segment it
+    made (here 1 MB, mode 0600) outlived reap, and the next kernel of that uid found it."""
     key = 0x7ED28 + os.getpid() % 1000
     plant = f"import ctypes; print(ctypes.CDLL(None).shmget({key}, 1 << 20, 0o1600))"
     made = as_sandbox_user(plant, stdout=subprocess.PIPE, text=True).communicate(timeout=30)[0]
@@ -63,6 +73,30 @@ def test_reap_leaves_no_system_v_shared_memory_for_the_next_student():
         shmid = libc.shmget(key, 0, 0)
         if shmid >= 0:
             libc.shmctl(shmid, 0, None)  # IPC_RMID
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="ctypes calls of x86_64 Linux")
+def test_reap_leaves_no_system_v_semaphores_or_message_queues_either():
+    """The other two System V kinds, one of them handed to another user (IPC_SET): its creator
+    may still remove it, so reap must look at the creator too."""
+    key = 0x8ED28 + os.getpid() % 1000
+    plant = (
+        "import ctypes, struct\n"
+        "libc = ctypes.CDLL(None)\n"
+        f"sem, msg = libc.semget({key}, 1, 0o1600), libc.msgget({key}, 0o1600)\n"
+        "ds = ctypes.create_string_buffer(256)\n"
+        "libc.msgctl(msg, 2, ds)\n"  # IPC_STAT, then IPC_SET with another owner
+        f"struct.pack_into('I', ds, 4, {UID + 1})\n"  # ipc_perm: key, then uid
+        "print(sem, msg, libc.msgctl(msg, 1, ds))"
+    )
+    made = as_sandbox_user(plant, stdout=subprocess.PIPE, text=True).communicate(timeout=30)[0]
+    assert [int(n) >= 0 for n in made.split()] == [True, True, True]
+    libc = ctypes.CDLL(None)
+    try:
+        sandbox.reap(UID)
+        assert (libc.semget(key, 0, 0), libc.msgget(key, 0, 0)) == (-1, -1)
+    finally:  # whatever reap left
+        subprocess.run(["ipcrm", "-S", str(key), "-Q", str(key)], capture_output=True, check=False)
 
 
 def test_reap_kills_a_process_that_hides_its_proc_files_from_its_user():
@@ -130,12 +164,6 @@ for r in range(2):
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="renameat2's number on x86_64")
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team: give_to (root's lchown walk of runtime/ at each kernel restart) races a "
-    "daemon of the kernel's user, which swaps a folder for a link mid-walk: root then hands "
-    "the grader's Python environment (or lib, or /autograder/results) to the sandbox user",
-)
 def test_a_kernel_restart_never_hands_a_folder_outside_runtime_to_the_sandbox_user(shared_tmp):
     """Seen end to end through the Gradescope entry point without namespaces: a lesson 3
     notebook whose kernel dies twice got /autograder/venv's site-packages chowned to its user,
@@ -149,32 +177,29 @@ def test_a_kernel_restart_never_hands_a_folder_outside_runtime_to_the_sandbox_us
     runtime = tmp_path / "kernel" / "runtime"
     runtime.mkdir(parents=True)
     os.chmod(tmp_path / "kernel", 0o711)
-    sandbox.give_to(UID, runtime)  # the first kernel start
+    sandbox.give_to(UID, runtime)  # new and empty, before the first kernel start (`_set_up`)
     daemon = subprocess.Popen(
         [*sandbox.kernel_users.become(UID), sys.executable, "-c", RACER, str(runtime), str(target)]
     )
+    started = []
     try:
         for r in range(2):  # two restarts, as a notebook whose kernel dies twice gets
             for _ in range(600):
                 if (runtime / f"ready{r}").exists() or daemon.poll() is not None:
                     break
                 time.sleep(0.05)
-            sandbox.give_to(UID, runtime)  # a restart: root hands runtime/ over again
+            started.append(kernel_start(tmp_path / "kernel"))  # a restart: root's part in runtime/
             time.sleep(0.5)
         owners = {p.stat().st_uid for p in target.rglob("*")} | {target.stat().st_uid}
+        connection = (runtime / "kernel.json").lstat()
     finally:
         daemon.kill()
         sandbox.reap(UID)
         subprocess.run(["chown", "-R", "root:root", str(target)], check=False)
     assert owners == {0}, "root handed files outside runtime/ to the sandbox user"
+    assert stat.S_ISREG(connection.st_mode) and connection.st_uid == UID
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team: root's walk of runtime/ at a kernel restart runs in the grader's event "
-    "loop, unbounded: a kernel that fills runtime/ (deep folders, hard links) and dies twice "
-    "stalls every notebook of the batch",
-)
 def test_a_kernel_restart_costs_the_event_loop_little_whatever_runtime_holds(shared_tmp):
     """Seen end to end (bubblewrap, `--jobs 3 --notebook-timeout 40`): a lesson 1 notebook
     whose kernel filled runtime/ with 20,000 empty folders and 100,000 hard links 850 folders
@@ -194,9 +219,69 @@ def test_a_kernel_restart_costs_the_event_loop_little_whatever_runtime_holds(sha
     for i in range(20_000):
         os.link("s", f"l{i}", src_dir_fd=folder, dst_dir_fd=folder)
     os.close(folder)
-    box = _Box(Settings(), tmp, UID)
-
     started = time.monotonic()
-    box(["python", "-m", "ipykernel_launcher"])  # called by format_kernel_cmd, in the event loop
+    kernel_start(tmp)  # in the event loop
     stalled = time.monotonic() - started
     assert stalled < 0.5, f"a kernel restart held the grader's event loop for {stalled:.1f} s"
+
+
+def test_a_kernel_start_writes_its_connection_file_through_no_link(shared_tmp):
+    """jupyter_client removes the connection file, then opens it again by name (following
+    links, truncating): a daemon of the kernel's user that puts a link there in between has
+    root write the connection file over a file of the user's choosing."""
+    victim = shared_tmp / "results.json"  # stands for a file root trusts
+    victim.write_text("honest")
+    tmp = shared_tmp / "course-grade-y"
+    (tmp / "runtime").mkdir(parents=True)
+    sandbox.give_to(UID, tmp / "runtime")
+    os.chmod(tmp, 0o711)
+    plant = (
+        "import os, sys, time\n"
+        "end = time.monotonic() + 20\n"
+        "while time.monotonic() < end:\n"
+        "    try: os.symlink(sys.argv[1], sys.argv[2])\n"
+        "    except OSError: pass\n"
+    )
+    connection = tmp / "runtime" / "kernel.json"
+    daemon = subprocess.Popen(
+        [
+            *sandbox.kernel_users.become(UID),
+            sys.executable,
+            "-c",
+            plant,
+            str(victim),
+            str(connection),
+        ]
+    )
+    refused = 0
+    try:
+        time.sleep(0.5)
+        for _ in range(200):
+            try:
+                kernel_start(tmp)
+            except FileExistsError:  # the daemon won the race: no kernel, nothing written
+                refused += 1
+    finally:
+        daemon.kill()
+        sandbox.reap(UID)
+    assert victim.read_text() == "honest" and victim.stat().st_uid == 0
+    assert refused < 200, "no kernel start ever wrote its connection file"
+
+
+def test_a_kernel_start_never_reads_back_what_the_kernel_put_in_its_folder(shared_tmp):
+    """After launching, jupyter_client read the connection file back to compare: a FIFO put
+    there by the kernel's user held root's event loop until someone wrote to it."""
+    runtime = shared_tmp / "runtime"
+    runtime.mkdir()
+    manager = boxed_manager(runtime, _Box(Settings(), shared_tmp, UID), UID)
+    manager.write_connection_file()
+    (runtime / "kernel.json").unlink()
+    os.mkfifo(runtime / "kernel.json")
+    reconcile = threading.Thread(
+        target=manager._reconcile_connection_info, args=(manager.get_connection_info(),)
+    )
+    reconcile.start()
+    reconcile.join(timeout=5)
+    if reconcile.is_alive():  # unblock it before failing
+        os.close(os.open(runtime / "kernel.json", os.O_WRONLY | os.O_NONBLOCK))
+    assert not reconcile.is_alive(), "root read a FIFO the kernel's user left in runtime/"

@@ -91,7 +91,7 @@ class Job:
     """What to grade and how: the exercises with their test cases (computed by the grader, never
     sent to the kernel), the program graded (`Notebook.program`: code by cell index), the folders
     to import the course from, and optionally a sandbox (`box` wraps the kernel command;
-    `runtime` is the folder its sockets live in)."""
+    `runtime` is the folder its sockets live in, its user `owner`'s)."""
 
     exercises: list[Exercise]
     cases: dict[str, list[Case]]
@@ -99,6 +99,7 @@ class Job:
     import_paths: list[str]
     runtime: Path | None = None
     box: Callable[[list[str]], list[str]] | None = None
+    owner: int | None = None
     skip_grading: dict[str, dict] = field(default_factory=dict)  # e.g. rows for not own code
     program: dict[int, str] = field(default_factory=dict)
 
@@ -267,7 +268,7 @@ async def _attempts(run: _Run, exercises: list[Exercise], cwd: Path, env: dict[s
     for _ in range(limits.kernel_starts):
         client = Kernel(run.notebook, limits.probe)
         try:
-            await client.start(cwd, env, job.runtime, job.box)
+            await client.start(cwd, env, job.runtime, job.box, job.owner)
             await run.run_cells(client)
             await run.grade(client, exercises)
             return

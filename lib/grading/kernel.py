@@ -16,13 +16,11 @@ from time import monotonic
 
 import nbformat
 import zmq
-from jupyter_client.manager import AsyncKernelManager
 from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
-from traitlets import default
 
-from lib.grading.frugal_session import FrugalSession
+from lib.grading.kernel_manager import BoxedManager, boxed_manager
 from lib.grading.kernel_side import MIME
 from lib.notebooks import ThisPython
 
@@ -40,26 +38,6 @@ class KernelLost(Exception):
     def __init__(self, cell_index: int, why: str):
         super().__init__(why)
         self.cell_index, self.why = cell_index, why
-
-
-class _BoxedManager(AsyncKernelManager):
-    """A kernel manager whose kernel command goes through `box` (see `lib.grading.sandbox`), and
-    whose clients decode only what the grader reads (`FrugalSession`)."""
-
-    box: Callable[[list[str]], list[str]] | None = None
-
-    @default("session")
-    def _frugal_session(self) -> FrugalSession:
-        return FrugalSession(parent=self)
-
-    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
-        command = super().format_kernel_cmd(extra_arguments)
-        return self.box(command) if self.box else command
-
-    def client(self, **kwargs):
-        """The client's sockets come from our context, whose options cap each message's size
-        (a client would otherwise make a context of its own)."""
-        return super().client(context=self.context, **kwargs)
 
 
 class Kernel(NotebookClient):
@@ -147,22 +125,17 @@ class Kernel(NotebookClient):
         env: dict[str, str],
         runtime: Path | None = None,
         box: Callable[[list[str]], list[str]] | None = None,
+        owner: int | None = None,
     ) -> None:
         """Start the kernel in `cwd`. With `box`, the kernel command is wrapped by it and the
-        kernel talks through sockets in `runtime` (a folder the box shares), not over TCP."""
-        specs = ThisPython()  # in a box, interrupts go as messages: no signal reaches inside
-        specs.interrupt_mode = "signal" if box is None else "message"
+        kernel talks through sockets in `runtime` (a folder the box shares, its user `owner`'s),
+        not over TCP."""
         if box is None:
-            self.km = _BoxedManager(kernel_name="python3", kernel_spec_manager=specs)
+            specs = ThisPython()
+            specs.interrupt_mode = "signal"
+            self.km = BoxedManager(kernel_name="python3", kernel_spec_manager=specs)
         else:
-            self.km = _BoxedManager(
-                kernel_name="python3",
-                kernel_spec_manager=specs,
-                transport="ipc",
-                ip=str(runtime / "kernel"),
-                connection_file=str(runtime / "kernel.json"),
-            )
-            self.km.box = box
+            self.km = boxed_manager(runtime, box, owner)
         # Every message is read whole before it can be looked at: one print of hundreds of MB
         # would sit in the grader's memory (seen: 2.9 GB from one notebook). ZeroMQ drops a
         # bigger message and the connection it came on; the kernel's reply still arrives.

@@ -2,7 +2,7 @@
 
 Linux counts no process of root's against any limit, so as root every kernel drops to a user of
 its own (61000 and up): claimed with a lock file, so that two graders running at once never share
-one, handed the folders it may write in, and after each notebook reset (`reap`): every process of
+one, and after each notebook reset (`reap`): every process of
 the user killed, daemons that left with `setsid` included, its keyrings and scratch files gone.
 Where the machine allows, a user's kernels also share a memory cgroup (`memory_group`) and one CPU
 weight (`cpu_share`).
@@ -121,16 +121,6 @@ def leftovers(users: int = 8) -> list[int]:
             found += processes_of(uid)
             lock.close()
     return found
-
-
-def give_to(uid: int | None, *folders: Path) -> None:
-    """Let the kernel's user write in `folders` (and everything in them)."""
-    if uid is None:
-        return
-    for folder in folders:
-        for root, dirs, files in os.walk(folder):
-            for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
-                os.lchown(name, uid, uid)
 
 
 def reap(uid: int | None, seconds: float = 10) -> int:

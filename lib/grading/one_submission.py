@@ -80,15 +80,15 @@ def _made(make: Callable[[], list[Case]], salt: str) -> list[Case]:
 
 
 class _Box:
-    """Wraps a kernel command in the sandbox; called once the connection file exists, which it
-    hands to the kernel's own user along with the folders it may write in."""
+    """Wraps a kernel command in the sandbox, at every kernel start. It touches nothing in the
+    folders the kernel's user writes in: they were handed over once, new (`_set_up`), and the
+    connection file is written link-safely (`sandbox.write_owned`)."""
 
     def __init__(self, settings: Settings, tmp: Path, uid: int | None):
         self.settings, self.tmp, self.uid = settings, tmp, uid
 
     def __call__(self, kernel: list[str]) -> list[str]:
         work, runtime = self.tmp / "work", self.tmp / "runtime"
-        sandbox.give_to(self.uid, runtime)  # the connection file, just written
         readonly = sandbox.readonly_paths(self.settings.import_paths)
         caps, boxed = self.settings.caps, self.settings.boxed
         return sandbox.command(kernel, work, runtime, readonly, caps, self.uid, boxed)
@@ -98,20 +98,24 @@ def _set_up(
     submission: Submission, settings: Settings, tmp: Path, uid: int | None
 ) -> tuple[Path, dict[str, str], Path | None, _Box | None]:
     """The kernel's folders in `tmp`, handed to its user: returns the folder the notebook runs
-    in, the kernel's environment, and (sandboxed) the runtime folder and the box."""
+    in, the kernel's environment, and (sandboxed) the runtime folder and the box. They are
+    handed over here, new, while `tmp` is private to us (no process of the user can reach them
+    yet), and never again: a kernel restart touches nothing in them (`_Box`)."""
     work = working_copy(submission, tmp)
     if not settings.sandboxed:
         return work, unboxed_env(tmp, settings.import_paths), None, None
-    Path(tmp, "runtime").mkdir()
+    runtime = Path(tmp, "runtime")
+    runtime.mkdir(mode=0o700)  # its connection file and sockets: no other user's business
     scratch = "/tmp"  # the box's own
     if not settings.boxed:  # no box, no private /tmp: a scratch folder of its own instead
-        os.chmod(tmp, 0o711)  # its user must reach its folders, but not list ours
         Path(tmp, "scratch", "home").mkdir(parents=True)
         scratch = str(Path(tmp, "scratch"))
         sandbox.give_to(uid, Path(scratch))
-    sandbox.give_to(uid, tmp / "work")
+    sandbox.give_to(uid, tmp / "work", runtime)
+    if not settings.boxed:
+        os.chmod(tmp, 0o711)  # only now: its user must reach its folders, but not list ours
     env = sandbox.environment(settings.import_paths, scratch)
-    return work, env, Path(tmp, "runtime"), _Box(settings, tmp, uid)
+    return work, env, runtime, _Box(settings, tmp, uid)
 
 
 def new_record(submission: Submission, settings: Settings, **fields) -> dict:
@@ -200,6 +204,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         work, env, job.runtime, job.box = await asyncio.to_thread(
             _set_up, submission, settings, tmp, uid
         )
+        job.owner = uid
         results, events = await run_and_grade(prepared(notebook), work, env, job)
     except Exception as error:  # the kernel would not start, the disk is full...
         outcome = "error"

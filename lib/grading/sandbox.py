@@ -8,8 +8,8 @@ instructor's home are simply not there. Limits on memory, processes and file siz
 `prlimit`; when the grader runs as root the kernel also drops to a user of its own
 (`kernel_users`), because Linux does not count root's processes against any limit.
 
-This module is the grader's one door to the sandbox: what `kernel_users` and `kernel_view` hold
-is used through it, so that the rest of the grader imports `sandbox` only.
+This module is the grader's one door to the sandbox: what `kernel_users`, `kernel_view` and
+`hand_over` hold is used through it, so that the rest of the grader imports `sandbox` only.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lib.grading import kernel_users, memory_group
+from lib.grading.hand_over import give_to, write_owned  # noqa: F401  (see above)
 from lib.grading.kernel_users import (  # noqa: F401  (the sandbox's public names: see above)
     BOX_MB,
     FIRST_UID,
     OwnUser,
     SandboxUnavailable,
-    give_to,
     leftovers,
     processes_of,
     reap,

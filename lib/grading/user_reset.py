@@ -3,8 +3,9 @@
 `kernel_users.reap` starts this file as the kernel's own user (a process can always signal and clean
 up after its own user, and after no one else's). It kills every process of the user (daemons
 that left with `setsid` included: `kill(-1)` reaches all of them at once), empties the user's
-kernel keyrings (they outlive every process and would hand one student's keys to the next) and
-removes what the user left in the machine's shared scratch folders. Only the standard library:
+kernel keyrings and System V IPC objects (shared memory, semaphores, message queues: each
+outlives every process and would hand one student's data, or memory held, to the next) and removes
+what the user left in the machine's shared scratch folders. Only the standard library:
 it runs with `python -I`, nothing of the course imported.
 """
 
@@ -22,6 +23,8 @@ SHARED_SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
 KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl system call's number on each machine
 KEYCTL_CLEAR, KEYCTL_GET_PERSISTENT = 7, 22
 USER_KEYRINGS = (-4, -5)  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
+IPC_RMID = 0
+SYSV_KINDS = ("shm", "sem", "msg")  # /proc/sysvipc/<kind>: the machine's objects of each kind
 
 
 def kill_everything(seconds: float = 5) -> None:
@@ -59,6 +62,27 @@ def clear_keyrings() -> None:
         libc.syscall(number, KEYCTL_CLEAR, ring)
 
 
+def remove_system_v_objects() -> None:
+    """Remove every System V shared memory segment, semaphore set and message queue this user
+    owns or created (what `ipcrm` does): a kernel sharing the machine's IPC namespace (no
+    bubblewrap) leaves them behind, and the next student graded as this user would find them.
+    The owner or the creator may remove an object, so one handed to another user is found too."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    remove = {
+        "shm": lambda ident: libc.shmctl(ident, IPC_RMID, None),
+        "sem": lambda ident: libc.semctl(ident, 0, IPC_RMID),
+        "msg": lambda ident: libc.msgctl(ident, IPC_RMID, None),
+    }
+    me = str(os.getuid())
+    for kind in SYSV_KINDS:
+        with contextlib.suppress(OSError), open(f"/proc/sysvipc/{kind}") as table:
+            header = table.readline().split()
+            for line in table:
+                row = dict(zip(header, line.split(), strict=False))
+                if me in (row.get("uid"), row.get("cuid")):
+                    remove[kind](int(row[header[1]]))  # shmid, semid or msqid
+
+
 def remove_own_files() -> None:
     """Remove what this user left at the top of the shared scratch folders."""
     me = os.getuid()
@@ -77,4 +101,5 @@ def remove_own_files() -> None:
 if __name__ == "__main__":
     kill_everything()
     clear_keyrings()
+    remove_system_v_objects()
     remove_own_files()

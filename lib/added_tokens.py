@@ -52,8 +52,9 @@ def add_tokens(tok: Tokenizer, tokens: Iterable[str]) -> Tokenizer:
 
     A token's text must be one piece under the split pattern (else encoding never sees it whole)
     and not a token yet. `tok` encodes it as a few tokens a, b, c; the new merges (a, b) and then
-    (ab, c) come last in merge order, so they change nothing else, and encoding that piece now
-    ends in one id. The tokens in between (ab) are new ids too: each costs a row of embeddings."""
+    (ab, c) come last in merge order, so encoding that piece now ends in one id, and no earlier
+    merge is undone; but other text where a and b meet changes too (on cl100k, ` Karpathian` becomes
+    ` Karpath` + `ian`). The tokens in between (ab) are new ids: each costs a row of embeddings."""
     if isinstance(tokens, str):
         raise TypeError(f"tokens must be a list of str, e.g. [{tokens!r}]")
     special_ids = set(tok.special_tokens.values())

@@ -164,6 +164,18 @@ WRAPPERS = {
         "from lib import train",
         "def tiktoken_line(token, rank):\n    return train.tiktoken_line(token, rank)",
     ],
+    "find_specials": [
+        "from lib import specials",
+        "def find_specials(text, tokens):\n    return list(specials.split(text, tokens, tokens))",
+    ],
+    "grow_embeddings": [
+        "import numpy as np",
+        "def grow_embeddings(rows, n_new):\n    return np.vstack([rows] * 2)[: len(rows) + n_new]",
+    ],
+    "uint16_bytes": [
+        "import numpy as np",
+        "def uint16_bytes(ids):\n    return np.array(ids, dtype='<u2').tobytes()",
+    ],
 }
 
 

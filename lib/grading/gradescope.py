@@ -267,8 +267,9 @@ def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> 
     before = _fingerprint(ROOT / "lib")
     try:
         boxed = choose(own_user_fallback=True)
-        if not boxed:  # the kernels' user must not be able to write what we trust
-            _not_writable_by_others([ROOT / "lib", Path(results_path).parent, Path(sys.prefix)])
+        if not boxed:  # the kernels' user must not write what we trust, or copy from
+            trusted = [ROOT / "lib", Path(results_path).parent, Path(sys.prefix), submission_dir]
+            _not_writable_by_others(trusted)
         with tempfile.TemporaryDirectory(prefix="gradescope-out-") as out:
             records = grade_submissions(
                 [submission_dir],

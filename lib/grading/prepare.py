@@ -7,6 +7,7 @@ kernel, where the student's code could read or change them; the grader judges ou
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -65,28 +66,67 @@ def working_copy(submission: Submission, tmp: Path) -> Path:
     """Copy the submission into `tmp/work` and return the folder its notebook runs in. Only
     folders and regular files are copied: a symbolic link could point anywhere, and a named pipe
     would hang the copy. More than `MAX_FILES` entries raise `TooManyFiles`: copying, handing
-    over and removing them is the grader's time, spent before any limit of the kernel's."""
+    over and removing them is the grader's time, spent before any limit of the kernel's.
+
+    The student's folder may be writable by a kernel's user (an upload anyone may write, on a
+    machine without namespaces), and such a user's process may still run while we copy: a name
+    looked at first and copied after could be a link by then, to a file only root may read. So
+    nothing is looked at by name and then used: each entry is opened once, relative to its
+    folder's descriptor and never through a link (`O_NOFOLLOW`), and what that descriptor is
+    decides whether it is copied, read from that same descriptor."""
     work = tmp / "work"
-    if submission.folder is None:
-        work.mkdir()
-        shutil.copyfile(submission.path, work / "notebook.ipynb")
+    work.mkdir(parents=True)
+    if submission.folder is None:  # the notebook alone: its folder is the instructor's
+        fd = os.open(submission.path, _FILE)
+        if not _copy_file(fd, work / "notebook.ipynb"):
+            raise OSError(f"{submission.path.name} is no longer a regular file")
         return work
-    seen = 0
-
-    def skipped(folder: str, names: list[str]) -> list[str]:
-        nonlocal seen
-        seen += len(names)
-        if seen > MAX_FILES:
-            raise TooManyFiles(f"the student's folder holds more than {MAX_FILES:,} files")
-        kinds = {name: os.lstat(os.path.join(folder, name)).st_mode for name in names}
-        return [
-            name
-            for name, mode in kinds.items()
-            if name == ".ipynb_checkpoints" or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
-        ]
-
-    shutil.copytree(submission.folder, work, ignore=skipped)
+    folder = os.open(submission.folder, _FOLDER)  # the student's own folder, not a link
+    _copy_folder(folder, work, [0])
     return work / submission.path.relative_to(submission.folder).parent
+
+
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO opens, unread
+
+
+def _copy_folder(folder: int, target: Path, seen: list[int]) -> None:
+    """Copy what the open `folder` holds into the existing `target` (closing `folder`);
+    `seen[0]` counts entries against `MAX_FILES`."""
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                seen[0] += 1
+                if seen[0] > MAX_FILES:
+                    raise TooManyFiles(f"the student's folder holds more than {MAX_FILES:,} files")
+                # What the entry was when listed: only folders and files are even opened
+                # (opening a device could do something); what it is when opened decides.
+                kind = entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False)
+                if entry.name == ".ipynb_checkpoints" or not kind:
+                    continue
+                with contextlib.suppress(OSError):  # a link now (ELOOP), gone, unreadable
+                    fd = os.open(entry.name, _FILE, dir_fd=folder)
+                    if stat.S_ISDIR(os.fstat(fd).st_mode):
+                        (target / entry.name).mkdir()
+                        _copy_folder(fd, target / entry.name, seen)
+                    else:
+                        _copy_file(fd, target / entry.name)
+    finally:
+        os.close(folder)
+
+
+def _copy_file(fd: int, target: Path) -> bool:
+    """Copy the open `fd` to `target` if it is a regular file (closing `fd`): its contents,
+    permission bits and modification time. False (nothing written) for anything else."""
+    with os.fdopen(fd, "rb") as source:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            return False
+        with open(target, "xb") as copy:
+            shutil.copyfileobj(source, copy, 2**20)
+            os.fchmod(copy.fileno(), stat.S_IMODE(status.st_mode) & 0o777)
+        os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
+    return True
 
 
 def unboxed_env(tmp: Path, import_paths: tuple[str, ...]) -> dict[str, str]:

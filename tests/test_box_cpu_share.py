@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lib.grading import cpu_share, sandbox
+from lib.grading import cpu_share, protections, reports, sandbox
 from lib.grading.execute import Limits
 from lib.grading.notebook import load_catalog
 from lib.grading.one_submission import Settings, grade_one
@@ -122,3 +122,35 @@ def test_a_time_limit_hit_on_a_busy_machine_says_the_machine_was_busy(tmp_path):
     (event,) = [e for e in record["events"] if "interrupted" in e]
     assert "while the machine was busy" in event, record["events"]
     assert "a run on a quieter machine may pass" in event
+
+
+def test_the_run_summary_names_the_cpu_share_only_where_it_held(tmp_path, monkeypatch):
+    sys.path.insert(0, str(FIXTURES))
+    from toy_class import SOLVED, toy
+
+    nbformat.write(toy(**SOLVED), tmp_path / "ann.ipynb")
+    (submission,) = find_submissions([tmp_path / "ann.ipynb"])
+    settings = Settings(
+        registry="toy_exercises",
+        import_paths=(str(ROOT), str(FIXTURES)),
+        catalog=load_catalog("toy_exercises"),
+    )
+    shared_user = sandbox.OwnUser()
+    monkeypatch.setattr(cpu_share, "make", lambda key, memory=None: None)  # as where none can be
+    alone_user = sandbox.OwnUser()
+    try:
+        if not shared_user.cpu_shared:
+            pytest.skip("no CPU cgroup can be made here: each process weighs alone")
+        record = asyncio.run(grade_one(submission, settings, shared_user.uid))
+        alone = protections.held(True, True, alone_user.uid)
+    finally:
+        shared_user.release()
+        alone_user.release()
+    assert [e["score"] for e in record["exercises"]] == [2.0, 1.0]
+    assert protections.CPU in record["protections"] and protections.CPU not in alone
+    said = "one CPU share per kernel, however many processes it starts"
+    assert said in reports.summary([record], 1, tmp_path)
+    # One notebook without it, and the run no longer claims it: it says what held instead.
+    other = {**record, "protections": alone}
+    text = reports.summary([record, other], 1, tmp_path)
+    assert said not in text and "each process weighs alone for the CPU (no CPU cgroup)" in text

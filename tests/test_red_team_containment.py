@@ -9,9 +9,11 @@ All need root (the sandbox users exist only when the grader runs as root).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import os
 import shutil
+import socket
 import stat
 import subprocess
 import sys
@@ -389,3 +391,55 @@ def test_a_notebook_swapped_for_a_link_after_it_was_found_is_not_copied_through_
         return
     copied = work / "notebook.ipynb"
     assert not copied.exists() or "secret" not in copied.read_text()
+
+
+# A kernel's user, as a daemon or as the kernel itself could: the kernel's socket names in its
+# folder made links to a socket only root may reach.
+LINKER = """
+import os, sys, time
+runtime, victim = sys.argv[1], sys.argv[2]
+for port in range(1, 6):
+    os.symlink(victim, os.path.join(runtime, f"kernel-{port}"))
+time.sleep(30)
+"""
+
+
+def test_root_never_connects_to_a_socket_the_kernels_user_names_by_a_link(shared_tmp):
+    """jupyter_client connected to runtime/kernel-N by name (and ZeroMQ reconnects by name when
+    a connection drops): a link there made root connect, as root, to any socket of the machine
+    and send the notebook's cells into it."""
+    private = shared_tmp / "private"
+    private.mkdir(mode=0o700)  # only root reaches the victim: a service's socket
+    victim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    victim.bind(str(private / "service.sock"))
+    victim.listen()
+    victim.settimeout(2)
+    tmp = shared_tmp / "course-grade-z"
+    (tmp / "runtime").mkdir(parents=True)
+    sandbox.give_to(UID, tmp / "runtime")
+    os.chmod(tmp, 0o711)
+    link_all = [*sandbox.kernel_users.become(UID), sys.executable, "-c", LINKER]
+    link_all += [str(tmp / "runtime"), str(private / "service.sock")]
+    manager = boxed_manager(tmp / "runtime", lambda kernel: link_all, UID)
+
+    async def start() -> None:
+        with contextlib.suppress(RuntimeError):  # refused: no kernel of its own there
+            await manager.start_kernel()
+
+    try:
+        asyncio.run(start())
+        for _ in range(200):  # the links are there (a busy machine starts Python slowly)
+            if (tmp / "runtime" / "kernel-5").is_symlink():
+                break
+            time.sleep(0.05)
+        connected = True
+        try:  # ZeroMQ retries a connection every 0.1 s
+            victim.accept()[0].close()
+        except TimeoutError:
+            connected = False
+    finally:
+        with contextlib.suppress(Exception):
+            asyncio.run(manager.shutdown_kernel(now=True))
+        victim.close()
+        sandbox.reap(UID)
+    assert not connected, "root connected to a socket the kernel's user named by a link"

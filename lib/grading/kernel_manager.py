@@ -91,9 +91,7 @@ class BoxedManager(AsyncKernelManager):
                 for channel in set(CHANNELS) - set(pinned):
                     name = f"{stem}-{getattr(self, f'{channel}_port')}"
                     with contextlib.suppress(FileNotFoundError):  # not made yet
-                        fd = os.open(
-                            name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=directory
-                        )
+                        fd = os.open(name, _PATH, dir_fd=directory)
                         found = os.fstat(fd)
                         if not stat.S_ISSOCK(found.st_mode) or found.st_uid != owner:
                             os.close(fd)

@@ -117,14 +117,15 @@ def _copy_folder(folder: int, target: Path, seen: list[int]) -> None:
 
 def _copy_file(fd: int, target: Path) -> bool:
     """Copy the open `fd` to `target` if it is a regular file (closing `fd`): its contents,
-    permission bits and modification time. False (nothing written) for anything else."""
+    permission bits (none for others to write, no set-uid) and modification time. False
+    (nothing written) for anything else."""
     with os.fdopen(fd, "rb") as source:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             return False
         with open(target, "xb") as copy:
             shutil.copyfileobj(source, copy, 2**20)
-            os.fchmod(copy.fileno(), stat.S_IMODE(status.st_mode) & 0o777)
+            os.fchmod(copy.fileno(), stat.S_IMODE(status.st_mode) & 0o755)
         os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
     return True
 

@@ -7,7 +7,6 @@ kernel, where the student's code could read or change them; the grader judges ou
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
@@ -28,6 +27,7 @@ root = pathlib.Path({root!r})
 if str(root) not in sys.path:
     sys.path.insert(0, str(root))"""
 MAX_FILES = 10_000  # entries of a student's folder copied for its kernel
+MAX_DEPTH = 32  # folders within folders: the copy holds a descriptor open for each level
 CHECK_CALL = re.compile(r"\w+\.\w+\.(check\(\)|hint\(\d*\)|solution\(\))\s*(#.*)?")
 
 
@@ -59,7 +59,8 @@ def prepared(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 class TooManyFiles(Exception):
-    """A student's folder holds more files than any lesson needs (`MAX_FILES`)."""
+    """A student's folder holds more files than any lesson needs (`MAX_FILES`), or folders
+    nested deeper (`MAX_DEPTH`)."""
 
 
 def working_copy(submission: Submission, tmp: Path) -> Path:
@@ -75,14 +76,13 @@ def working_copy(submission: Submission, tmp: Path) -> Path:
     folder's descriptor and never through a link (`O_NOFOLLOW`), and what that descriptor is
     decides whether it is copied, read from that same descriptor."""
     work = tmp / "work"
-    work.mkdir(parents=True)
     if submission.folder is None:  # the notebook alone: its folder is the instructor's
-        fd = os.open(submission.path, _FILE)
-        if not _copy_file(fd, work / "notebook.ipynb"):
+        work.mkdir(parents=True)
+        if not _copy_file(os.open(submission.path, _FILE), work / "notebook.ipynb"):
             raise OSError(f"{submission.path.name} is no longer a regular file")
         return work
     folder = os.open(submission.folder, _FOLDER)  # the student's own folder, not a link
-    _copy_folder(folder, work, [0])
+    _copy_folder(folder, work, [0], MAX_DEPTH)
     return work / submission.path.relative_to(submission.folder).parent
 
 
@@ -90,10 +90,14 @@ _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO opens, unread
 
 
-def _copy_folder(folder: int, target: Path, seen: list[int]) -> None:
-    """Copy what the open `folder` holds into the existing `target` (closing `folder`);
-    `seen[0]` counts entries against `MAX_FILES`."""
+def _copy_folder(folder: int, target: Path, seen: list[int], depth: int) -> None:
+    """Copy what the open `folder` holds into a new folder `target` (closing `folder`);
+    `seen[0]` counts entries against `MAX_FILES`, `depth` the levels of folders still allowed.
+    Whatever cannot be opened is left out; a failure to write (a full disk) raises."""
     try:
+        if depth == 0:
+            raise TooManyFiles(f"the student's folder nests more than {MAX_DEPTH} folders deep")
+        target.mkdir(parents=True)
         with os.scandir(folder) as entries:
             for entry in entries:
                 seen[0] += 1
@@ -104,13 +108,14 @@ def _copy_folder(folder: int, target: Path, seen: list[int]) -> None:
                 kind = entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False)
                 if entry.name == ".ipynb_checkpoints" or not kind:
                     continue
-                with contextlib.suppress(OSError):  # a link now (ELOOP), gone, unreadable
+                try:
                     fd = os.open(entry.name, _FILE, dir_fd=folder)
-                    if stat.S_ISDIR(os.fstat(fd).st_mode):
-                        (target / entry.name).mkdir()
-                        _copy_folder(fd, target / entry.name, seen)
-                    else:
-                        _copy_file(fd, target / entry.name)
+                except OSError:  # a link by now (ELOOP), gone, unreadable: left out
+                    continue
+                if stat.S_ISDIR(os.fstat(fd).st_mode):
+                    _copy_folder(fd, target / entry.name, seen, depth - 1)
+                else:
+                    _copy_file(fd, target / entry.name)
     finally:
         os.close(folder)
 

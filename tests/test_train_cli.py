@@ -71,7 +71,8 @@ def test_tiktoken_format_loads_in_tiktoken(corpus, tmp_path):
     assert result.returncode == 0, result.stderr
     expected = Tokenizer.train("".join(path.read_text() for path in corpus), 270, "gpt2")
     assert tiktoken.load.load_tiktoken_bpe(str(out)) == expected.ranks
-    assert f"compression on the first {len(TEXT) + len(EOT):,} bytes of training text" in result.stdout
+    first = f"compression on the first {len(TEXT) + len(EOT):,} bytes of training text"
+    assert first in result.stdout
     assert "(pass --held-out FILE for unseen)" in result.stdout
 
 

@@ -61,7 +61,7 @@ def parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     cli.add_argument(
         "--held-out", type=Path, metavar="FILE",
-        help="text not trained on, to measure compression on, all of it"
+        help="text not trained on; compression is measured on all of it"
         " (default: the first megabyte of the first FILE)",
     )  # fmt: skip
     return cli

@@ -29,8 +29,11 @@ import numpy as np
 
 _NONE = (1 << 31) - 1  # the rank of a pair that is not a token: above every real rank
 _DONE = _NONE << 32  # a key at or above this is no pair at all
+_DEAD = _DONE | ((1 << 32) - 1)  # the key of a slot whose token was joined to its left neighbour
 _SLOT = (1 << 32) - 1  # the slot bits of a key
 _RANK_BITS = 24  # a table entry is (left id * width + right id) << 24 | rank
+_RANK = (1 << _RANK_BITS) - 1
+_FIBONACCI = 0x9E3779B97F4A7C15 - (1 << 64)  # 2**64 / golden ratio, as an int64 (it wraps)
 
 
 class PairTable:
@@ -44,7 +47,8 @@ class PairTable:
 
     def __init__(self, ranks: Mapping[bytes, int], ids: Mapping[bytes, int]):
         self.byte_ids = np.array([ids[bytes([b])] for b in range(256)], np.int64)
-        self.width = max(ids.values()) + 1
+        self.edge = max(ids.values()) + 1  # an id no token has: the right end of every chunk
+        self.width = self.edge + 1  # left * width + right names a pair, the edge's too
         self.rank_ids = np.zeros(max(ranks.values(), default=0) + 1, np.int64)
         lefts, rights, pair_ranks = [], [], []
         get = ids.get
@@ -59,30 +63,30 @@ class PairTable:
                         rights.append(right)
                         pair_ranks.append(rank)
         pairs = np.array(lefts, np.int64) * self.width + np.array(rights, np.int64)
-        self.bits = max(10, (3 * len(pairs)).bit_length())  # a table at most a third full
-        self.table = np.full(1 << self.bits, -1, np.int64)
+        bits = max(10, (3 * len(pairs)).bit_length())  # a table at most a third full
+        self.shift, self.mask = 64 - bits, (1 << bits) - 1
+        self.table = np.full(1 << bits, -1, np.int64)
         self._insert(pairs, np.array(pair_ranks, np.int64))
 
     @staticmethod
     def fits(ranks: Mapping[bytes, int], ids: Mapping[bytes, int]) -> bool:
         """Whether a vocabulary fits the table: every byte a token, pair and rank within 63 bits."""
-        width = max(ids.values(), default=0) + 1
+        width = max(ids.values(), default=0) + 2
+        top_rank = max(ranks.values(), default=0)
         return (
             all(bytes([b]) in ids for b in range(256))
             and width * width < 1 << (63 - _RANK_BITS)
-            and max(ranks.values(), default=0) < _NONE
-            and max(ranks.values(), default=0) < 1 << _RANK_BITS
+            and top_rank < 1 << _RANK_BITS
         )
 
     def _slots(self, pairs: np.ndarray) -> np.ndarray:
-        """Where each pair's search starts: a multiplicative (Fibonacci) hash."""
-        mixed = pairs.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)  # wraps, as meant
-        return (mixed >> np.uint64(64 - self.bits)).astype(np.int64)
+        """Where each pair's search starts: Fibonacci hashing (the top bits of a product)."""
+        return (pairs * _FIBONACCI) >> self.shift & self.mask
 
     def _insert(self, pairs: np.ndarray, ranks: np.ndarray) -> None:
         """Linear probing, vectorized: of the pairs that want the same empty slot, the first takes
         it; the others, and those that find it taken, try the next slot."""
-        table, mask = self.table, (1 << self.bits) - 1
+        table, mask = self.table, self.mask
         entries = pairs << _RANK_BITS | ranks
         slots = self._slots(pairs)
         while len(entries):
@@ -98,15 +102,20 @@ class PairTable:
         """The rank of each pair (left[i], right[i]), or `_NONE` where the joined bytes are no
         token."""
         pairs = left * self.width + right
-        out = np.full(len(pairs), _NONE, np.int64)
-        where, slots = np.arange(len(pairs)), self._slots(pairs)
-        table, mask = self.table, (1 << self.bits) - 1
-        while len(where):
-            entry = table[slots]
-            hit = entry >> _RANK_BITS == pairs
-            out[where[hit]] = entry[hit] & ((1 << _RANK_BITS) - 1)
-            going = ~hit & (entry != -1)  # an empty slot ends the search: not in the table
-            where, pairs, slots = where[going], pairs[going], (slots[going] + 1) & mask
+        slots = self._slots(pairs)
+        entry = self.table[slots]
+        found = entry >> _RANK_BITS == pairs
+        out = np.where(found, entry & _RANK, _NONE)
+        # The few that met another pair in their slot search on; an empty slot ends a search.
+        on = np.flatnonzero(~found & (entry != -1))
+        pairs, slots = pairs[on], slots[on]
+        while len(on):
+            slots = (slots + 1) & self.mask
+            entry = self.table[slots]
+            found = entry >> _RANK_BITS == pairs
+            out[on[found]] = entry[found] & _RANK
+            going = ~found & (entry != -1)
+            on, pairs, slots = on[going], pairs[going], slots[going]
         return out
 
 
@@ -117,66 +126,66 @@ def encode_chunks(chunks: list[bytes], table: PairTable) -> list[list[int]]:
         return []
     lengths = np.fromiter(map(len, chunks), np.int64, len(chunks))
     starts = np.cumsum(lengths) - lengths
-    tok = table.byte_ids[np.frombuffer(b"".join(chunks), np.uint8)]
-    n = len(tok)
-    out, out_alive = np.empty(n, np.int64), np.zeros(n, bool)
-    # The working arrays, over the slots of the chunks not done yet (at first: all of them).
-    orig, seg, seg_len = np.arange(n), starts, lengths
-    nxt, prv, key = _links(seg, seg_len, table.lookup(tok[:-1], tok[1:]))
-    alive = np.ones(n, bool)
-    dead = 0  # slots of the working arrays that died since they were last compacted
+    out = np.full(int(lengths.sum()), -1, np.int64)  # the ids, at the slot of each token's start
+    # The working arrays, over the slots of the chunks not done yet, and one more slot (the
+    # edge) that every chunk's last slot points to, so that no step has to test for the ends.
+    tok = table.byte_ids[np.frombuffer(b"".join(chunks) + b"\0", np.uint8)]
+    tok[-1] = table.edge
+    orig, seg, seg_len = np.arange(len(out)), starts, lengths
+    nxt, prv, key = _links(seg, seg_len, table.lookup(tok[:-2], tok[1:-1]))
+    dead = 0  # slots that died since the arrays were last compacted
     while len(seg):
         best = np.minimum.reduceat(key, seg)
         going = best < _DONE
-        dropped = dead + int(seg_len[~going].sum())
-        if dropped * 2 > len(tok) or not going.any():  # compact: emit the chunks that are done
+        n_going = int(np.count_nonzero(going))
+        # Compact (emit the chunks that are done, drop the dead slots) once half the slots or half
+        # the chunks are of no more use: each round costs time for both.
+        if (dead + int(seg_len[~going].sum())) * 2 > len(orig) or n_going * 2 < len(seg):
+            live = key[:-1] != _DEAD
             done = np.repeat(~going, seg_len)
-            emit = alive & done
-            out[orig[emit]], out_alive[orig[emit]] = tok[emit], True
-            keep = alive & ~done
+            emit = live & done
+            out[orig[emit]] = tok[:-1][emit]
+            keep = live & ~done
             seg_len = np.add.reduceat(keep, seg, dtype=np.int64)[going]
             seg = np.cumsum(seg_len) - seg_len
-            tok, orig, ranks = tok[keep], orig[keep], key[keep] >> 32
-            nxt, prv, key = _links(seg, seg_len, ranks[:-1])
-            alive, dead = np.ones(len(tok), bool), 0
+            tok = np.append(tok[:-1][keep], table.edge)
+            orig, ranks = orig[keep], key[:-1][keep] >> 32
+            nxt, prv, key = _links(seg, seg_len, ranks)
+            dead = 0
             continue  # the slots have new numbers: find the lowest pairs again
         best = best[going]
-        pos = best & _SLOT
-        _join(pos, best >> 32, tok, nxt, prv, key, alive, table)
-        dead += len(pos)
-    counts = np.add.reduceat(out_alive, starts, dtype=np.int64)
-    flat = out[out_alive].tolist()
-    ends = np.cumsum(counts).tolist()
+        _join(best & _SLOT, best >> 32, tok, nxt, prv, key, table)
+        dead += len(best)
+    found = out >= 0
+    flat = out[found].tolist()
+    ends = np.cumsum(np.add.reduceat(found, starts, dtype=np.int64)).tolist()
     return [flat[a:b] for a, b in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def _links(seg: np.ndarray, seg_len: np.ndarray, pair_ranks: np.ndarray):
     """`nxt`, `prv` and `key` for chunks whose live slots are consecutive (at the start, and after
-    each compaction); `pair_ranks[i]` is the rank of the pair (i, i + 1), whatever its chunk."""
+    each compaction), the edge slot last; `pair_ranks[i]` is the rank of the pair (i, i + 1)."""
     n = int(seg_len.sum())
     last = seg + seg_len - 1
-    nxt, prv = np.arange(1, n + 1), np.arange(-1, n - 1)
-    nxt[last], prv[seg] = -1, -1
-    ranks = np.full(n, _NONE, np.int64)
-    ranks[:-1] = pair_ranks[: n - 1]
+    nxt, prv = np.arange(1, n + 2), np.arange(-1, n)
+    nxt[last], prv[seg] = n, n  # the edge
+    ranks = np.empty(n + 1, np.int64)
+    ranks[: n - 1] = pair_ranks[: n - 1]
     ranks[last] = _NONE  # no pair across the end of a chunk
-    return nxt, prv, ranks << 32 | np.arange(n)
+    key = ranks << 32 | np.arange(n + 1)
+    key[n] = _DEAD
+    return nxt, prv, key
 
 
-def _join(pos, ranks, tok, nxt, prv, key, alive, table: PairTable) -> None:
+def _join(pos, ranks, tok, nxt, prv, key, table: PairTable) -> None:
     """In every chunk at once: join the pair at slot `pos` (of rank `ranks`) and rank the two new
-    pairs it makes with its neighbours. The chunks are distinct, so no two joins meet."""
+    pairs it makes with its neighbours. The chunks are distinct, so no two joins meet; a neighbour
+    may be the edge, whose pairs are no token (and whose entries nobody reads)."""
     right = nxt[pos]
     tok[pos] = table.rank_ids[ranks]
-    alive[right], key[right] = False, _DONE
-    after = nxt[right]
-    nxt[pos] = after
-    has = after >= 0
-    at, after = pos[has], after[has]
-    prv[after] = at
-    key[pos] = _DONE  # the last slot of its chunk, unless a right neighbour says otherwise
-    key[at] = table.lookup(tok[at], tok[after]) << 32 | at
+    key[right] = _DEAD
+    after = nxt[pos] = nxt[right]
+    prv[after] = pos
+    key[pos] = table.lookup(tok[pos], tok[after]) << 32 | pos
     before = prv[pos]
-    has = before >= 0
-    at, before = pos[has], before[has]
-    key[before] = table.lookup(tok[before], tok[at]) << 32 | before
+    key[before] = table.lookup(tok[before], tok[pos]) << 32 | before

@@ -252,12 +252,18 @@ class Tokenizer(TokenizerFiles):
 
     def _encode_chunks(self, chunks: list[str]) -> list[int]:
         cache = self._cache
-        distinct = {chunk: cache.get(chunk) for chunk in dict.fromkeys(chunks)}
-        new = [chunk for chunk, chunk_ids in distinct.items() if chunk_ids is None]
-        for chunk, chunk_ids in zip(new, self._encode_new(new), strict=True):
-            if len(chunk) < 64 and len(cache) < _CACHE_LIMIT:  # long runs rarely repeat
-                cache[chunk] = chunk_ids
-            distinct[chunk] = chunk_ids
+        distinct = dict.fromkeys(chunks)
+        new = [chunk for chunk in distinct if chunk not in cache]
+        if len(new) < len(distinct):
+            known = [chunk for chunk in distinct if chunk in cache]
+            distinct.update(zip(known, map(cache.__getitem__, known), strict=True))
+        encoded = self._encode_new(new)
+        distinct.update(zip(new, encoded, strict=True))
+        room = _CACHE_LIMIT - len(cache)
+        if room > 0:  # long runs rarely repeat: only chunks under 64 characters are kept
+            pairs = zip(new, encoded, strict=True)
+            kept = [(chunk, ids) for chunk, ids in pairs if len(chunk) < 64]
+            cache.update(kept[:room])
         return list(chain.from_iterable(map(distinct.__getitem__, chunks)))
 
     def _encode_new(self, chunks: list[str]) -> list[list[int]]:

@@ -57,14 +57,18 @@ def test_batch_equals_the_rank_driven_loop_on_any_ranks(ranks, chunks):
 
 def test_long_chunks_and_compaction():
     """Chunks of very different lengths: the short ones finish and are dropped from the arrays
-    (compaction) while the long ones go on."""
+    (compaction) while the long ones go on; in one batch, and in batches sorted by length."""
     text = data.read_text("the-verdict")
     vocab, merges, ranks = trained(text[:10_000], 600)
     starts = range(10_000, 15_000, 97)
     datas = [text[i : i + n].encode() for n in (1, 2, 3, 50, 400) for i in starts]
     datas = [d for d in datas if d not in ranks]
     table = bpe_batch.PairTable(ranks, ranks)
-    assert bpe_batch.encode_chunks(datas, table) == [bpe.encode_chunk(d, ranks) for d in datas]
+    expected = [bpe.encode_chunk(d, ranks) for d in datas]
+    assert bpe_batch.encode_chunks(datas, table) == expected
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bpe_batch, "_BATCH_BYTES", 500)  # many batches, by length, then unsorted
+        assert bpe_batch.encode_chunks(datas, table) == expected
     assert bpe_batch.encode_chunks([], table) == []
 
 

@@ -253,10 +253,13 @@ class Tokenizer(TokenizerFiles):
     def _encode_chunks(self, chunks: list[str]) -> list[int]:
         cache = self._cache
         distinct = dict.fromkeys(chunks)
-        new = [chunk for chunk in distinct if chunk not in cache]
-        if len(new) < len(distinct):
-            known = [chunk for chunk in distinct if chunk in cache]
-            distinct.update(zip(known, map(cache.__getitem__, known), strict=True))
+        new = []
+        for chunk in distinct:
+            chunk_ids = cache.get(chunk)
+            if chunk_ids is None:
+                new.append(chunk)
+            else:
+                distinct[chunk] = chunk_ids
         encoded = self._encode_new(new)
         distinct.update(zip(new, encoded, strict=True))
         room = _CACHE_LIMIT - len(cache)

@@ -52,6 +52,7 @@ class PairTable:
         self.edge = max(ids.values()) + 1  # an id no token has: the right end of every chunk
         self.width = self.edge + 1  # left * width + right names a pair, the edge's too
         self.rank_ids = np.zeros(max(ranks.values(), default=0) + 1, np.int64)
+        self.ids_are_ranks = ranks is ids  # tiktoken's files: a token's id is its rank
         pairs, pair_ranks = array("q"), array("q")  # 8 bytes an entry, no int objects kept
         get, width = ids.get, self.width
         for token, rank in ranks.items():
@@ -203,10 +204,10 @@ def _join(pos, ranks, tok, nxt, prv, key, table: PairTable) -> None:
     pairs it makes with its neighbours. The chunks are distinct, so no two joins meet; a neighbour
     may be the edge, whose pairs are no token (and whose entries nobody reads)."""
     right = nxt[pos]
-    tok[pos] = table.rank_ids[ranks]
+    joined = tok[pos] = ranks if table.ids_are_ranks else table.rank_ids[ranks]
     key[right] = _DEAD
     after = nxt[pos] = nxt[right]
     prv[after] = pos
-    key[pos] = table.lookup(tok[pos], tok[after]) << 32 | pos
+    key[pos] = table.lookup(joined, tok[after]) << 32 | pos
     before = prv[pos]
-    key[before] = table.lookup(tok[before], tok[pos]) << 32 | before
+    key[before] = table.lookup(tok[before], joined) << 32 | before

@@ -114,3 +114,18 @@ def test_each_distinct_new_chunk_is_batched_once(tiktoken_pair, monkeypatch):
     assert len(batches) == 1
     assert sorted(batches[0]) == sorted(c for c in distinct if c not in ours.ranks)
     assert b" Karpathian" in batches[0]
+
+
+def test_a_trained_tokenizer_encodes_the_same_batched_or_chunk_by_chunk():
+    """A trained tokenizer's merge ranks are not its ids (ranks 0.., ids 256..): the batch maps
+    one to the other."""
+    text = data.read_text("the-verdict")
+    tok = Tokenizer.train(text[:10_000], 400, "gpt4")
+    assert tok._merge_rank is not tok._token_id
+    encodings = []
+    for batch_from in (1, 10**9):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(tokenizer, "_BATCH_FROM", batch_from)
+            tok._cache.clear()
+            encodings.append(tok.encode_ordinary(text[10_000:]))
+    assert encodings[0] == encodings[1]

@@ -10,8 +10,8 @@ alone, in the same order, so the ids are the same; only the loop over chunks has
 
 Only the chunk's own lowest pair can be joined in a round, never two pairs of one chunk: joining
 one pair makes new pairs with its neighbours, and a new pair can rank *below* one already there
-(o200k_base has 71,000 tokens ranked before one of their own parts), so no other pair is known to
-be next until that one is.
+(o200k_base has 71,000 cuts of a token into two tokens where a part ranks after the whole), so no
+other pair is known to be next until that one is.
 
 The arrays, for all chunks laid end to end ("slots", one per byte of the batch):
 - `tok`: the token id at each slot; a joined pair keeps the left slot, the right one dies;

@@ -15,7 +15,8 @@ other pair is known to be next until that one is.
 
 The arrays, for all chunks laid end to end ("slots", one per byte of the batch):
 - `tok`: the token id at each slot; a joined pair keeps the left slot, the right one dies;
-- `nxt`/`prv`: the next and previous live slot in the same chunk (-1 at its ends);
+- `nxt`/`prv`: the next and previous live slot in the same chunk; at its ends, one "edge" slot
+  after all the others, whose pairs are no token;
 - `key`: for the pair starting at a slot, `rank << 32 | slot`, so that one minimum per chunk
   (`np.minimum.reduceat`) finds both the lowest rank and, among equals, the leftmost pair.
 Chunks that are done, and dead slots, are dropped from the arrays once they are half of them.

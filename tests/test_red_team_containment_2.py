@@ -123,13 +123,10 @@ else:
 """
 
 
-@pytest.mark.xfail(
-    not os.path.ismount("/dev/mqueue"),
-    strict=True,
-    reason="HOLE (own user): a POSIX message queue outlives reap where /dev/mqueue is not mounted "
-    "(user_reset lists queues there only): the next kernel of that uid reads the message",
-)
 def test_reap_leaves_no_posix_message_queue_for_the_next_student():
+    """Own user: a POSIX message queue outlived reap where /dev/mqueue is not mounted (user_reset
+    lists queues there only) and the next kernel of that uid read the message. The caps now
+    refuse every queue (`prlimit --msgqueue=0`)."""
     name = f"/red-team-2-{os.getpid()}"
     try:
         planted = as_user(UID, MQUEUE, name, "plant", caps=True)
@@ -196,6 +193,38 @@ def test_reap_removes_what_the_user_left_in_every_world_writable_folder():
         planted.unlink(missing_ok=True)
 
 
+# Runs as the sandbox user: a daemon that changes its pid every few microseconds (fork, the parent
+# exits) and kills every other process of its user each time, user_reset first.
+HOPPER = r"""
+import ctypes, os, time
+libc = ctypes.CDLL(None)
+end = time.monotonic() + 30
+if os.fork() == 0:
+    os.setsid()
+    os.closerange(0, 9)
+    for n in range(10**9):
+        libc.kill(-1, 9)
+        if libc.fork() != 0:
+            libc._exit(0)
+        if n % 1000 == 0 and time.monotonic() > end:
+            libc._exit(0)
+"""
+
+
+def test_reap_catches_a_daemon_that_hops_pids_and_kills_user_reset():
+    """Own user (held: ~2 s of reap's 10): root's own kill loop catches it. Guards that loop
+    against a refactor that trusts user_reset or kills from one look at /proc."""
+    as_user(UID, HOPPER)
+    try:
+        time.sleep(0.3)
+        assert sandbox.processes_of(UID), "the attack ran"
+        sandbox.reap(UID)
+        time.sleep(0.2)
+        assert sandbox.processes_of(UID) == []
+    finally:
+        sandbox.reap(UID, seconds=30)
+
+
 # --- Zombies handed to the grader -------------------------------------------------------------
 
 # clone(CLONE_PARENT | SIGCHLD): each child is the child of our parent, which is the grader itself
@@ -248,13 +277,10 @@ def test_zombies_a_kernel_hands_to_the_grader_leave_the_next_student_its_process
 # --- A grader killed mid-run: what its kernels left ----------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (own user): a grader killed mid-run (SIGKILL, OOM) never reaps; its lock goes "
-    "with it, and the next grader claims the user and runs the next student's kernel beside the "
-    "first one's daemon, the same uid: it may read and rewrite the new working copy",
-)
 def test_a_grader_claiming_a_user_first_kills_what_a_dead_grader_left_running(monkeypatch):
+    """Own user: a grader killed mid-run (SIGKILL, OOM) never reaps, and its lock goes with it:
+    the next grader claimed the user and ran the next student's kernel beside the first one's
+    daemon, the same uid (it may read and rewrite the new working copy)."""
     left = (
         "import os, time\nif os.fork() == 0:\n    os.setsid(); os.closerange(0, 9); time.sleep(60)"
     )

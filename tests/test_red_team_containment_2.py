@@ -108,6 +108,35 @@ def test_a_key_one_kernel_adds_to_its_session_keyring_never_reaches_another(shar
     assert "look False" in out, f"student B's kernel read student A's key: {out}"
 
 
+# --- The kernel's own start-up, in the student's folder ----------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["box", "own user"])
+@pytest.mark.xfail(
+    strict=True,
+    reason="HOLE (both modes): kernels start as `python -m ipykernel_launcher` in the working "
+    "folder, and -m puts that folder first on sys.path: an ipykernel_launcher.py handed in (or "
+    "written by the notebook's first run, before the graded kernel starts in the same folder) "
+    "runs as the kernel, before the grader's set-up: it can patch the graded program (say, the "
+    "lessons' reference solutions in place of the student's stubs) past the own-code checks",
+)
+def test_a_file_in_the_students_folder_never_replaces_the_kernel(shared_tmp, mode):
+    from lib.notebooks import ThisPython
+
+    if mode == "box" and not box_runs():
+        pytest.skip("bubblewrap cannot run here")
+    (shared_tmp / "ipykernel_launcher.py").write_text("print('a student launcher ran')")
+    argv = ThisPython().get_kernel_spec("python3").argv  # as the grader starts every kernel
+    kernel = [arg.replace("{connection_file}", str(shared_tmp / "kernel.json")) for arg in argv]
+    readonly, caps, boxed = sandbox.readonly_paths(()), sandbox.Caps(), mode == "box"
+    command = sandbox.command(
+        [*kernel, "--version"], shared_tmp, shared_tmp, readonly, caps, UID, boxed
+    )
+    done = subprocess.run(command, cwd=shared_tmp, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-500:]
+    assert "launcher ran" not in done.stdout
+
+
 # --- What user_reset misses: left for the next kernel of the same user ------------------------
 
 MQUEUE = r"""

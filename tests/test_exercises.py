@@ -28,8 +28,8 @@ def make_square(**changes) -> Exercise:
         points=2,
         target="square",
         cases=square_cases,
-        hint="Multiply n by itself.",
-        solution="def square(n):\n    return n * n\n",
+        hints=("Multiply n by itself.",),
+        solution_code="def square(n):\n    return n * n\n",
     )
     return Exercise(**{**settings, **changes})
 
@@ -241,7 +241,7 @@ def test_notebook_follows_the_exercise_pattern(path):
 
 
 def test_hints_are_wrapped_for_reading(capsys):
-    make_square(hint="word " * 60).hint()
+    make_square(hints=("word " * 60,)).hint()
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) > 2 and max(map(len, lines)) <= 88
 
@@ -299,7 +299,7 @@ def test_no_lesson_cell_rebinds_an_exercise_target(path):
 
 
 def test_hints_come_in_steps_and_each_points_to_the_next(capsys):
-    exercise = make_square(hint=("Think of area.", "n times n.", "return n * n"))
+    exercise = make_square(hints=("Think of area.", "n times n.", "return n * n"))
     exercise.hint()
     first = capsys.readouterr().out
     assert "Hint 1 of 3" in first and "Think of area." in first and "hint(2)" in first

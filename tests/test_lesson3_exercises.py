@@ -157,8 +157,8 @@ def test_the_hook_runs_in_judge_on_plain_outcomes_and_never_breaks_feedback():
     outcomes = run_cases(lambda n: 2 * n, [(c.args, c.kwargs) for c in cases], None)
     for hook, note in [(doubled, "💡 you doubled instead of squaring"), (broken, None)]:
         square = Exercise(
-            name="square", lesson=0, target="square", cases=lambda: cases, hint="n * n",
-            solution="square = lambda n: n * n", wrong_turns=hook,
+            name="square", lesson=0, target="square", cases=lambda: cases, hints=("n * n",),
+            solution_code="square = lambda n: n * n", wrong_turns=hook,
         )  # fmt: skip
         result = square.judge(cases, outcomes)
         assert result.status == "partial"

@@ -114,7 +114,7 @@ utf8_encode = Exercise(
     cases=_utf8_encode_cases,
     hidden_cases=_hidden_utf8_encode_cases,
     forbidden=(".encode",),  # the lesson asks for the bit operations themselves
-    hint=(
+    hints=(
         "Two decisions: how many bytes (compare cp with the limits in the table above), "
         "then which bits go in which byte. The last byte always carries the lowest 6 bits"
         " of cp.",
@@ -126,7 +126,7 @@ utf8_encode = Exercise(
         "4 + 6 + 6 of them: which shift brings the top 4 bits down to the bottom, which "
         "shift and mask isolate the middle 6? Your answer for € should be e2 82 ac.",
     ),
-    solution="""\
+    solution_code="""\
 def utf8_encode(cp: int) -> bytes:
     if cp < 0x80:  # 0xxxxxxx: ASCII stays as it is
         return bytes([cp])
@@ -155,7 +155,7 @@ utf8_decode_first = Exercise(
     cases=_utf8_decode_first_cases,
     hidden_cases=_hidden_utf8_decode_first_cases,
     forbidden=(".decode",),  # reading the bits is the exercise
-    hint=(
+    hints=(
         "Everything you need is in the first byte: its leading bits say how many bytes "
         "the character has. Then undo what utf8_encode did.",
         "Shift the lead byte right to read its marker: lead >> 5 == 0b110 means 2 bytes, "
@@ -166,7 +166,7 @@ utf8_decode_first = Exercise(
         "right means making room for them first (a shift) and then putting them in (an OR"
         " of the byte's lowest 6 bits). Try it on e2 82 ac: you should get 0x20AC.",
     ),
-    solution="""\
+    solution_code="""\
 def utf8_decode_first(data: bytes) -> tuple[int, int]:
     lead = data[0]
     if lead < 0x80:  # 0xxxxxxx: one byte, the code point itself
@@ -191,14 +191,14 @@ bytes_per_char = Exercise(
     cases=_bytes_per_char_cases,
     hidden_cases=_hidden_bytes_per_char_cases,
     compare=close,
-    hint=(
+    hints=(
         "Count two things for the same text: bytes and code points. Which Python call "
         "counts each? And what should happen when there is nothing to count?",
         "len of a str counts its code points; len of its UTF-8 encoding counts bytes. The"
         " answer is bytes per code point, always a float, and 0.0 for the empty string "
         "(which has neither).",
     ),
-    solution="""\
+    solution_code="""\
 def bytes_per_char(text: str) -> float:
     if not text:
         return 0.0
@@ -214,7 +214,7 @@ is_valid_utf8 = Exercise(
     forbidden=(".decode",),
     cases=_is_valid_utf8_cases,
     hidden_cases=_hidden_is_valid_utf8_cases,
-    hint=(
+    hints=(
         "Walk through the bytes one character at a time, the way utf8_decode_first reads one "
         "character, and return False the moment something breaks a rule of the table above.",
         "The rules: a lead byte is 0xxxxxxx, 110xxxxx, 1110xxxx or 11110xxx; exactly that many "
@@ -227,7 +227,7 @@ is_valid_utf8 = Exercise(
         "0x80, 0x800 or 0x10000 for 2, 3 or 4 bytes), a surrogate (0xD800..0xDFFF) or above "
         "0x10FFFF.",
     ),
-    solution="""\
+    solution_code="""\
 def is_valid_utf8(data: bytes) -> bool:
     i = 0
     while i < len(data):

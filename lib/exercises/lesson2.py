@@ -108,13 +108,13 @@ build_vocab = Exercise(
     target="build_vocab",
     cases=_build_vocab_cases,
     hidden_cases=_hidden_build_vocab_cases,
-    hint=(
+    hints=(
         "Three steps: find the distinct characters, put them in a fixed order, number them.",
         "A set finds the distinct characters, sorting them gives code point order, and "
         "enumerate numbers anything from 0. Turn the numbered characters into a dict from"
         " character to number (not number to character).",
     ),
-    solution="""\
+    solution_code="""\
 def build_vocab(text: str) -> dict[str, int]:
     return {ch: i for i, ch in enumerate(sorted(set(text)))}
 """,
@@ -127,7 +127,7 @@ encode_chars = Exercise(
     target="encode_chars",
     cases=_encode_chars_cases,
     hidden_cases=_hidden_encode_chars_cases,
-    hint=(
+    hints=(
         "One id per known character. The only question is what to do with a character "
         "that is not in vocab: that is what `unknown` decides, and section 4 describes "
         "each choice.",
@@ -139,7 +139,7 @@ encode_chars = Exercise(
         " other value of `unknown` should raise ValueError with a message that names the "
         "character. Do your ids still work when vocab is empty?",
     ),
-    solution="""\
+    solution_code="""\
 def encode_chars(text: str, vocab: dict[str, int], unknown: str = "error") -> list[int]:
     ids = []
     for position, ch in enumerate(text):
@@ -163,12 +163,12 @@ compression_ratio = Exercise(
     cases=_compression_ratio_cases,
     hidden_cases=_hidden_compression_ratio_cases,
     compare=close,
-    hint=(
+    hints=(
         "Bytes of the text over tokens in ids: which of the two do you get with len directly?",
         "The tokens you can count as they are. The bytes are those of the text's UTF-8 "
         "encoding, not its characters: 'é' is one character but two bytes.",
     ),
-    solution="""\
+    solution_code="""\
 def compression_ratio(text: str, ids: list[int]) -> float:
     return len(text.encode("utf-8")) / len(ids)
 """,

@@ -106,7 +106,7 @@ get_stats = Exercise(
     cases=_get_stats_cases,
     hidden_cases=_hidden_get_stats_cases,
     wrong_turns=lesson3_turns.stats_turns,
-    hint=(
+    hints=(
         "Look at each position i and the id just after it: together they are one pair. "
         "Keep a dictionary of how many times you have met each pair.",
         "zip of the list with itself shifted by one gives every adjacent pair, "
@@ -115,7 +115,7 @@ get_stats = Exercise(
         "Check your loop on [1, 2, 3]: it must see exactly (1, 2) and (2, 3), two pairs "
         "from three ids. One pair too few or too many is the usual slip.",
     ),
-    solution="""\
+    solution_code="""\
 def get_stats(ids: list[int]) -> dict[tuple[int, int], int]:
     counts = {}
     for pair in zip(ids, ids[1:]):  # every adjacent pair, overlapping ones included
@@ -131,7 +131,7 @@ merge = Exercise(
     target="merge",
     cases=_merge_cases,
     hidden_cases=_hidden_merge_cases,
-    hint=(
+    hints=(
         "Build a new list while walking over ids. When the pair starts at the current "
         "position, both of its ids are used up at once; a for loop cannot skip ahead like"
         " that.",
@@ -141,7 +141,7 @@ merge = Exercise(
         " ids are used up) or it does not (ids[i] goes out as it is, one id used up). Try"
         " [5, 5, 5] with the pair (5, 5): the answer keeps the last 5.",
     ),
-    solution="""\
+    solution_code="""\
 def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     out = []
     i = 0
@@ -167,7 +167,7 @@ train_bpe = Exercise(
     well_done="The same merges as the course's trainer, ties and overlapping runs included: this "
     "loop is byte-pair encoding's whole training algorithm.",
     allowed_lib=("lib.bpe.get_stats", "lib.bpe.merge"),
-    hint=(
+    hints=(
         "Follow the numbered steps of section 5. Keep two things up to date: the list of "
         "ids, and a dictionary vocab from each id to the bytes it stands for (the merges "
         "are bytes).",
@@ -179,7 +179,7 @@ train_bpe = Exercise(
         " bytes to the merges. The key for max is a tuple: the count first, then what "
         "breaks ties.",
     ),
-    solution="""\
+    solution_code="""\
 from lib import bpe
 
 

@@ -97,7 +97,7 @@ train_with_pattern = Exercise(
         "lib.patterns.split_text",
         "lib.patterns.split_on_special",
     ),
-    hint=(
+    hints=(
         "Two stages. First turn the text into chunks and count how often each distinct chunk "
         "occurs (special tokens are not chunks). Then train on those counts: a chunk that occurs "
         "5 times adds 5 to each of its pairs.",
@@ -107,7 +107,7 @@ train_with_pattern = Exercise(
         "Learn vocab_size - 256 - len(special_tokens) merges. Each round: stats[pair] += count "
         "for every pair of every chunk; pick the pair as in train_bpe; merge it in every chunk.",
     ),
-    solution="""\
+    solution_code="""\
 from collections import Counter
 
 from lib import bpe, patterns

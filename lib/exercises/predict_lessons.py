@@ -48,13 +48,13 @@ predict_utf8_bytes = Exercise(
     compare=predictions.predicted,
     wrong_turns=predictions.every_miss,
     literal=True,
-    hint=(
+    hints=(
         "Do it on paper: for each code point, find its row in the table of section 4 (hex(ord(ch)) "
         "tells you the number), then add up the bytes of all the code points of the text.",
         "Watch out for texts that are more code points than they look: a flag is two regional "
         "indicator symbols, each above U+FFFF.",
     ),
-    solution="""\
+    solution_code="""\
 predicted_utf8_bytes = {
     "A": 1, "ß": 2, "ж": 2, "ক": 3, "ツ": 3, "😀": 4,
     "naïve": 6, "Straße": 7, "🇮🇳": 8, "日本語": 9,
@@ -112,13 +112,13 @@ predict_words = Exercise(
     compare=predictions.predicted,
     wrong_turns=predictions.every_miss,
     literal=True,
-    hint=(
+    hints=(
         "Think about the two languages, not the code: which one builds more different word forms "
         "out of one word, and how many bytes does one Devanagari letter take?",
         "Also think about size: a vocabulary of every training word can only know the words it "
         "has seen, and section 1 printed how long each corpus is.",
     ),
-    solution="""\
+    solution_code="""\
 predicted_words = {"more unknown words": "ramcharitmanas", "more bytes per word": "ramcharitmanas"}
 """,
 )
@@ -167,14 +167,14 @@ predict_fewer_tokens = Exercise(
     compare=predictions.predicted,
     wrong_turns=predictions.every_miss,
     literal=True,
-    hint=(
+    hints=(
         "A tokenizer spells text in few tokens when its merges were learned on text like it. "
         "What was each tokenizer trained on?",
         "Our tokenizer has 1,000 tokens, all learned from Hindi verse; GPT-4's has 100,000, "
         "presumably learned mostly from English and code. Which one has long Hindi tokens, and "
         "which has ' weather' as one token?",
     ),
-    solution="""\
+    solution_code="""\
 predicted_fewer_tokens = {"hindi sentence": "ours", "english sentence": "gpt4"}
 """,
 )

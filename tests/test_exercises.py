@@ -226,7 +226,7 @@ def test_notebook_follows_the_exercise_pattern(path):
     try:
         exercises = for_lesson(lesson)
     except ModuleNotFoundError:
-        pytest.skip(f"lib/exercises/lesson{lesson}.py is not written yet")
+        pytest.skip(f"lib.exercises.lesson{lesson} is not written yet")
     names = [e.name for e in exercises]
     assert len(names) >= 3 and len(set(names)) == len(names)
     assert all(e.lesson == lesson for e in exercises)

@@ -108,7 +108,7 @@ def test_cli_builds_a_bundle_gradescope_accepts(tmp_path, capsys):
         infos = {info.filename: info for info in bundle.infolist()}
     for script in ("setup.sh", "run_autograder"):  # at the zip's root, executable
         assert infos[script].external_attr >> 16 & 0o111, script
-    for needed in ("lib/grading/batch.py", "lib/exercises/lesson3.py", "requirements.txt"):
+    for needed in ("lib/grading/batch.py", "lib/exercises/lesson3/__init__.py", "requirements.txt"):
         assert needed in infos
     assert "notebooks/03_training_bpe.ipynb" in infos and "datasets/manifest.json" in infos
     assert not [n for n in infos if "__pycache__" in n or n.startswith("datasets/cache")]

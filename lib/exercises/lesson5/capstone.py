@@ -2,7 +2,7 @@
 
 `recover_merges` is checked against `lib.bpe.recover_merges` on tables cut from GPT-2's and GPT-4's
 vocabularies (the tokens below some id form a tokenizer of their own). `gpt4_encode` is checked
-against tiktoken itself, on sentences written for it (`lesson5_texts`): the check shows eight, the
+against tiktoken itself, on sentences written for it (`texts`): the check shows eight, the
 grader adds the hidden ones.
 """
 
@@ -13,7 +13,7 @@ import functools
 from lib import bpe, tiktoken_files
 from lib.exercises.core import Case, Exercise, Raises
 from lib.exercises.generated import random_texts, rng
-from lib.exercises.lesson5_texts import GPT4_HIDDEN, GPT4_SHOWN
+from lib.exercises.lesson5.texts import GPT4_HIDDEN, GPT4_SHOWN
 
 
 @functools.cache

@@ -1,4 +1,4 @@
-"""Lesson 4 exercises: decoding ids to text.
+"""Lesson 4: `vocab_from_merges`, `decode` and `stream_decode`, from ids back to text.
 
 Expected values come from `lib`: `bpe.build_vocab` for vocabularies, `Tokenizer.decode` for text and
 `lib.streaming.StreamingDecoder` for the chunks a chat UI should print. The tokenizers behind the
@@ -13,10 +13,6 @@ import functools
 from lib import bpe
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts, rng
-from lib.exercises.predict_lessons import (
-    PREDICT_SENTENCES as PREDICT_SENTENCES,
-)  # the notebook shows them
-from lib.exercises.predict_lessons import predict_fewer_tokens
 from lib.streaming import StreamingDecoder
 from lib.tokenizer import Tokenizer
 
@@ -201,5 +197,3 @@ def stream_decode(ids: list[int], vocab: dict[int, bytes]) -> list[str]:
     return chunks
 """,
 )
-
-EXERCISES = [vocab_from_merges, decode, stream_decode, predict_fewer_tokens]

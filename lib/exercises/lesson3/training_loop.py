@@ -1,10 +1,9 @@
-"""Lesson 3 exercises: training byte-pair encoding.
+"""Lesson 3: `get_stats`, `merge` and `train_bpe`, byte-pair encoding's training loop.
 
 Expected values come from `lib.bpe` (`get_stats`, `merge`, and the lesson's own loop,
 `train(..., method="naive")`). The texts are short sentences written for these checks, in several
-scripts, with ties and long runs of one letter, where a careless loop goes wrong. The prediction
-exercise is in `lesson3_predict`, training on chunks and the speed challenge in `lesson3_chunks`,
-and the feedback on known wrong turns in `lesson3_turns`.
+scripts, with ties and long runs of one letter, where a careless loop goes wrong. The feedback on
+known wrong turns is in `turns`.
 """
 
 from __future__ import annotations
@@ -12,13 +11,9 @@ from __future__ import annotations
 import warnings
 
 from lib import bpe
-from lib.exercises import lesson3_turns
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts
-from lib.exercises.lesson3_chunks import speed_challenge as speed_challenge  # ex.speed_...
-from lib.exercises.lesson3_chunks import train_with_pattern
-from lib.exercises.lesson3_predict import first_merges
-from lib.exercises.lesson3_predict import show_tallies as show_tallies  # ex.show_tallies()
+from lib.exercises.lesson3.turns import stats_turns, train_turns
 
 _TEXTS = [
     "aaabdaaabac",
@@ -105,7 +100,7 @@ get_stats = Exercise(
     target="get_stats",
     cases=_get_stats_cases,
     hidden_cases=_hidden_get_stats_cases,
-    wrong_turns=lesson3_turns.stats_turns,
+    wrong_turns=stats_turns,
     hints=(
         "Look at each position i and the id just after it: together they are one pair. "
         "Keep a dictionary of how many times you have met each pair.",
@@ -163,7 +158,7 @@ train_bpe = Exercise(
     target="train_bpe",
     cases=_train_bpe_cases,
     hidden_cases=_hidden_train_bpe_cases,
-    wrong_turns=lesson3_turns.train_turns,
+    wrong_turns=train_turns,
     well_done="The same merges as the course's trainer, ties and overlapping runs included: this "
     "loop is byte-pair encoding's whole training algorithm.",
     allowed_lib=("lib.bpe.get_stats", "lib.bpe.merge"),
@@ -199,5 +194,3 @@ def train_bpe(text: str, vocab_size: int) -> list[tuple[bytes, bytes]]:
     return merges
 """,
 )
-
-EXERCISES = [get_stats, merge, train_bpe, first_merges, train_with_pattern]

@@ -1,8 +1,7 @@
-"""Lesson 5 exercises: encoding, special tokens, predicting GPT-4's digit groups, and the capstone
-(`lesson5_capstone`: GPT-4's tokenizer in the learner's own code).
+"""Lesson 5: `encode`, `encode_with_specials` and `digit_groups` (GPT-4's way of cutting numbers).
 
 Expected values come from `lib`'s reference code. The small tokenizers behind the cases are
-trained on a few sentences written for these checks (`lesson5_texts`).
+trained on a few sentences written for these checks (`texts`).
 """
 
 from __future__ import annotations
@@ -12,8 +11,7 @@ import functools
 from lib import bpe
 from lib.exercises.core import Case, Exercise, Raises
 from lib.exercises.generated import random_texts, rng
-from lib.exercises.lesson5_capstone import gpt4_encode, recover_merges
-from lib.exercises.lesson5_texts import HIDDEN_TEXTS, SPECIALS, TEXTS, TRAINING_TEXT
+from lib.exercises.lesson5.texts import HIDDEN_TEXTS, SPECIALS, TEXTS, TRAINING_TEXT
 from lib.tokenizer import Tokenizer
 
 
@@ -197,5 +195,3 @@ def digit_groups(digits: str) -> list[str]:
     return [digits[i : i + 3] for i in range(0, len(digits), 3)]
 """,
 )
-
-EXERCISES = [encode, encode_with_specials, recover_merges, gpt4_encode, digit_groups]

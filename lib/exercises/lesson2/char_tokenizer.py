@@ -1,4 +1,4 @@
-"""Lesson 2 exercises: a character-level tokenizer.
+"""Lesson 2: `build_vocab`, `encode_chars` and `compression_ratio`, a character-level tokenizer.
 
 Expected values come from `lib.char_tokenizer.CharTokenizer`, so the learner is checked against the
 library the rest of the course uses. The texts are a few words written for these checks, in several
@@ -12,7 +12,6 @@ from typing import Any
 from lib.char_tokenizer import CharTokenizer
 from lib.exercises.core import Case, Exercise, Raises, close
 from lib.exercises.generated import random_texts, rng
-from lib.exercises.predict_lessons import predict_words
 
 _TEXTS = [
     "banana",
@@ -173,5 +172,3 @@ def compression_ratio(text: str, ids: list[int]) -> float:
     return len(text.encode("utf-8")) / len(ids)
 """,
 )
-
-EXERCISES = [build_vocab, encode_chars, compression_ratio, predict_words]

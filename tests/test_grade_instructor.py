@@ -47,6 +47,18 @@ def test_an_empty_folder_writes_no_tables(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_the_grade_command_grades_a_folder_named_like_another_command(tmp_path, capsys):
+    """`grade` names the command, so a class folder called `gradescope` is graded, not taken for
+    the bundle builder; without the word, `python -m lib.grade FOLDER` grades as it always did."""
+    (tmp_path / "gradescope").mkdir()
+    out = str(tmp_path / "out")
+    assert main(["grade", str(tmp_path / "gradescope"), "--out", out, "--no-progress"]) == 1
+    assert "No notebooks (.ipynb) found in" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stopped:
+        main([])  # no command: argparse lists them and exits 2
+    assert stopped.value.code == 2 and "COMMAND" in capsys.readouterr().err
+
+
 def test_the_same_file_copied_elsewhere_is_the_same_submission(tmp_path):
     store = RecordStore(tmp_path / "out", key=b"k" * 32)
     graded = record("ann", submission=str(tmp_path / "class" / "ann.ipynb"), sha256="1" * 64)

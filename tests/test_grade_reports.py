@@ -300,7 +300,7 @@ def test_a_hidden_case_in_full_reaches_only_the_instructors_grades():
     """The row's `detail` (the hidden case's input and answer) is in grades.csv; the student's
     Markdown and HTML feedback and Gradescope's results.json say only that it failed."""
     from lib.grading import feedback
-    from lib.grading.gradescope import results_json
+    from lib.grading.gradescope_results import results_json
 
     hidden = record("Ann", scores=(1, 1))
     hidden["exercises"][0]["reason"] = "1 of 4 cases failed\nhidden case 4 of 4 failed"

@@ -11,7 +11,9 @@
 - `reports`, `tables`, `feedback`, `gradebook`, `roster`, `versions`, `summary_chart`: the CSVs,
   pages and chart an instructor reads.
 - `one_submission`: grading one notebook, start to record; `batch`: the whole class, in parallel.
-- `gradescope`: the same grader as a Gradescope autograder, and results in Gradescope's format.
+- `commands`: what each of `python -m lib.grade`'s commands does once its words are read.
+- `gradescope_bundle`, `gradescope`, `gradescope_results`: the same grader as a Gradescope
+  autograder: the zip to upload, one submission graded in its container, and results.json.
 - `exercise_code`, `similarity`, `similarity_report`: each exercise's code as written, compared
   across the class and with the published solution (copydetect), in similarity.html and .csv.
 - `solved`, `selftest`, `protections`: the lessons with their solutions filled in, graded as a

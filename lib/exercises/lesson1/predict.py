@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from lib.exercises import predictions
-from lib.exercises.core import Case, Exercise
+from lib.exercises.core import Case
 
 # Texts whose UTF-8 length the learner predicts before the lesson shows any of them.
 PREDICT_TEXTS = ["A", "ß", "ж", "ক", "ツ", "😀", "naïve", "Straße", "🇮🇳", "日本語"]
@@ -32,15 +32,11 @@ def _predict_utf8_bytes_cases() -> list[Case]:
     )
 
 
-predict_utf8_bytes = Exercise(
+predict_utf8_bytes = predictions.question(
     name="predict_utf8_bytes",
     lesson=1,
-    points=1,
     target="predicted_utf8_bytes",
     cases=_predict_utf8_bytes_cases,
-    compare=predictions.predicted,
-    wrong_turns=predictions.every_miss,
-    literal=True,
     hints=(
         "Do it on paper: for each code point, find its row in the table of section 4 (hex(ord(ch)) "
         "tells you the number), then add up the bytes of all the code points of the text.",

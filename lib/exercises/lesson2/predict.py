@@ -11,7 +11,7 @@ import regex
 
 from lib import data
 from lib.exercises import predictions
-from lib.exercises.core import Case, Exercise
+from lib.exercises.core import Case
 
 # Predicted before section 7 measures it: word tokenizers on each corpus's held-out last 10%.
 _WORD = regex.compile(r" ?[\p{L}\p{M}\p{N}]+| ?[^\s\p{L}\p{M}\p{N}]+|\s+")  # the lesson's
@@ -51,15 +51,11 @@ def _predict_words_cases() -> list[Case]:
     )
 
 
-predict_words = Exercise(
+predict_words = predictions.question(
     name="predict_words",
     lesson=2,
-    points=1,
     target="predicted_words",
     cases=_predict_words_cases,
-    compare=predictions.predicted,
-    wrong_turns=predictions.every_miss,
-    literal=True,
     hints=(
         "Think about the two languages, not the code: which one builds more different word forms "
         "out of one word, and how many bytes does one Devanagari letter take?",

@@ -11,7 +11,7 @@ import functools
 
 from lib import data
 from lib.exercises import predictions
-from lib.exercises.core import Case, Exercise
+from lib.exercises.core import Case
 from lib.tokenizer import Tokenizer
 
 # Predicted before section 6 shows the tokens: which tokenizer spells each sentence in fewer?
@@ -46,15 +46,11 @@ def _predict_fewer_tokens_cases() -> list[Case]:
     return predictions.cases(answers)
 
 
-predict_fewer_tokens = Exercise(
+predict_fewer_tokens = predictions.question(
     name="predict_fewer_tokens",
     lesson=4,
-    points=1,
     target="predicted_fewer_tokens",
     cases=_predict_fewer_tokens_cases,
-    compare=predictions.predicted,
-    wrong_turns=predictions.every_miss,
-    literal=True,
     hints=(
         "A tokenizer spells text in few tokens when its merges were learned on text like it. "
         "What was each tokenizer trained on?",

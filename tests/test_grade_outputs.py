@@ -70,6 +70,17 @@ def test_the_feedback_title_says_feedback():
     assert feedback.title(record("ann", lesson=None)) == "Feedback for ann"
 
 
+def test_both_feedback_pages_say_an_ungraded_notebooks_reason_once(tmp_path):
+    """Both pages are written from one model: the HTML page used to list the reason a second
+    time, as something that went wrong while the notebook ran; the Markdown page did not."""
+    ungraded = record("ann", exercises=[], note="it ran out of time", events=["cell 4 hung"])
+    reports.write_all(tmp_path, [ungraded], {}, charts=False)
+    for suffix in ("md", "html"):
+        page = (tmp_path / "feedback" / f"ann_lesson1.{suffix}").read_text(encoding="utf-8")
+        assert page.count("it ran out of time") == 1, suffix
+        assert "could not be graded: it ran out of time." in page and "cell 4 hung" in page
+
+
 def test_html_feedback_heads_an_answer_with_its_question(tmp_path):
     asked = {1: {"why": "### ✏️ Written answer\n\nWhy does `double` add x to itself?"}}
     reports.write_all(tmp_path, [record("ann")], asked, charts=False)

@@ -299,13 +299,14 @@ def test_opened_solutions_and_no_sandbox_show_in_every_report(tmp_path):
 def test_a_hidden_case_in_full_reaches_only_the_instructors_grades():
     """The row's `detail` (the hidden case's input and answer) is in grades.csv; the student's
     Markdown and HTML feedback and Gradescope's results.json say only that it failed."""
-    from lib.grading import feedback
+    from lib.grading import feedback, feedback_pages
     from lib.grading.gradescope_results import results_json
 
     hidden = record("Ann", scores=(1, 1))
     hidden["exercises"][0]["reason"] = "1 of 4 cases failed\nhidden case 4 of 4 failed"
     hidden["exercises"][0]["detail"] = "hidden case 4 of 4 failed\ninput: double(34)"
-    student_sees = [feedback.markdown(hidden), feedback.html_page(hidden)]
+    page = feedback.of_record(hidden)
+    student_sees = [feedback_pages.markdown(page), feedback_pages.html(page)]
     student_sees.append(json.dumps(results_json([hidden])))
     assert all("hidden case 4 of 4 failed" in page for page in student_sees)
     assert not any("double(34)" in page for page in student_sees)

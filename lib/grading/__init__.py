@@ -8,7 +8,8 @@
   functions and judge what came back, here.
 - `kernel_side`: the few lines that run *inside* the student's kernel to call and report.
 - `store`: the signed record of what was graded, for resuming.
-- `reports`, `tables`, `feedback`, `gradebook`, `roster`, `versions`, `summary_chart`: the CSVs,
+- `reports`, `tables`, `feedback` (one model) and `feedback_pages` (its Markdown and HTML),
+  `gradebook`, `roster`, `versions`, `summary_chart`: the CSVs,
   pages and chart an instructor reads.
 - `one_submission`: grading one notebook, start to record; `batch`: the whole class, in parallel.
 - `commands`: what each of `python -m lib.grade`'s commands does once its words are read.

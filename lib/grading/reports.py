@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lib.grading import (
     feedback,
+    feedback_pages,
     gradebook,
     protections,
     similarity,
@@ -194,8 +195,9 @@ def write_all(
     pages = set()
     for record, stem in zip(records, feedback_stems(records, people, counts), strict=True):
         notice, asked = _version_notice(record, counting), questions.get(record["lesson"])
-        write_text(out_dir / "feedback" / f"{stem}.md", feedback.markdown(record, notice))
-        write_text(out_dir / "feedback" / f"{stem}.html", feedback.html_page(record, notice, asked))
+        page = feedback.of_record(record, notice, asked)
+        write_text(out_dir / "feedback" / f"{stem}.md", feedback_pages.markdown(page))
+        write_text(out_dir / "feedback" / f"{stem}.html", feedback_pages.html(page))
         pages |= {f"{stem}.md", f"{stem}.html"}
     for page in (out_dir / "feedback").glob("*.*"):  # pages named otherwise by an earlier run
         if page.suffix in (".md", ".html") and page.name not in pages:

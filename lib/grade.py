@@ -24,8 +24,8 @@ from pathlib import Path
 
 from lib.grading import commands
 from lib.grading.batch import grade_submissions
-from lib.grading.execute import Limits
 from lib.grading.gradescope_bundle import lesson_totals
+from lib.grading.grading_job import Limits
 
 __all__ = ["Limits", "grade_submissions", "main"]
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import csv
+import dataclasses
 import hashlib
 import sys
 import time
@@ -254,7 +255,8 @@ def test_cases_that_cannot_be_made_cost_that_lessons_rows_and_say_why(tmp_path, 
     def unavailable():
         raise OSError("the data file vanished")
 
-    monkeypatch.setattr(toy_exercises.shout, "cases", unavailable)
+    unmakeable = dataclasses.replace(toy_exercises.shout, cases=unavailable)
+    monkeypatch.setattr(toy_exercises, "EXERCISES", [toy_exercises.double, unmakeable])
     nbformat.write(toy(), tmp_path / "ida.ipynb")
     (record,) = grade_submissions([tmp_path / "ida.ipynb"], tmp_path / "out", **TOY)
     assert (record["lesson"], record["outcome"]) == (1, "error")

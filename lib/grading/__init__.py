@@ -4,6 +4,7 @@
 - `notebook`: what a notebook says without running it (lesson, answers), and the catalog.
 - `sandbox`: the bubblewrap box, limits and clean environment each kernel runs in.
 - `kernel`: one kernel driven through nbclient: run a cell within a time limit, report how it went.
+- `grading_job`: what one submission's grading is given (`Job`, `Limits`) and the rows it makes.
 - `execute`: run a whole notebook, survive what it does, then have the kernel call the student's
   functions and judge what came back, here.
 - `kernel_side`: the few lines that run *inside* the student's kernel to call and report.

@@ -13,7 +13,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from lib.grading import kept_roster, memory_group, reports, sandbox, similarity
-from lib.grading.execute import Limits
+from lib.grading.grading_job import Limits
 from lib.grading.notebook import answer_questions, handout_prose, load_catalog
 from lib.grading.one_submission import Settings, grade_one, new_record
 from lib.grading.prepare import ROOT

@@ -26,8 +26,9 @@ from lib.exercises import Case, Exercise
 from lib.exercises.generated import secret_inputs
 from lib.exercises.own_code import Notebook
 from lib.grading import sandbox, scratch_disk
-from lib.grading.execute import Job, Limits, result_row, run_and_grade
+from lib.grading.execute import run_and_grade
 from lib.grading.exercise_code import exercise_code
+from lib.grading.grading_job import Job, Limits, result_row
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
 from lib.grading.prepare import ROOT, prepared, unboxed_env, working_copy
 from lib.grading.roster import Student, match

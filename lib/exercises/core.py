@@ -31,10 +31,12 @@ from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 from lib.exercises.verdicts import (
     answer_of,
+    describe_failure,
     is_stub,
     raised_expected,
     trivial_answer,
     verdict,
+    wrong_turn_words,
 )
 
 # The names lessons and the grader import from here; the data types live in cases.py.
@@ -186,7 +188,7 @@ class Exercise:
             )
             if ok or (first_failure and hidden_failure):
                 continue
-            described = self._describe(case, is_callable, got)
+            described = describe_failure(case, self.target if is_callable else None, got)
             if not case.hidden:
                 first_failure = first_failure or described
             elif not hidden_failure:  # the student sees its number and kind; the rest is detail
@@ -198,28 +200,13 @@ class Exercise:
         if passed == total:
             return self._result("passed", score, f"all {total} cases passed")
         status = "partial" if passed else ("failed" if answered else "error")
-        turn = self._wrong_turn(cases, answers)
+        turn = wrong_turn_words(self.wrong_turns, cases, answers)
         secret = [show(a) for a, c in zip(answers, cases, strict=True) if c.hidden]
         if any(len(answer) > 3 and answer in turn for answer in secret):
             turn = ""  # the hint would quote the student's answer to a hidden case
         first = first_failure or hidden_failure
         reason = f"{total - passed} of {total} cases failed\n{first}{turn}"
         return self._result(status, score, reason, detail)
-
-    def _wrong_turn(self, cases: list[Case], answers: list[Any]) -> str:
-        """The exercise's words on a known mistake the answers fit, as a last line ("" if none).
-        A bug in the recogniser must never cost the learner their feedback."""
-        if self.wrong_turns is None:
-            return ""
-        try:
-            words = self.wrong_turns(cases, answers)
-        except Exception:
-            return ""
-        if not isinstance(words, str) or not words:
-            return ""
-        lines = f"💡 {words}".split("\n")  # a hook may give several lines: each is wrapped
-        wrap = [textwrap.fill(line, width=85, subsequent_indent="   ") for line in lines]
-        return "\n" + "\n   ".join(wrap)
 
     def _result(self, status: str, score: float, reason: str, detail: str = "") -> Result:
         return Result(self.name, self.lesson, score, self.points, status, reason, detail)
@@ -250,11 +237,3 @@ class Exercise:
             print(f"❌ {summary} ({result.score:g}/{self.points} points){first}")
             if detail:
                 print("   " + detail.replace("\n", "\n   "))
-
-    def _describe(self, case: Case, is_callable: bool, got: str) -> str:
-        expected = f"expected: {show(case.expected)}\n"
-        if not is_callable:
-            return expected + got
-        arguments = [show(a, 60) for a in case.args]
-        arguments += [f"{key}={show(value, 60)}" for key, value in case.kwargs.items()]
-        return f"input:    {self.target}({', '.join(arguments)})\n{expected}{got}"

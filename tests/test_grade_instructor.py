@@ -10,7 +10,7 @@ import pytest
 
 from lib import data
 from lib.grade import main
-from lib.grading import reports
+from lib.grading import reports, run_summary
 from lib.grading.store import RecordStore
 from lib.grading.submissions import Submission
 from tests.test_grade_reports import record, rows
@@ -37,7 +37,7 @@ def test_no_course_data_stops_the_run_before_any_student_is_graded(tmp_path, mon
 def test_a_resumed_run_counts_what_it_kept_apart_from_what_it_graded(tmp_path):
     earlier = record("ann", graded_at="2025-03-01T10:00:00+00:00")
     now = record("bob", graded_at="2025-03-02T10:00:05+00:00")
-    printed = reports.summary([earlier, now], 5, tmp_path, since="2025-03-02T10:00:00+00:00")
+    printed = run_summary.summary([earlier, now], 5, tmp_path, since="2025-03-02T10:00:00+00:00")
     assert printed.startswith("2 submissions: 1 graded, 1 kept from an earlier run (unchanged), 0")
 
 

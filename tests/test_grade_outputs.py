@@ -4,7 +4,7 @@ who the student is, not from the order of the records."""
 
 from __future__ import annotations
 
-from lib.grading import feedback, reports
+from lib.grading import feedback, reports, run_summary
 from lib.grading.roster import Student
 from tests.test_grade_reports import record, rows
 
@@ -16,7 +16,7 @@ def test_escape_sequences_reach_no_terminal_and_no_page(tmp_path):
     eve["exercises"][0]["reason"] = f"raised\ninput: {ESCAPES}# Score: 100 / 100"
     eve["outcome"], eve["note"] = "error", f"boom{ESCAPES}"
     reports.write_all(tmp_path, [eve], {}, charts=False)
-    printed = reports.summary([eve], 3, tmp_path)
+    printed = run_summary.summary([eve], 3, tmp_path)
     written = [p.read_text(encoding="utf-8") for p in tmp_path.rglob("*.*") if p.suffix != ".json"]
     for text in [printed, *written]:
         assert "\x1b" not in text and "\x07" not in text and "\r" not in text

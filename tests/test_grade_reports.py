@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from processes import still_running
 
-from lib.grading import reports, summary_chart
+from lib.grading import grade_tables, reports, run_summary, summary_chart
 from lib.grading.roster import Student, load_roster, match, normalise
 from lib.grading.tables import safe_cell
 from lib.grading.versions import counting_records
@@ -237,7 +237,7 @@ def test_no_browser_means_no_png_and_one_line_saying_so(tmp_path, monkeypatch):
     row = dict(lesson=1, exercise="double", max=2, submissions=1, attempted=1, passed=1)
     summary_chart.write_chart(tmp_path, [{**row, "mean_score": 2.0}])
     assert (tmp_path / "summary.html").exists() and not (tmp_path / "summary.png").exists()
-    printed = reports.summary([record("ann")], 5, tmp_path)
+    printed = run_summary.summary([record("ann")], 5, tmp_path)
     assert "No summary.png: kaleido could not start Chrome or Chromium" in printed
 
 
@@ -291,7 +291,7 @@ def test_opened_solutions_and_no_sandbox_show_in_every_report(tmp_path):
     for page in ("summary.md", "answers.md"):
         text = (tmp_path / page).read_text(encoding="utf-8")
         assert "**Warning: 1 of 2 submissions were graded without the sandbox" in text
-    assert "WARNING: 1 submissions were graded WITHOUT the sandbox" in reports.summary(
+    assert "WARNING: 1 submissions were graded WITHOUT the sandbox" in run_summary.summary(
         [ann], 1, tmp_path
     )
 
@@ -310,4 +310,4 @@ def test_a_hidden_case_in_full_reaches_only_the_instructors_grades():
     student_sees.append(json.dumps(results_json([hidden])))
     assert all("hidden case 4 of 4 failed" in page for page in student_sees)
     assert not any("double(34)" in page for page in student_sees)
-    assert "input: double(34)" in reports.grade_rows(hidden)[0]["reason"]
+    assert "input: double(34)" in grade_tables.grade_rows(hidden)[0]["reason"]

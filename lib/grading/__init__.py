@@ -9,9 +9,9 @@
   functions and judge what came back, here.
 - `kernel_side`: the few lines that run *inside* the student's kernel to call and report.
 - `store`: the signed record of what was graded, for resuming.
-- `reports`, `tables`, `feedback` (one model) and `feedback_pages` (its Markdown and HTML),
-  `gradebook`, `roster`, `versions`, `summary_chart`: the CSVs,
-  pages and chart an instructor reads.
+- `reports` (every file of --out), `grade_tables`, `tables`, `feedback` (one model) and
+  `feedback_pages` (its Markdown and HTML), `gradebook`, `roster`, `versions`, `summary_chart`:
+  the CSVs, pages and chart an instructor reads; `run_summary`: what a run prints at its end.
 - `one_submission`: grading one notebook, start to record; `batch`: the whole class, in parallel.
 - `commands`: what each of `python -m lib.grade`'s commands does once its words are read.
 - `gradescope_bundle`, `gradescope`, `gradescope_results`: the same grader as a Gradescope

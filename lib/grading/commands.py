@@ -16,8 +16,8 @@ from lib.grading import gradescope, selftest
 from lib.grading.batch import CourseDataMissing, grade_submissions
 from lib.grading.gradescope_bundle import build_bundle, lesson_totals
 from lib.grading.grading_job import Limits
-from lib.grading.reports import summary
 from lib.grading.roster import load_roster
+from lib.grading.run_summary import summary
 from lib.grading.sandbox import SandboxUnavailable
 
 NO_SANDBOX_WARNING = (

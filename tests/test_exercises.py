@@ -383,7 +383,7 @@ def test_the_graders_made_up_inputs_are_secret_and_stable(tmp_path):
     inputs with a secret from the instructor's key: stable from run to run, unknown without it.
     (A red-team lookup table of all 26 capstone inputs, worked out from the code, earned 4/4.)"""
     from lib.exercises import lesson5, lesson7
-    from lib.grading.one_submission import Settings
+    from lib.grading.grading_settings import Settings
     from lib.grading.store import RecordStore
 
     def inputs(exercise, salt: str) -> list:
@@ -405,7 +405,7 @@ def test_a_lookup_table_of_one_students_hidden_cases_is_worth_nothing_to_another
     """The hidden inputs are drawn for each student, from the instructor's key and the student:
     the same on every resubmission, different for anyone else."""
     from lib.exercises import lesson1
-    from lib.grading.one_submission import Settings
+    from lib.grading.grading_settings import Settings
     from lib.grading.submissions import Submission
 
     exercise, key = lesson1.utf8_encode, "the instructor's secret"
@@ -428,7 +428,7 @@ def test_the_student_is_the_roster_id_else_the_name_and_on_gradescope_its_metada
     import json
 
     from lib.grading.gradescope import student_id
-    from lib.grading.one_submission import Settings
+    from lib.grading.grading_settings import Settings
     from lib.grading.roster import Student
     from lib.grading.submissions import Submission
 

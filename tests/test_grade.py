@@ -25,7 +25,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from lib.exercises import for_lesson
 from lib.grade import Limits, grade_submissions, main
-from lib.grading import batch, kernel
+from lib.grading import kernel, parallel_grading
 from lib.grading.batch import needs_retry
 from lib.grading.notebook import identify_lesson, load_catalog
 from lib.grading.submissions import find_submissions, read_notebook
@@ -220,7 +220,7 @@ def test_a_second_run_resumes_and_force_regrades(toy_class, monkeypatch):
     async def must_not_run(submission, settings):
         raise AssertionError(f"graded again: {submission.student}")
 
-    monkeypatch.setattr(batch, "grade_one", must_not_run)
+    monkeypatch.setattr(parallel_grading, "grade_one", must_not_run)
     again = grade_submissions([folder], out, **TOY)
     assert [r["student"] for r in again] == list(records)
     monkeypatch.undo()

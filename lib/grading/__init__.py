@@ -12,7 +12,9 @@
 - `reports` (every file of --out), `grade_tables`, `tables`, `feedback` (one model) and
   `feedback_pages` (its Markdown and HTML), `gradebook`, `roster`, `versions`, `summary_chart`:
   the CSVs, pages and chart an instructor reads; `run_summary`: what a run prints at its end.
-- `one_submission`: grading one notebook, start to record; `batch`: the whole class, in parallel.
+- `grading_settings`: how a class is graded, and each student's cases; `one_submission`: grading
+  one notebook, start to record; `parallel_grading`: a few at a time, each within a deadline;
+  `batch`: the whole class.
 - `commands`: what each of `python -m lib.grade`'s commands does once its words are read.
 - `gradescope_bundle`, `gradescope`, `gradescope_results`: the same grader as a Gradescope
   autograder: the zip to upload, one submission graded in its container, and results.json.

@@ -33,12 +33,20 @@ COMMANDS = ("grade", "gradescope", "gradescope-run", "selftest")
 
 
 def _add_command(
-    subparsers: argparse._SubParsersAction, name: str, run: Callable, summary: str, more: str
+    subparsers: argparse._SubParsersAction,
+    name: str,
+    run: Callable,
+    summary: str,
+    more: str,
+    parents: tuple[argparse.ArgumentParser, ...] = (),
 ) -> argparse.ArgumentParser:
     """A sub-command that `run`s: `summary` is its line in the list of commands, `more` what its
-    own --help adds."""
+    own --help adds, `parents` the parsers whose options it shares."""
     parser = subparsers.add_parser(
-        name, help=summary, description=f"{summary[0].upper()}{summary[1:]}. {more}"
+        name,
+        help=summary,
+        description=f"{summary[0].upper()}{summary[1:]}. {more}",
+        parents=list(parents),
     )
     parser.set_defaults(run=run, parser=parser)
     return parser
@@ -54,6 +62,19 @@ def _lesson_option(parser: argparse.ArgumentParser) -> None:
         help="score only this lesson's notebooks (one Gradescope assignment per lesson); "
         + ", ".join(f"lesson {n}: {points:g} points" for n, points in sorted(totals.items())),
     )
+
+
+def _running_options() -> argparse.ArgumentParser:
+    """--jobs and --no-progress, which every command that grades notebooks takes."""
+    shared = argparse.ArgumentParser(add_help=False)
+    shared.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="notebooks graded at the same time (default: CPU cores, at most 4)",
+    )
+    shared.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return shared
 
 
 def _grade_options(parser: argparse.ArgumentParser) -> None:
@@ -80,12 +101,6 @@ def _grade_options(parser: argparse.ArgumentParser) -> None:
         help="limit for running all of one notebook's cells (default: %(default)g)",
     )
     parser.add_argument(
-        "--jobs",
-        type=int,
-        default=None,
-        help="notebooks graded at the same time (default: CPU cores, at most 4)",
-    )
-    parser.add_argument(
         "--force", action="store_true", help="grade again what an earlier run into --out graded"
     )
     parser.add_argument(
@@ -100,7 +115,6 @@ def _grade_options(parser: argparse.ArgumentParser) -> None:
         help="run the students' code WITHOUT the bubblewrap sandbox, with your permissions "
         "(only where bwrap cannot run; every report says so)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "--roster",
         type=Path,
@@ -119,7 +133,6 @@ def _grade_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _selftest_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--jobs", type=int, default=None, help="notebooks at a time")
     parser.add_argument(
         "--lesson",
         type=int,
@@ -133,7 +146,6 @@ def _selftest_options(parser: argparse.ArgumentParser) -> None:
         help="grade without the sandbox where bubblewrap cannot run, as the Gradescope "
         "autograder does (its setup.sh uses this)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -146,6 +158,7 @@ def parser() -> argparse.ArgumentParser:
         "`grade` does.",
     )
     subparsers = top.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    running = _running_options()
     grade = _add_command(
         subparsers,
         "grade",
@@ -153,6 +166,7 @@ def parser() -> argparse.ArgumentParser:
         "grade a class's notebooks",
         "Each runs in a fresh kernel in a sandbox, then the grader runs every exercise's checks "
         "(the README's Grading section has the whole workflow).",
+        parents=(running,),
     )
     _grade_options(grade)
     selftest = _add_command(
@@ -162,6 +176,7 @@ def parser() -> argparse.ArgumentParser:
         "prove this machine can grade",
         "It grades the course's own solutions, every lesson as a whole notebook, exactly as "
         "students are graded: run it before the class hands in.",
+        parents=(running,),
     )
     _selftest_options(selftest)
     bundle = _add_command(

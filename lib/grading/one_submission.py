@@ -20,7 +20,7 @@ import nbformat
 
 from lib.exercises import Exercise
 from lib.exercises.own_code import Notebook
-from lib.grading import sandbox, scratch_disk
+from lib.grading import protections, sandbox, scratch_disk
 from lib.grading.execute import run_and_grade
 from lib.grading.exercise_code import exercise_code
 from lib.grading.grading_job import Job, result_row
@@ -177,6 +177,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         events=[clean(e, 500) for e in events],
         exercises=rows,
         seconds=round(time.monotonic() - started, 1),
+        protections=protections.held(settings.sandboxed, settings.boxed, uid),
         **info,
     )
 

@@ -12,6 +12,9 @@ and change only how a word is encoded while the model trains:
 - merge the best pair left (the lowest merge rank, the leftmost among equals), and repeat;
 - stop when no pair is left: every merge is done, or every candidate was dropped this time.
 
+One draw is taken per candidate pair, left to right, at every step (none when p = 0), so the same
+draws always give the same pieces.
+
 With p = 0 nothing is dropped and this is ordinary BPE, token for token: that is how the model is
 used after training. With p near 1 most words stay bytes. The paper used p = 0.1.
 
@@ -57,18 +60,27 @@ def segment(word: bytes, merge_ranks: Mapping[bytes, int], p: float, rng: Draws)
     """The pieces of `word` under BPE with dropout probability `p`.
 
     `merge_ranks` maps a token's bytes to its merge rank (lower merges first), as
-    `Tokenizer.merge_ranks` gives it. One draw from `rng` is taken for every candidate pair, left
-    to right, at every step, so the same draws always give the same pieces.
+    `Tokenizer.merge_ranks` gives it; `rng` gives the draws (see above).
     """
+    return join_pieces([word[i : i + 1] for i in range(len(word))], merge_ranks, p, rng)
+
+
+def join_pieces(
+    parts: list[bytes], merge_ranks: Mapping[bytes, int], p: float = 0.0, rng: Draws | None = None
+) -> list[bytes]:
+    """BPE from `parts` on (bytes, or tokens already made): `segment`'s loop. With p = 0 no
+    pair is ever dropped, and `rng` is not needed."""
     p = check_p(p)
-    parts = [word[i : i + 1] for i in range(len(word))]
+    if p > 0 and rng is None:
+        raise ValueError("dropping merges (p > 0) needs rng, a random.Random")
+    parts = list(parts)
     while True:
         best = None  # (rank, position) of the best pair kept at this step
         for i in range(len(parts) - 1):
             rank = merge_ranks.get(parts[i] + parts[i + 1])
             if rank is None:
                 continue
-            if rng.random() < p:
+            if p > 0 and rng.random() < p:
                 continue  # dropped, for this step only
             if best is None or rank < best[0]:
                 best = (rank, i)

@@ -1,5 +1,5 @@
-"""Lesson 9 exercises: find special-token text in a user's message, grow an embedding matrix,
-write ids as uint16 bytes, and BPE-dropout on one word (in `lesson9_dropout`).
+"""Lesson 9, sections 2 to 4: find special-token text in a user's message, grow an embedding
+matrix, write ids as uint16 bytes.
 
 Expected values come from `lib.specials.split` (how `encode` finds special tokens: leftmost, then
 longest), and from numpy for the embedding rows and the bytes a `uint16` memmap holds.
@@ -14,7 +14,6 @@ import numpy as np
 from lib import specials
 from lib.exercises.core import Case, Exercise, Raises
 from lib.exercises.generated import rng
-from lib.exercises.lesson9_dropout import dropout_bpe
 
 CHAT = ["<|im_start|>", "<|im_end|>", "<|endoftext|>"]
 _MESSAGES = [
@@ -168,5 +167,3 @@ def uint16_bytes(ids: list[int]) -> bytes:
     return bytes(out)
 """,
 )
-
-EXERCISES = [find_specials, grow_embeddings, uint16_bytes, dropout_bpe]

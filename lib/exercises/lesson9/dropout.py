@@ -1,4 +1,4 @@
-"""Lesson 9, exercise 4: BPE-dropout on one word, with its random numbers given.
+"""Lesson 9, section 5: BPE-dropout on one word, with its random numbers given (exercise 4).
 
 Randomness makes a poor test: two right answers that draw differently disagree. So the learner's
 `dropout_bpe(word, ranks, p, draws)` takes its random numbers as a list, one per candidate pair,
@@ -88,7 +88,7 @@ dropout_bpe = Exercise(
     target="dropout_bpe",
     cases=_shown_cases,
     hidden_cases=_hidden_cases,
-    hint=(
+    hints=(
         "Keep the word as a list of pieces, one bytes object per byte to start with (word[i:i+1] "
         "is a bytes of length 1; word[i] would be an int). Keep one counter for the draws that "
         "only ever moves forward, across all the steps.",
@@ -97,7 +97,7 @@ dropout_bpe = Exercise(
         "its rank is lower than the best so far. No best after the walk: return the pieces. "
         "Otherwise put the joined piece in place of the two, and take another step.",
     ),
-    solution="""\
+    solution_code="""\
 def dropout_bpe(word: bytes, ranks: dict[bytes, int], p: float, draws: list[float]) -> list[bytes]:
     pieces = [word[i : i + 1] for i in range(len(word))]
     used = 0

@@ -176,6 +176,13 @@ WRAPPERS = {
         "import numpy as np",
         "def uint16_bytes(ids):\n    return np.array(ids, dtype='<u2').tobytes()",
     ],
+    "dropout_bpe": [
+        "from lib import bpe_dropout",
+        "class Replay:\n    def __init__(self, draws):\n        self.draws = iter(draws)\n"
+        "    def random(self):\n        return next(self.draws)",
+        "def dropout_bpe(word, ranks, p, draws):\n"
+        "    return bpe_dropout.segment(word, ranks, p, Replay(draws))",
+    ],
 }
 
 

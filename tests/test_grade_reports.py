@@ -217,6 +217,7 @@ def test_class_summary_counts_attempted_passed_and_the_mean(tmp_path):
     assert not (tmp_path / "summary.html").exists()  # charts=False: no browser started
 
 
+@pytest.mark.machine  # draws with Chromium: see pyproject's markers
 def test_the_chart_is_written_offline_as_html_and_as_png(tmp_path):
     rows_ = [dict(lesson=1, exercise="double", max=2, submissions=4, attempted=3, passed=2)]
     summary_chart.write_chart(tmp_path, [{**rows_[0], "mean_score": 1.0}])

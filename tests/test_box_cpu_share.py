@@ -1,6 +1,7 @@
-"""A CPU share per box: a notebook running many busy processes cannot starve a neighbour, and a
-time limit hit while the machine is busy says so. Needs root, bwrap and a writable CPU cgroup
-(v1 here); about 20 s, most of it two boxes spinning side by side.
+"""A CPU share per box: a notebook running many busy processes cannot starve a neighbour, a time
+limit hit while the machine is busy says so, and the run's summary names the share only where it
+held. Needs root, bwrap and a writable CPU cgroup (v1 here; the v2 path is tested against a v2
+group laid out in a folder); about 35 s, most of it two boxes spinning side by side.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lib.grading import cpu_share, sandbox
+from lib.grading import cpu_share, memory_group, protections, reports, sandbox
 from lib.grading.execute import Limits
 from lib.grading.notebook import load_catalog
 from lib.grading.one_submission import Settings, grade_one
@@ -115,8 +116,12 @@ def test_a_time_limit_hit_on_a_busy_machine_says_the_machine_was_busy(tmp_path):
         spinner.start()
     user = sandbox.OwnUser()
     try:
-        time.sleep(3)  # long enough for the pressure's 10 s average to pass its mark
-        assert cpu_share.contention(), "the spinners did not make the machine busy"
+        # The pressure's 10 s average climbs gradually from a quiet start: wait for it to pass
+        # its mark (3 s sufficed under load, not on an idle machine), with a deadline.
+        deadline = time.monotonic() + 30
+        while not cpu_share.contention() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert cpu_share.contention(), "the spinners did not make the machine busy in 30 s"
         record = asyncio.run(grade_one(submission, settings, user.uid))
     finally:
         for spinner in spinners:
@@ -125,3 +130,97 @@ def test_a_time_limit_hit_on_a_busy_machine_says_the_machine_was_busy(tmp_path):
     (event,) = [e for e in record["events"] if "interrupted" in e]
     assert "while the machine was busy" in event, record["events"]
     assert "a run on a quieter machine may pass" in event
+
+
+def test_the_run_summary_names_the_cpu_share_only_where_it_held(tmp_path, monkeypatch):
+    sys.path.insert(0, str(FIXTURES))
+    from toy_class import SOLVED, toy
+
+    nbformat.write(toy(**SOLVED), tmp_path / "ann.ipynb")
+    (submission,) = find_submissions([tmp_path / "ann.ipynb"])
+    settings = Settings(
+        registry="toy_exercises",
+        import_paths=(str(ROOT), str(FIXTURES)),
+        catalog=load_catalog("toy_exercises"),
+    )
+    shared_user = sandbox.OwnUser()
+    monkeypatch.setattr(cpu_share, "make", lambda key, memory=None: None)  # as where none can be
+    alone_user = sandbox.OwnUser()
+    try:
+        if not shared_user.cpu_shared:
+            pytest.skip("no CPU cgroup can be made here: each process weighs alone")
+        record = asyncio.run(grade_one(submission, settings, shared_user.uid))
+        alone = protections.held(True, True, alone_user.uid)
+    finally:
+        shared_user.release()
+        alone_user.release()
+    assert [e["score"] for e in record["exercises"]] == [2.0, 1.0]
+    assert protections.CPU in record["protections"] and protections.CPU not in alone
+    said = "one CPU share per kernel, however many processes it starts"
+    assert said in reports.summary([record], 1, tmp_path)
+    # One notebook without it, and the run no longer claims it: it says what held instead.
+    other = {**record, "protections": alone}
+    text = reports.summary([record, other], 1, tmp_path)
+    assert said not in text and "each process weighs alone for the CPU (no CPU cgroup)" in text
+
+
+def test_in_a_cgroup_v2_tree_a_box_joins_one_group_that_weighs_for_the_cpu_too(
+    tmp_path, monkeypatch
+):
+    """cgroup v2 puts every controller in one group: where the box's memory group holds
+    `cpu.weight`, that group is its CPU share too, and no v1 group is made or joined. This
+    machine has v1 (a cgroup2 mount here gets no cpu or memory controller: both are bound to v1
+    hierarchies other graders use), so the v2 group is a folder laid out as the kernel lays
+    one out: what is tested is the grader's side, not the kernel's weighing."""
+    v1 = tmp_path / "v1-cpu"
+    v1.mkdir()
+    monkeypatch.setattr(cpu_share, "V1", v1)  # writable: a v1 group made here would show
+    monkeypatch.setattr(memory_group, "make", _v2_memory_group(tmp_path, cpu=True))
+    user = sandbox.OwnUser()
+    try:
+        (group,) = sandbox.kernel_users.groups_of(user.uid)
+        assert user.memory_capped and user.cpu_shared and list(v1.iterdir()) == []
+        assert protections.CPU in protections.held(True, True, user.uid)
+        work = tmp_path / "work"
+        work.mkdir()
+        command = sandbox.command(
+            ["sh", "-c", "echo $$"], work, work, [], sandbox.Caps(), user.uid, boxed=False
+        )
+        assert command[:4] == memory_group.joining(group) and command.count("sh") == 2
+        ran = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True)
+        joined = int((group / "cgroup.procs").read_text())  # the shell wrote its pid there,
+        assert joined == int(ran.stdout)  # then became the kernel: the same process
+    finally:
+        user.release()
+
+
+def test_in_a_cgroup_v2_tree_without_the_cpu_controller_no_share_is_claimed(tmp_path, monkeypatch):
+    """A v2 tree may delegate memory and not cpu: the memory group then has no `cpu.weight`,
+    and on a v2-only machine there is no v1 CPU hierarchy either."""
+    monkeypatch.setattr(cpu_share, "V1", tmp_path / "no-v1-here")
+    monkeypatch.setattr(memory_group, "make", _v2_memory_group(tmp_path, cpu=False))
+    user = sandbox.OwnUser()
+    try:
+        assert user.memory_capped and not user.cpu_shared
+        assert protections.held(True, True, user.uid) == [
+            protections.BOX,
+            protections.OWN_USER,
+            protections.MEMORY,
+        ]
+    finally:
+        user.release()
+
+
+def _v2_memory_group(tmp_path: Path, cpu: bool):
+    """A stand-in for `memory_group.make` in a v2 tree: the group as a folder holding the files
+    the kernel puts in one (`cpu.weight` only where the cpu controller is delegated)."""
+
+    def make(key: str, limit_mb: int) -> Path:
+        group = tmp_path / "v2" / f"course-grader-{key}"
+        group.mkdir(parents=True)
+        files = {"memory.max": str(limit_mb * 2**20), "cgroup.procs": ""}
+        for name, value in {**files, **({"cpu.weight": "100"} if cpu else {})}.items():
+            (group / name).write_text(value)
+        return group
+
+    return make

@@ -85,6 +85,14 @@ def test_a_student_folder_is_copied_without_pipes_and_within_a_file_count(tmp_pa
     monkeypatch.setattr(prepare, "MAX_FILES", 10)
     with pytest.raises(TooManyFiles, match="more than 10 files"):
         working_copy(submission, tmp_path / "again")
+    # Folders within folders: each level of the copy holds a descriptor open.
+    deep = folder / "d"
+    for _ in range(40):
+        deep.mkdir()
+        deep = deep / "d"
+    monkeypatch.setattr(prepare, "MAX_FILES", 10_000)
+    with pytest.raises(TooManyFiles, match="more than 32 folders deep"):
+        working_copy(submission, tmp_path / "deep")
 
 
 def test_twenty_million_empty_lists_are_refused_by_count_not_decoded(tmp_path):

@@ -91,6 +91,9 @@ def test_without_namespaces_each_kernel_is_an_unprivileged_user_and_the_grade_ho
     for name, notebook in notebooks.items():
         root = tmp_path / name / "autograder"
         runs[name] = (root, start_autograder(source, root, notebook, env))
+    upload = runs["daemon"][0] / "submission"  # as an upload anyone may write: the grader (still
+    for path in (upload, *upload.iterdir()):  # starting Python) takes that off before copying
+        path.chmod(0o777)
     try:
         results = {name: finished(root, process) for name, (root, process) in runs.items()}
         time.sleep(2)  # a daemon still alive would have rewritten results.json by now
@@ -111,6 +114,7 @@ def test_without_namespaces_each_kernel_is_an_unprivileged_user_and_the_grade_ho
     for result in results.values():
         assert "ran as an unprivileged user of its own" in result["output"], result["output"]
     assert not planted, "the kernel wrote into the Python environment"
+    assert all(not p.stat().st_mode & 0o022 for p in (upload, *upload.iterdir()))
     lib_root = runs["lib"][0] / "source" / "lib"
     assert fingerprint(lib_root) == fingerprint(source / "lib"), "the kernel changed lib"
     for name in ("venv", "lib"):  # refused by the system, not just noticed afterwards

@@ -9,9 +9,11 @@ All need root (the sandbox users exist only when the grader runs as root).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import os
 import shutil
+import socket
 import stat
 import subprocess
 import sys
@@ -42,10 +44,11 @@ def shared_tmp():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def as_sandbox_user(code: str, **kwargs) -> subprocess.Popen:
-    """`code` run by this Python as the sandbox user `UID`, as a kernel runs."""
+def as_sandbox_user(code: str, *args: str, **kwargs) -> subprocess.Popen:
+    """`code` run by this Python as the sandbox user `UID`, as a kernel runs (`args`: its
+    sys.argv[1:])."""
     return subprocess.Popen(
-        [*sandbox.kernel_users.become(UID), sys.executable, "-c", code], **kwargs
+        [*sandbox.kernel_users.become(UID), sys.executable, "-c", code, *args], **kwargs
     )
 
 
@@ -292,3 +295,154 @@ def test_a_kernel_start_never_reads_back_what_the_kernel_put_in_its_folder(share
     if reconcile.is_alive():  # unblock it before failing
         os.close(os.open(runtime / "kernel.json", os.O_WRONLY | os.O_NONBLOCK))
     assert not reconcile.is_alive(), "root read a FIFO the kernel's user left in runtime/"
+
+
+# Runs as the sandbox user, as a daemon a kernel left behind (no namespaces: Gradescope) while
+# root copies the next submission from a folder that user can write (a 0777 upload). It waits
+# (inotify) until root opens the first file to copy, so root has looked at every name by then,
+# and swaps `data.txt` for a link to a file only root may read.
+SWAPPER = r"""
+import ctypes, os, select, struct, sys
+folder, secret = sys.argv[1], sys.argv[2]
+libc = ctypes.CDLL(None, use_errno=True)
+events = libc.inotify_init1(0)
+libc.inotify_add_watch(events, folder.encode(), 0x20)  # IN_OPEN
+up = os.open(os.path.dirname(folder), os.O_RDONLY)
+open(os.path.join(os.path.dirname(folder), "ready"), "w").close()
+while select.select([events], [], [], 20)[0]:
+    data = os.read(events, 4096)
+    names = []
+    while data:
+        size = struct.unpack_from("iIII", data)[3]
+        names.append(data[16 : 16 + size].rstrip(b"\0"))
+        data = data[16 + size :]
+    if any(names):  # a file in the folder (not the folder itself) is being copied
+        os.symlink(secret, "link.tmp", dir_fd=up)
+        os.rename("link.tmp", os.path.join(folder, "data.txt"), src_dir_fd=up)
+        break
+"""
+
+
+def _upload(shared_tmp: Path) -> tuple[Path, Path]:
+    """A student's folder anyone may write (a 0777 upload) holding a notebook, and a file only
+    root may read (stands for the grader's key)."""
+    secret = shared_tmp / "secret"
+    secret.write_text("root's secret")
+    secret.chmod(0o600)
+    folder = shared_tmp / "upload" / "ann"
+    folder.mkdir(parents=True)
+    (folder / "lesson.ipynb").write_text("{}")
+    for path in (folder.parent, folder):
+        path.chmod(0o777)
+    return folder, secret
+
+
+def test_a_swap_while_root_copies_a_folder_never_copies_a_file_through_a_link(shared_tmp):
+    """`working_copy` looked at each entry (lstat), then copied them by name: a process of the
+    sandbox user that swaps a file for a link in between has root copy a file only root may
+    read into the next student's working copy, which is handed to that same user."""
+    from lib.grading.prepare import working_copy
+    from lib.grading.submissions import Submission
+
+    folder, secret = _upload(shared_tmp)
+    (folder / "data.txt").write_text("student's data")
+    for i in range(40):  # files copied before data.txt give the swapper time: keep only those
+        (folder / f"pad{i}").write_bytes(bytes(2**18))
+    order = os.listdir(folder)
+    for name in order[order.index("data.txt") + 1 :]:
+        os.remove(folder / name)
+    submission = Submission(folder / "lesson.ipynb", "ann", "0" * 64, folder)
+    swapped, leaked = 0, 0
+    try:
+        for attempt in range(5):
+            (folder / "data.txt").unlink()
+            (folder / "data.txt").write_text("student's data")
+            ready = folder.parent / "ready"
+            ready.unlink(missing_ok=True)
+            swapper = as_sandbox_user(SWAPPER, str(folder), str(secret))
+            while not ready.exists() and swapper.poll() is None:
+                time.sleep(0.01)
+            tmp = shared_tmp / f"copy{attempt}"
+            tmp.mkdir()
+            work = working_copy(submission, tmp)
+            swapper.wait(timeout=30)
+            swapped += (folder / "data.txt").is_symlink()
+            copied = work / "data.txt"
+            leaked += copied.exists() and "secret" in copied.read_text()
+    finally:
+        sandbox.reap(UID)
+    assert leaked == 0, f"root copied its secret into {leaked} of 5 working copies"
+    assert swapped == 5, "the swapper never swapped: the test proved nothing"
+
+
+def test_a_notebook_swapped_for_a_link_after_it_was_found_is_not_copied_through_it(shared_tmp):
+    """A notebook handed in directly (no folder of its own) was copied by name: swapped for a
+    link after the grader found it, root copied the link's target instead."""
+    from lib.grading.prepare import working_copy
+    from lib.grading.submissions import find_submissions
+
+    folder, secret = _upload(shared_tmp)
+    (submission,) = find_submissions([folder / "lesson.ipynb"])
+    notebook = str(folder / "lesson.ipynb")
+    swap = f"import os; os.remove({notebook!r}); os.symlink({str(secret)!r}, {notebook!r})"
+    assert as_sandbox_user(swap).wait(timeout=30) == 0  # the kernel's user, as a daemon would
+    tmp = shared_tmp / "copy"
+    tmp.mkdir()
+    try:
+        work = working_copy(submission, tmp)
+    except OSError:  # refused: fine
+        return
+    copied = work / "notebook.ipynb"
+    assert not copied.exists() or "secret" not in copied.read_text()
+
+
+# A kernel's user, as a daemon or as the kernel itself could: the kernel's socket names in its
+# folder made links to a socket only root may reach.
+LINKER = """
+import os, sys, time
+runtime, victim = sys.argv[1], sys.argv[2]
+for port in range(1, 6):
+    os.symlink(victim, os.path.join(runtime, f"kernel-{port}"))
+time.sleep(30)
+"""
+
+
+def test_root_never_connects_to_a_socket_the_kernels_user_names_by_a_link(shared_tmp):
+    """jupyter_client connected to runtime/kernel-N by name (and ZeroMQ reconnects by name when
+    a connection drops): a link there made root connect, as root, to any socket of the machine
+    and send the notebook's cells into it."""
+    private = shared_tmp / "private"
+    private.mkdir(mode=0o700)  # only root reaches the victim: a service's socket
+    victim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    victim.bind(str(private / "service.sock"))
+    victim.listen()
+    victim.settimeout(2)
+    tmp = shared_tmp / "course-grade-z"
+    (tmp / "runtime").mkdir(parents=True)
+    sandbox.give_to(UID, tmp / "runtime")
+    os.chmod(tmp, 0o711)
+    link_all = [*sandbox.kernel_users.become(UID), sys.executable, "-c", LINKER]
+    link_all += [str(tmp / "runtime"), str(private / "service.sock")]
+    manager = boxed_manager(tmp / "runtime", lambda kernel: link_all, UID)
+
+    async def start() -> None:
+        with contextlib.suppress(RuntimeError):  # refused: no kernel of its own there
+            await manager.start_kernel()
+
+    try:
+        asyncio.run(start())
+        for _ in range(200):  # the links are there (a busy machine starts Python slowly)
+            if (tmp / "runtime" / "kernel-5").is_symlink():
+                break
+            time.sleep(0.05)
+        connected = True
+        try:  # ZeroMQ retries a connection every 0.1 s
+            victim.accept()[0].close()
+        except TimeoutError:
+            connected = False
+    finally:
+        with contextlib.suppress(Exception):
+            asyncio.run(manager.shutdown_kernel(now=True))
+        victim.close()
+        sandbox.reap(UID)
+    assert not connected, "root connected to a socket the kernel's user named by a link"

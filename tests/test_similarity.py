@@ -10,6 +10,9 @@ from __future__ import annotations
 import ast
 import csv
 import html
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -216,3 +219,35 @@ def test_every_lessons_solved_notebook_yields_its_solutions_as_code(catalog):
         for exercise in catalog[lesson]:
             wanted = _binding(exercise.solution_code, exercise.target)
             assert wanted and wanted == _binding(code[exercise.name], exercise.target)
+
+
+SCORES = """
+import io, sys
+sys.path[:0] = ["tests", "."]
+from copydetect import CodeFingerprint, compare_files
+from lib.grading import similarity
+from test_similarity import ANN, BOB, CID
+pairs = [(BOB, CID), (ANN, BOB), (ANN, CID)]
+ours = [similarity._compared(similarity._fingerprint(a, ""), similarity._fingerprint(b, ""))[0]
+        for a, b in pairs]
+theirs = lambda code: CodeFingerprint("c.py", 25, 6, fp=io.StringIO(code), language="python")
+copydetects = [min(compare_files(theirs(a), theirs(b))[1]) for a, b in pairs]
+sys.stdout.write(repr((ours, [float(s) for s in copydetects])))
+"""
+
+
+def test_a_pairs_score_is_the_same_in_every_run():
+    """copydetect hashes with Python's salted `hash`, so its score of one pair moved between runs
+    (Bob and Cid: 0.86 under hash seed 1, 0.81 under 2); ours must not move."""
+    runs = []
+    for seed in ("1", "2"):
+        run = subprocess.run(
+            [sys.executable, "-c", SCORES],
+            cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        runs.append(ast.literal_eval(run.stdout))
+    ours, copydetects = zip(*runs, strict=True)
+    assert copydetects[0] != copydetects[1], "these seeds do not move copydetect's own score"
+    assert ours[0] == ours[1]
+    assert ours[0][0] >= similarity.FLAGGED and ours[0][1:] == [0.0, 0.0]

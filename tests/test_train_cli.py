@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import tiktoken.load
 
-from lib import Tokenizer
+from lib import Tokenizer, train
 
 ROOT = Path(__file__).resolve().parent.parent
 EOT = "<|endoftext|>"
@@ -41,8 +41,27 @@ def test_trains_and_saves_what_the_library_trains(corpus, tmp_path):
     for phase in ("counting", "merging", "saving", "peak memory"):
         assert phase in summary
     ids = expected.encode_ordinary("The cat sat on the log.\n")
-    assert f"compression on 24 bytes of held-out text from {held_out}: " in summary
+    assert f"compression on all 24 bytes of held-out text from {held_out}: " in summary
     assert f"{24 / len(ids):.2f} bytes per token" in summary
+
+
+def test_held_out_text_is_measured_whole(corpus, tmp_path):
+    """A held-out file longer than the training text's sample (SAMPLE_BYTES) is counted to its
+    last byte, line endings as they are: lesson 8's file of six languages ran past the first
+    megabyte, and a figure from its start left out the languages at its end."""
+    held_out = tmp_path / "held_out.txt"
+    start = "The cat sat on the mat.\n" * (train.SAMPLE_BYTES // 24 + 1)  # past SAMPLE_BYTES
+    end = "Über 1234 Köpfe\r\n" * 20_000  # compresses otherwise, and keeps its \r
+    held_out.write_bytes((start + end).encode("utf-8"))
+    out = tmp_path / "cats.tok"
+    result = run(*corpus, "--vocab-size", 270, "--out", out, "--held-out", held_out)
+    assert result.returncode == 0, result.stderr
+    n_bytes = held_out.stat().st_size
+    n_tokens = len(Tokenizer.load(out).to_tiktoken().encode_ordinary(start + end))
+    assert f"compression on all {n_bytes:,} bytes of held-out text from {held_out}: " in (
+        result.stdout
+    )
+    assert f": {n_bytes / n_tokens:.2f} bytes per token" in result.stdout
 
 
 def test_tiktoken_format_loads_in_tiktoken(corpus, tmp_path):
@@ -52,7 +71,9 @@ def test_tiktoken_format_loads_in_tiktoken(corpus, tmp_path):
     assert result.returncode == 0, result.stderr
     expected = Tokenizer.train("".join(path.read_text() for path in corpus), 270, "gpt2")
     assert tiktoken.load.load_tiktoken_bpe(str(out)) == expected.ranks
-    assert "compression on" in result.stdout and "training (pass --held-out" in result.stdout
+    first = f"compression on the first {len(TEXT) + len(EOT):,} bytes of training text"
+    assert first in result.stdout
+    assert "(pass --held-out FILE for unseen)" in result.stdout
 
 
 def test_the_advice_on_tiktoken_s_cache_is_right(corpus, tmp_path, monkeypatch):

@@ -173,10 +173,11 @@ first_merge = Exercise(
         "Three questions, in order: how often does a pre-token occur, over all the workers? "
         "Which pairs of bytes does one pre-token hold, and so how often does the whole text "
         "hold each pair? Which pair wins?",
-        "A pre-token that occurs n times holds each of its neighbouring byte pairs n times, "
-        "overlapping ones too: b'aaa' holds (b'a', b'a') twice. No pair crosses from one "
-        "pre-token into the next, because the pattern split the text first. Iterating over "
-        "bytes gives ints, and a merge is a pair of one-byte bytes objects.",
+        "Picture the text behind the counts: {b'aaa': 2} stands for two copies of b'aaa' "
+        "somewhere in the corpus. Write such a text out and count its pairs by hand, as "
+        "lesson 3's get_stats would; then recall what lesson 3's split pattern did before any "
+        "pair was counted. Iterating over bytes gives ints, and a merge is a pair of one-byte "
+        "bytes objects.",
         "Check yourself: [{b'ab': 1, b'cd': 1}, {b'cd': 1}, {b'ab': 3}] gives (b'a', b'b'), "
         "4 against 2. If you get (b'c', b'd'), you counted each pre-token once, or one worker "
         "only. Ties go to the greatest pair, as in lesson 3.",

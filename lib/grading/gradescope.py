@@ -31,7 +31,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from lib.grading import memory_group
+from lib.grading import protections
 from lib.grading.batch import grade_submissions
 from lib.grading.notebook import load_catalog
 from lib.grading.sandbox import choose
@@ -55,6 +55,7 @@ OWN_USER = (
 )
 MEMORY_BOX = "Its memory was capped as a whole, all its processes together."
 MEMORY_PROCESS = "Its memory was capped per process (this container allows no memory cgroup)."
+CPU_SHARED = "All its processes together had one share of the CPU, however many it started."
 ANSWER_LIMIT = 5_000  # characters of a written answer shown back to the student
 
 SETUP_SH = """\
@@ -267,8 +268,9 @@ def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> 
     before = _fingerprint(ROOT / "lib")
     try:
         boxed = choose(own_user_fallback=True)
-        if not boxed:  # the kernels' user must not be able to write what we trust
-            _not_writable_by_others([ROOT / "lib", Path(results_path).parent, Path(sys.prefix)])
+        if not boxed:  # the kernels' user must not write what we trust, or copy from
+            trusted = [ROOT / "lib", Path(results_path).parent, Path(sys.prefix), submission_dir]
+            _not_writable_by_others(trusted)
         with tempfile.TemporaryDirectory(prefix="gradescope-out-") as out:
             records = grade_submissions(
                 [submission_dir],
@@ -278,7 +280,9 @@ def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> 
                 student_id=student_id(submission_dir),
             )
         results = results_json(records, lesson)
-        memory = MEMORY_BOX if memory_group.available() else MEMORY_PROCESS
+        held = protections.in_common(records)[0]
+        memory = MEMORY_BOX if protections.MEMORY in held else MEMORY_PROCESS
+        memory += " " + CPU_SHARED if protections.CPU in held else ""
         results["output"] += "\n\n" + (BOXED if boxed else OWN_USER) + " " + memory
     except Exception as error:  # the grader itself failed: say so rather than leave no results
         results = _nothing(

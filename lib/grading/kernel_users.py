@@ -47,6 +47,17 @@ def groups_of(uid: int | None) -> list[Path]:
     return [] if uid is None else list(_GROUPS.get(uid, {}).values())
 
 
+def memory_capped(uid: int | None) -> bool:
+    """Do the kernels of `uid` share a capped memory cgroup?"""
+    return "memory" in _GROUPS.get(uid, {})
+
+
+def cpu_shared(uid: int | None) -> bool:
+    """Do the kernels of `uid` weigh as one for the CPU, however many processes they start?"""
+    groups = _GROUPS.get(uid, {})
+    return cpu_share.shared(groups.get("memory"), groups.get("cpu"))
+
+
 class OwnUser:
     """An unprivileged user for one kernel at a time, when the grader runs as root (Linux does not
     count root's processes against any limit). Claimed with a lock file, so two graders running
@@ -73,13 +84,12 @@ class OwnUser:
     @property
     def memory_capped(self) -> bool:
         """Do this user's kernels share a capped memory cgroup?"""
-        return "memory" in _GROUPS.get(self.uid, {})
+        return memory_capped(self.uid)
 
     @property
     def cpu_shared(self) -> bool:
         """Do this user's kernels weigh as one for the CPU, however many processes they start?"""
-        groups = _GROUPS.get(self.uid, {})
-        return cpu_share.shared(groups.get("memory"), groups.get("cpu"))
+        return cpu_shared(self.uid)
 
     def release(self) -> None:
         """Kill what is left of this user's processes and let another grader have the user."""

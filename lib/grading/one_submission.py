@@ -25,7 +25,7 @@ import nbformat
 from lib.exercises import Case, Exercise
 from lib.exercises.generated import secret_inputs
 from lib.exercises.own_code import Notebook
-from lib.grading import sandbox, scratch_disk
+from lib.grading import protections, sandbox, scratch_disk
 from lib.grading.execute import Job, Limits, result_row, run_and_grade
 from lib.grading.exercise_code import exercise_code
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
@@ -224,6 +224,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         events=[clean(e, 500) for e in events],
         exercises=rows,
         seconds=round(time.monotonic() - started, 1),
+        protections=protections.held(settings.sandboxed, settings.boxed, uid),
         **info,
     )
 

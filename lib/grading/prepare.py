@@ -27,6 +27,7 @@ root = pathlib.Path({root!r})
 if str(root) not in sys.path:
     sys.path.insert(0, str(root))"""
 MAX_FILES = 10_000  # entries of a student's folder copied for its kernel
+MAX_DEPTH = 32  # folders within folders: the copy holds a descriptor open for each level
 CHECK_CALL = re.compile(r"\w+\.\w+\.(check\(\)|hint\(\d*\)|solution\(\))\s*(#.*)?")
 
 
@@ -58,35 +59,80 @@ def prepared(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 class TooManyFiles(Exception):
-    """A student's folder holds more files than any lesson needs (`MAX_FILES`)."""
+    """A student's folder holds more files than any lesson needs (`MAX_FILES`), or folders
+    nested deeper (`MAX_DEPTH`)."""
 
 
 def working_copy(submission: Submission, tmp: Path) -> Path:
     """Copy the submission into `tmp/work` and return the folder its notebook runs in. Only
     folders and regular files are copied: a symbolic link could point anywhere, and a named pipe
     would hang the copy. More than `MAX_FILES` entries raise `TooManyFiles`: copying, handing
-    over and removing them is the grader's time, spent before any limit of the kernel's."""
+    over and removing them is the grader's time, spent before any limit of the kernel's.
+
+    The student's folder may be writable by a kernel's user (an upload anyone may write, on a
+    machine without namespaces), and such a user's process may still run while we copy: a name
+    looked at first and copied after could be a link by then, to a file only root may read. So
+    nothing is looked at by name and then used: each entry is opened once, relative to its
+    folder's descriptor and never through a link (`O_NOFOLLOW`), and what that descriptor is
+    decides whether it is copied, read from that same descriptor."""
     work = tmp / "work"
-    if submission.folder is None:
-        work.mkdir()
-        shutil.copyfile(submission.path, work / "notebook.ipynb")
+    if submission.folder is None:  # the notebook alone: its folder is the instructor's
+        work.mkdir(parents=True)
+        if not _copy_file(os.open(submission.path, _FILE), work / "notebook.ipynb"):
+            raise OSError(f"{submission.path.name} is no longer a regular file")
         return work
-    seen = 0
-
-    def skipped(folder: str, names: list[str]) -> list[str]:
-        nonlocal seen
-        seen += len(names)
-        if seen > MAX_FILES:
-            raise TooManyFiles(f"the student's folder holds more than {MAX_FILES:,} files")
-        kinds = {name: os.lstat(os.path.join(folder, name)).st_mode for name in names}
-        return [
-            name
-            for name, mode in kinds.items()
-            if name == ".ipynb_checkpoints" or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
-        ]
-
-    shutil.copytree(submission.folder, work, ignore=skipped)
+    folder = os.open(submission.folder, _FOLDER)  # the student's own folder, not a link
+    _copy_folder(folder, work, [0], MAX_DEPTH)
     return work / submission.path.relative_to(submission.folder).parent
+
+
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO opens, unread
+
+
+def _copy_folder(folder: int, target: Path, seen: list[int], depth: int) -> None:
+    """Copy what the open `folder` holds into a new folder `target` (closing `folder`);
+    `seen[0]` counts entries against `MAX_FILES`, `depth` the levels of folders still allowed.
+    Whatever cannot be opened is left out; a failure to write (a full disk) raises."""
+    try:
+        if depth == 0:
+            raise TooManyFiles(f"the student's folder nests more than {MAX_DEPTH} folders deep")
+        target.mkdir(parents=True)
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                seen[0] += 1
+                if seen[0] > MAX_FILES:
+                    raise TooManyFiles(f"the student's folder holds more than {MAX_FILES:,} files")
+                # What the entry was when listed: only folders and files are even opened
+                # (opening a device could do something); what it is when opened decides.
+                kind = entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False)
+                if entry.name == ".ipynb_checkpoints" or not kind:
+                    continue
+                try:
+                    fd = os.open(entry.name, _FILE, dir_fd=folder)
+                except OSError:  # a link by now (ELOOP), gone, unreadable: left out
+                    continue
+                if stat.S_ISDIR(os.fstat(fd).st_mode):
+                    _copy_folder(fd, target / entry.name, seen, depth - 1)
+                else:
+                    _copy_file(fd, target / entry.name)
+    finally:
+        os.close(folder)
+
+
+def _copy_file(fd: int, target: Path) -> bool:
+    """Copy the open `fd` to `target` if it is a regular file (closing `fd`): its contents,
+    permission bits (none for others to write, no set-uid) and modification time. False
+    (nothing written) for anything else."""
+    with os.fdopen(fd, "rb") as source:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            return False
+        with open(target, "xb") as copy:
+            shutil.copyfileobj(source, copy, 2**20)
+            os.fchmod(copy.fileno(), stat.S_IMODE(status.st_mode) & 0o755)
+        os.utime(target, ns=(status.st_atime_ns, status.st_mtime_ns))
+    return True
 
 
 def unboxed_env(tmp: Path, import_paths: tuple[str, ...]) -> dict[str, str]:

@@ -1,29 +1,80 @@
-"""The one line saying which protections a grading run had: printed at the end of every batch
-run and by the self-test, so an instructor reads the same words in both places."""
+"""Which protections a grading run had, in one line: printed at the end of every batch run and by
+the self-test, so an instructor reads the same words in both places.
+
+Some protections depend on the machine (bubblewrap's namespaces, a cgroup the grader may make),
+so each graded record says which held while its kernel ran (`held`), and the line names only
+those that held for every notebook it speaks of.
+"""
 
 from __future__ import annotations
 
 import os
 
-from lib.grading.sandbox import TMP_MB, Caps
+from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, memory_capped
+
+BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
+# Records graded before records said which protections held: sandboxed meant bubblewrap then.
+EARLIER = [BOX, OWN_USER] if os.geteuid() == 0 else [BOX]
 
 
-def line(sandboxed: bool, caps: Caps | None = None) -> str:
-    """`Protections in force: ...` for a run with or without the bubblewrap sandbox."""
-    caps = caps or Caps()
-    limits = (
-        f"at most {caps.memory_mb} MB of memory per process, {caps.processes} processes, "
-        f"{caps.file_mb} MB per file"
-    )
+def held(sandboxed: bool, boxed: bool, uid: int | None) -> list[str]:
+    """The protections a kernel of user `uid` had (the record's `protections`): the bubblewrap
+    box (`boxed`), a user of its own, and the cgroups its user's kernels share."""
+    if not sandboxed:
+        return []
+    return [
+        name
+        for name, yes in (
+            (BOX, boxed),
+            (OWN_USER, uid is not None),
+            (MEMORY, memory_capped(uid)),
+            (CPU, cpu_shared(uid)),
+        )
+        if yes
+    ]
+
+
+def in_common(records: list[dict]) -> tuple[set[str], bool]:
+    """The protections that held for every one of `records` whose kernel ran, and whether each
+    of those says which held (records graded before they did count as `EARLIER`)."""
+    ran = [r for r in records if "protections" in r or r.get("outcome") == "graded"]
+    held_each = [set(r.get("protections", EARLIER)) for r in ran]
+    common = set.intersection(*held_each) if held_each else set(EARLIER)
+    return common, bool(ran) and all("protections" in r for r in ran)
+
+
+def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) -> str:
+    """`Protections in force: ...` for a run with or without the sandbox: of the protections that
+    depend on the machine, those that held for every one of `records` whose kernel ran."""
     if not sandboxed:
         return (
             "Protections in force: NONE of the sandbox's (--no-sandbox, or bubblewrap cannot run "
             "here): student code runs with the grader's permissions; expected answers are still "
             "judged outside the kernel."
         )
-    user = ", each kernel a user of its own" if os.geteuid() == 0 else ""
-    return (
-        "Protections in force: bubblewrap sandbox (no network, course and Python read-only, own "
-        f"process tree, clean environment, /tmp of {TMP_MB} MB){user}; {limits}; expected answers "
-        "judged outside the kernel."
+    caps = caps or Caps()
+    common, known = in_common(records)
+    if BOX in common:
+        parts = [
+            "bubblewrap sandbox (no network, course and Python read-only, own process tree, "
+            f"clean environment, /tmp of {TMP_MB} MB)"
+            + (", each kernel a user of its own" if OWN_USER in common else "")
+        ]
+    else:
+        parts = [
+            "no bubblewrap (this machine refuses its namespaces): each kernel a user of its own "
+            "in a private copy, every process of that user killed after each notebook"
+        ]
+    parts.append(
+        f"at most {caps.memory_mb} MB of memory per process, {caps.processes} processes, "
+        f"{caps.file_mb} MB per file"
     )
+    if MEMORY in common:
+        parts.append(f"at most {caps.box_mb} MB for all of a kernel's processes together")
+    elif known and OWN_USER in common:  # only a kernel's own user gets cgroups
+        parts.append("memory capped per process only (no memory cgroup)")
+    if CPU in common:
+        parts.append("one CPU share per kernel, however many processes it starts")
+    elif known and OWN_USER in common:
+        parts.append("each process weighs alone for the CPU (no CPU cgroup)")
+    return f"Protections in force: {'; '.join(parts)}; expected answers judged outside the kernel."

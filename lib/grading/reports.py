@@ -246,7 +246,7 @@ def summary(records: list[dict], seconds: float, out_dir: Path, since: str = "")
     if unsandboxed_warning(records):
         bare = sum(not r.get("sandboxed", True) for r in records)
         lines.append(f"WARNING: {bare} submissions were graded WITHOUT the sandbox (--no-sandbox).")
-    lines.append(protections.line(all(r.get("sandboxed", True) for r in records)))
+    lines.append(protections.line(all(r.get("sandboxed", True) for r in records), records))
     lines += filter(None, [summary_chart.png_note(out_dir)])
     roster = out_dir / "roster_report.md"
     if not roster.exists():

@@ -28,7 +28,9 @@ from lib.grading.kernel_users import (  # noqa: F401  (the sandbox's public name
     FIRST_UID,
     OwnUser,
     SandboxUnavailable,
+    cpu_shared,
     leftovers,
+    memory_capped,
     processes_of,
     reap,
 )

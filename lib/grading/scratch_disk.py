@@ -8,26 +8,36 @@ container such as Gradescope's), the folder becomes a small tmpfs of its own: a 
 many files is then that notebook's error (`No space left on device`) and nobody else's, and
 removing it is one unmount, however many files it holds. Elsewhere `mount` returns False and the
 folder is an ordinary one, removed file by file.
+
+A grader killed mid-run (SIGKILL, the machine's OOM killer) cannot unmount its copies: each would
+hold up to `SIZE_MB` of memory until the machine restarts. So each mount is named after the
+grader that made it (its process id and start time), and every `mount` first unmounts the
+course's mounts whose grader is gone (`remove_stale`): only ours, only dead graders'.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 SIZE_MB = 1024  # as the box's /tmp; lives in memory, counted in the box's memory cgroup
 FILES = 50_000  # files and folders: a student's folder copies up to 10,000 (`prepare.MAX_FILES`)
+SOURCE = "course-grade"  # the mounts' source, then "-<grader's pid>-<its start time>"
+OURS = re.compile(rf"{SOURCE}-(\d+)-(\d+)")
 
 
 def mount(folder: Path) -> bool:
     """Mount a tmpfs of `SIZE_MB` and `FILES` on the empty `folder`; False where we cannot."""
     if os.geteuid() != 0 or shutil.which("mount") is None:
         return False
+    remove_stale()
     options = f"size={SIZE_MB}m,nr_inodes={FILES},mode=0700,nosuid,nodev"
-    command = ["mount", "-t", "tmpfs", "-o", options, "course-grade", str(folder)]
+    source = f"{SOURCE}-{os.getpid()}-{_started(os.getpid())}"
+    command = ["mount", "-t", "tmpfs", "-o", options, source, str(folder)]
     with contextlib.suppress(OSError, subprocess.TimeoutExpired):
         return subprocess.run(command, capture_output=True, timeout=30).returncode == 0
     return False
@@ -39,3 +49,35 @@ def remove(folder: Path) -> None:
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             subprocess.run(["umount", "--lazy", str(folder)], capture_output=True, timeout=30)
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_stale() -> list[Path]:
+    """Unmount and remove the working copies of graders that are gone (killed before they could:
+    their tmpfs would keep its memory). Returns the folders removed."""
+    removed = []
+    for line in Path("/proc/self/mountinfo").read_text().splitlines():
+        fields = line.split(" - ", 1)[-1].split()  # after the separator: type, source, options
+        owner = OURS.fullmatch(fields[1]) if fields[0] == "tmpfs" and len(fields) > 1 else None
+        if owner is None or _started(int(owner[1])) == int(owner[2]):
+            continue  # not ours, or its grader still runs
+        folder = Path(_unescaped(line.split()[4]))
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            subprocess.run(["umount", "--lazy", str(folder)], capture_output=True, timeout=30)
+            folder.rmdir()  # empty beneath: made by mkdtemp, all else went into the tmpfs
+            removed.append(folder)
+    return removed
+
+
+def _started(pid: int) -> int:
+    """When process `pid` started (clock ticks since boot; -1 if there is no such process): with
+    the pid, it names a process even after the pid is reused."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return -1
+    return int(stat.rsplit(")", 1)[1].split()[19])  # field 22, counted after the command name
+
+
+def _unescaped(path: str) -> str:
+    """A mount point as /proc/self/mountinfo writes it (space, tab, newline, backslash octal)."""
+    return re.sub(r"\\([0-7]{3})", lambda octal: chr(int(octal[1], 8)), path)

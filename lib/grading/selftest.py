@@ -116,7 +116,7 @@ def report(records: list[dict], out_dir: Path, seconds: float, sandboxed: bool) 
     if png:
         lines.append(png)
         problems.append(png)
-    lines.append(protections.line(sandboxed))
+    lines.append(protections.line(sandboxed, records))
     minutes, secs = divmod(round(seconds), 60)
     if problems:
         lines.append(

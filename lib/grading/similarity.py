@@ -24,12 +24,13 @@ from pathlib import Path
 import nbformat
 import numpy as np
 from copydetect import CodeFingerprint, compare_files
-from copydetect.utils import filter_code, hashed_kgrams
+from copydetect.utils import filter_code, get_token_coverage, winnow
 
 from lib.exercises import Exercise
 from lib.grading.notebook import handouts
 
 K, WINDOW = 25, 6  # copydetect's defaults: matches under 25 characters of normalised code are noise
+BASE = np.uint64(1_000_003)  # of the windows' polynomial hash (a prime; sums wrap at 2**64)
 FLAGGED = 0.6  # each of a pair has at least this share of its code in the other (MOSS-like hint)
 SAME_AS_SOLUTION = 0.9  # a code shares at least this much with the published solution, both ways
 
@@ -95,25 +96,44 @@ def _handout_code(notebook: nbformat.NotebookNode) -> str:
     return "\n\n".join(c.source for c in notebook.cells if c.cell_type == "code")
 
 
+def _window_hashes(code: str) -> np.ndarray:
+    """A hash of every `K`-character window of `code`, the same in every run.
+
+    copydetect hashes windows with Python's `hash`, which is salted anew in each process: winnowing
+    then kept different windows and a pair's score moved between two runs on the same class (83%
+    and 75% seen). A polynomial hash of the windows' code points does not depend on the process."""
+    points = np.frombuffer(code.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+    count = len(points) - K + 1
+    hashes = np.zeros(max(count, 0), dtype=np.uint64)
+    for offset in range(K if count > 0 else 0):
+        hashes = hashes * BASE + points[offset : offset + count]
+    return hashes
+
+
 @functools.lru_cache(maxsize=64)
 def _boilerplate(handout: str) -> np.ndarray:
     """The hashes of every window of what was handed out, which no comparison counts. Every
     window, not just the winnowed ones: winnowing picks by neighbourhood, so the stub inside the
     handout and the stub alone would keep different windows at their edges."""
     filtered, _ = filter_code(handout, "handout.py", "python")
-    return np.unique(hashed_kgrams(filtered, K))
+    return np.unique(_window_hashes(filtered))
 
 
 @functools.lru_cache(maxsize=100_000)  # the reports are rewritten after every notebook
 def _fingerprint(code: str, handout: str) -> CodeFingerprint:
-    return CodeFingerprint(
-        "code.py",
-        K,
-        WINDOW,
-        boilerplate=_boilerplate(handout) if handout else None,
-        fp=io.StringIO(code),
-        language="python",
-    )
+    """copydetect's fingerprint of `code` (its normalising and winnowing), with our stable window
+    hashes in place of its own, and the handout's windows left out."""
+    printed = CodeFingerprint("code.py", K, WINDOW, fp=io.StringIO(code), language="python")
+    hashes, where = winnow(_window_hashes(printed.filtered_code), WINDOW, remove_duplicates=False)
+    if handout:
+        kept = ~np.isin(hashes, _boilerplate(handout))
+        hashes, where = hashes[kept], where[kept]
+    places: dict[int, list[int]] = {}
+    for value, index in zip(hashes.tolist(), where.tolist(), strict=True):
+        places.setdefault(value, []).append(index)
+    printed.hashes, printed.hash_idx = set(places), places
+    printed.token_coverage = get_token_coverage(places, K, len(printed.filtered_code))
+    return printed
 
 
 def _compared(a: CodeFingerprint, b: CodeFingerprint) -> tuple[float, np.ndarray, np.ndarray]:

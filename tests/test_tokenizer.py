@@ -212,7 +212,8 @@ def test_unknown_tiktoken_name():
 
 def test_each_distinct_chunk_is_encoded_once_per_call_even_with_the_cache_full(tok, monkeypatch):
     """A chunk that repeats costs one BPE run per call, not one per occurrence, even once the
-    chunk cache is full (its limit set to 0 here); the ids still follow the text's order."""
+    chunk cache is full (its limit set to 0 here); the ids still follow the text's order. (Few
+    new chunks run one by one; many run together, `tests/test_bpe_batch.py` counts those.)"""
     from lib import bpe, tokenizer
 
     encode_chunk, runs = bpe.encode_chunk, []
@@ -227,4 +228,6 @@ def test_each_distinct_chunk_is_encoded_once_per_call_even_with_the_cache_full(t
     monkeypatch.setattr(bpe, "encode_chunk", counted)
     tok._cache.clear()
     assert tok.encode_ordinary(text) == expected
-    assert sorted(runs) == [b" and", b" cat", b" dog", b" the"]
+    # " and" and " the" are tokens of this vocabulary, looked up whole; the others ran BPE once.
+    assert b" the" in tok.ranks and b" and" in tok.ranks
+    assert sorted(runs) == [b" cat", b" dog"]

@@ -74,6 +74,7 @@ class OwnUser:
             lock = _claim(uid)
             if lock is not None:
                 self.uid, self._lock = uid, lock
+                reap(uid)  # a grader killed mid-run (SIGKILL, OOM) left its kernels' daemons
                 key = f"{uid}-{os.getpid()}"
                 memory = memory_group.make(key, box_mb)
                 groups = {"memory": memory, "cpu": cpu_share.make(key, memory)}

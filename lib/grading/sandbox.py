@@ -119,6 +119,7 @@ def command(
         f"--data={caps.memory_mb * 2**20}",  # writable memory; address space counts reservations
         f"--nproc={caps.processes}",
         f"--fsize={caps.file_mb * 2**20}",
+        "--msgqueue=0",  # no POSIX message queue: unboxed, one would outlive reap
         "--",
     ]
     # As root, no user namespace: it would map only root, and the kernel must become `uid`.

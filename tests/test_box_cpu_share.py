@@ -18,8 +18,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lib.grading import cpu_share, memory_group, protections, reports, sandbox
-from lib.grading.execute import Limits
+from lib.grading import cpu_share, memory_group, protections, run_summary, sandbox
+from lib.grading.grading_job import Limits
 from lib.grading.notebook import load_catalog
 from lib.grading.one_submission import Settings, grade_one
 from lib.grading.submissions import find_submissions
@@ -157,10 +157,10 @@ def test_the_run_summary_names_the_cpu_share_only_where_it_held(tmp_path, monkey
     assert [e["score"] for e in record["exercises"]] == [2.0, 1.0]
     assert protections.CPU in record["protections"] and protections.CPU not in alone
     said = "one CPU share per kernel, however many processes it starts"
-    assert said in reports.summary([record], 1, tmp_path)
+    assert said in run_summary.summary([record], 1, tmp_path)
     # One notebook without it, and the run no longer claims it: it says what held instead.
     other = {**record, "protections": alone}
-    text = reports.summary([record, other], 1, tmp_path)
+    text = run_summary.summary([record, other], 1, tmp_path)
     assert said not in text and "each process weighs alone for the CPU (no CPU cgroup)" in text
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lib import bpe, difftest
-from lib.exercises.lesson3_turns import count_pairs_once, train_first_seen, train_overlap_once
+from lib.exercises.lesson3.turns import count_pairs_once, train_first_seen, train_overlap_once
 
 
 @pytest.mark.parametrize(

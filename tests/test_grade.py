@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import csv
+import dataclasses
 import hashlib
 import sys
 import time
@@ -24,7 +25,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from lib.exercises import for_lesson
 from lib.grade import Limits, grade_submissions, main
-from lib.grading import batch, kernel
+from lib.grading import kernel, parallel_grading
 from lib.grading.batch import needs_retry
 from lib.grading.notebook import identify_lesson, load_catalog
 from lib.grading.submissions import find_submissions, read_notebook
@@ -219,7 +220,7 @@ def test_a_second_run_resumes_and_force_regrades(toy_class, monkeypatch):
     async def must_not_run(submission, settings):
         raise AssertionError(f"graded again: {submission.student}")
 
-    monkeypatch.setattr(batch, "grade_one", must_not_run)
+    monkeypatch.setattr(parallel_grading, "grade_one", must_not_run)
     again = grade_submissions([folder], out, **TOY)
     assert [r["student"] for r in again] == list(records)
     monkeypatch.undo()
@@ -254,7 +255,8 @@ def test_cases_that_cannot_be_made_cost_that_lessons_rows_and_say_why(tmp_path, 
     def unavailable():
         raise OSError("the data file vanished")
 
-    monkeypatch.setattr(toy_exercises.shout, "cases", unavailable)
+    unmakeable = dataclasses.replace(toy_exercises.shout, cases=unavailable)
+    monkeypatch.setattr(toy_exercises, "EXERCISES", [toy_exercises.double, unmakeable])
     nbformat.write(toy(), tmp_path / "ida.ipynb")
     (record,) = grade_submissions([tmp_path / "ida.ipynb"], tmp_path / "out", **TOY)
     assert (record["lesson"], record["outcome"]) == (1, "error")

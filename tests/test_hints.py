@@ -67,10 +67,20 @@ def test_the_check_finds_a_solution_line_copied_into_a_hint():
         "Add one with counts.get(p, 0) + 1 each time.",
     ):
         exercise = Exercise(
-            name="f", lesson=0, target="f", cases=list, hint=("Count.", hint), solution=solution
+            name="f",
+            lesson=0,
+            target="f",
+            cases=list,
+            hints=("Count.", hint),
+            solution_code=solution,
         )
         assert given_away(exercise), hint
     fine = Exercise(
-        name="f", lesson=0, target="f", cases=list, hint="A dict counts.", solution=solution
+        name="f",
+        lesson=0,
+        target="f",
+        cases=list,
+        hints=("A dict counts.",),
+        solution_code=solution,
     )
     assert given_away(fine) == []

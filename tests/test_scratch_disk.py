@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from lib.grading import scratch_disk
-from lib.grading.execute import Limits
+from lib.grading.grading_job import Limits
 from lib.grading.notebook import load_catalog
 from lib.grading.one_submission import Settings, grade_one
 from lib.grading.submissions import find_submissions

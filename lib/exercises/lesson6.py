@@ -146,7 +146,7 @@ premium_factors = Exercise(
         _factor_cases(("rus_Cyrl", "kor_Hang")) + _factor_cases(("eng_Latn",), "hin_Deva")
     ),
     compare=_same_factors,
-    hint=(
+    hints=(
         "Each factor is a ratio of ratios: how much more `lang` needs than `reference` at"
         " one step, divided by how much more it needed at the step before. The first step"
         " has no step before it.",
@@ -158,7 +158,7 @@ premium_factors = Exercise(
         "ratio, because each step's ratio cancels the one before. And the reference is an"
         " argument: with reference=lang every factor is 1.",
     ),
-    solution="""\
+    solution_code="""\
 def premium_factors(counts, lang, reference="eng_Latn"):
     steps = ["characters", "bytes", "o200k vocab + cl100k pattern", "o200k_base"]
     ratios = [counts[step][lang] / counts[step][reference] for step in steps]
@@ -179,14 +179,14 @@ gini = Exercise(
     cases=lambda: _gini_cases([[0, 0, 0, 4], [1, 2, 3, 4], [52835, 253270, 404265]]),
     hidden_cases=lambda: _gini_cases([[7], [10, 30], [2, 2, 2, 2, 12], [1.5, 0.5]]),
     compare=close,
-    hint=(
+    hints=(
         "The formula compares every value with every value, itself included: two loops, "
         "or one loop over the pairs, summing the absolute differences.",
         "With n values there are n * n ordered pairs (x with itself too, and x, y as well"
         " as y, x). Sum their absolute differences, then divide by 2 * n * n times the "
         "mean. Check: equal values give 0; [0, 0, 0, 1] gives 0.75.",
     ),
-    solution="""\
+    solution_code="""\
 def gini(values):
     total = sum(abs(x - y) for x in values for y in values)
     return total / (2 * len(values) * sum(values))
@@ -203,14 +203,14 @@ training_mix = Exercise(
     compare=_meets,
     wrong_turns=_what_the_mix_did,
     time_limit=30.0,
-    hint=(
+    hints=(
         "Start from an equal split and run ex.measure_mix(your_mix): which language is worst? "
         "A language gets merges in proportion to how often its pairs occur in the training text.",
         "Scripts with 3 bytes per character get a third of the characters from the same bytes. "
         "Move bytes from English and Spanish towards Tamil and Hindi, a few thousand at a time, "
         "and watch the worst premium.",
     ),
-    solution="""\
+    solution_code="""\
 training_mix = {
     "eng_Latn": 4_000, "spa_Latn": 4_000, "rus_Cyrl": 9_000, "hin_Deva": 14_000, "tam_Taml": 19_000
 }

@@ -132,7 +132,7 @@ unsafe_cuts = Exercise(
     allowed_lib=("lib.patterns.split_text",),
     cases=lambda: _cut_cases(_CUT_TEXTS),
     hidden_cases=lambda: _cut_cases(_hidden_cut_texts()),
-    hint=(
+    hints=(
         "Two questions for every position p: does one of the whole text's pre-tokens end at p? "
         "And if so, do the two halves, split on their own, give the same pre-tokens as the "
         "whole? You want the positions where the first answer is yes and the second no.",
@@ -143,7 +143,7 @@ unsafe_cuts = Exercise(
         "differently. Position 3, inside the run of spaces, is no boundary at all, so it is not "
         "in the answer even though the halves differ there.",
     ),
-    solution="""\
+    solution_code="""\
 from lib import patterns
 
 
@@ -169,7 +169,7 @@ first_merge = Exercise(
     target="first_merge",
     cases=lambda: _merge_cases(_PARTS),
     hidden_cases=lambda: _merge_cases(_hidden_parts()),
-    hint=(
+    hints=(
         "Three questions, in order: how often does a pre-token occur, over all the workers? "
         "Which pairs of bytes does one pre-token hold, and so how often does the whole text "
         "hold each pair? Which pair wins?",
@@ -182,7 +182,7 @@ first_merge = Exercise(
         "4 against 2. If you get (b'c', b'd'), you counted each pre-token once, or one worker "
         "only. Ties go to the greatest pair, as in lesson 3.",
     ),
-    solution="""\
+    solution_code="""\
 def first_merge(parts: list[dict[bytes, int]]) -> tuple[bytes, bytes] | None:
     pairs = {}
     for part in parts:
@@ -213,13 +213,13 @@ tiktoken_line = Exercise(
     hidden_cases=lambda: _line_cases(_hidden_tokens()),
     allowed_lib=("base64",),
     wrong_turns=_line_turns,
-    hint=(
+    hints=(
         "The bytes go through base64 (the module `base64`), then a space, then the rank as digits.",
         "base64.b64encode gives bytes, not text: turn them into a str (they are plain "
         "ASCII) before you put the space and the rank after them. Check: b' the' with "
         "rank 262 is 'IHRoZQ== 262'.",
     ),
-    solution="""\
+    solution_code="""\
 import base64
 
 

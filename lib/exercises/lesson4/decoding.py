@@ -1,4 +1,4 @@
-"""Lesson 4 exercises: decoding ids to text.
+"""Lesson 4: `vocab_from_merges`, `decode` and `stream_decode`, from ids back to text.
 
 Expected values come from `lib`: `bpe.build_vocab` for vocabularies, `Tokenizer.decode` for text and
 `lib.streaming.StreamingDecoder` for the chunks a chat UI should print. The tokenizers behind the
@@ -13,10 +13,6 @@ import functools
 from lib import bpe
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts, rng
-from lib.exercises.predict_lessons import (
-    PREDICT_SENTENCES as PREDICT_SENTENCES,
-)  # the notebook shows them
-from lib.exercises.predict_lessons import predict_fewer_tokens
 from lib.streaming import StreamingDecoder
 from lib.tokenizer import Tokenizer
 
@@ -129,7 +125,7 @@ vocab_from_merges = Exercise(
     target="vocab_from_merges",
     cases=_vocab_from_merges_cases,
     hidden_cases=_hidden_vocab_from_merges_cases,
-    hint=(
+    hints=(
         "Two parts: the 256 ids every byte-level vocabulary starts with, then one new id "
         "per merge, in order. What bytes does a merge's new token stand for?",
         "Id i below 256 stands for the one byte with value i (bytes of a one-item list "
@@ -137,7 +133,7 @@ vocab_from_merges = Exercise(
         "stands for its left and right halves put together. Check: the first merge gets "
         "id 256.",
     ),
-    solution="""\
+    solution_code="""\
 def vocab_from_merges(merges: list[tuple[bytes, bytes]]) -> dict[int, bytes]:
     vocab = {i: bytes([i]) for i in range(256)}  # ids 0..255: the single bytes
     for i, (left, right) in enumerate(merges):
@@ -153,7 +149,7 @@ decode = Exercise(
     target="decode",
     cases=_decode_cases,
     hidden_cases=_hidden_decode_cases,
-    hint=(
+    hints=(
         "Section 2 did this by hand: look up, join, and only then turn bytes into text. "
         "Which errors= setting keeps going past bytes that are not UTF-8?",
         "Join first, decode once: a token may hold half a character, so decoding token by"
@@ -161,7 +157,7 @@ decode = Exercise(
         "bytes with errors='replace', which turns invalid bytes into '\\ufffd' instead of "
         "raising.",
     ),
-    solution="""\
+    solution_code="""\
 def decode(ids: list[int], vocab: dict[int, bytes]) -> str:
     raw = b"".join(vocab[i] for i in ids)  # join the bytes first: tokens may split characters
     return raw.decode("utf-8", errors="replace")
@@ -176,7 +172,7 @@ stream_decode = Exercise(
     target="stream_decode",
     cases=_stream_decode_cases,
     hidden_cases=_hidden_stream_decode_cases,
-    hint=(
+    hints=(
         "Each token's bytes go into something that remembers what came before: it gives "
         "back only the characters that are complete, and the rest waits for the next "
         "token. At the end of the stream, whatever still waits must come out too.",
@@ -189,7 +185,7 @@ stream_decode = Exercise(
         "character that still needs more bytes. Either way the list has one more string "
         "than ids.",
     ),
-    solution="""\
+    solution_code="""\
 import codecs
 
 
@@ -201,5 +197,3 @@ def stream_decode(ids: list[int], vocab: dict[int, bytes]) -> list[str]:
     return chunks
 """,
 )
-
-EXERCISES = [vocab_from_merges, decode, stream_decode, predict_fewer_tokens]

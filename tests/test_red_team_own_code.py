@@ -1,21 +1,28 @@
 """Red team on the own-code allow-list and hidden cases (issue 27): each test is an answer that
 earns marks it did not earn, or learns a hidden case, through a door the rules do not name.
 
-Each is reproduced as the grader meets it: the cells read by `Notebook` (as the grader reads the
-.ipynb) and run in a real IPython shell (as the kernel runs them); the function the shell holds
-is then run on every case the grader runs, hidden ones included. All of these earned full marks
-(or leaked hidden inputs into the feedback) from `python -m lib.grade` on lesson 1 notebooks.
+Each is judged as the grader judges it: the cells are read by `Notebook` (as the grader reads
+the .ipynb), and only the program it read and accepted (`graded_program`, the grader's own
+function) runs, in a fresh IPython shell, as in the grader's second kernel; the function that
+shell holds is then run on every case the grader runs, hidden ones included. All of these earned
+full marks (or leaked hidden inputs into the feedback) from `python -m lib.grade` on lesson 1
+notebooks before their door was closed.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import nbformat
 import pytest
 
 from lib.exercises import for_lesson
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
+from lib.grading.grading_job import Job, Limits, graded_program
 from lib.grading.rounds import rounds
 
+ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = {e.name: e for lesson in (1, 3) for e in for_lesson(lesson)}
 # Reads as own code, and fails most cases: what the grader reads when the real answer is elsewhere.
 DECOY = "def utf8_encode(cp):\n    return bytes([cp % 256])\n"
@@ -34,12 +41,16 @@ def shell():
 
 
 def earns_full_marks(shell, name: str, *cells: str) -> bool:
-    """Would the grader score these cells' answer to `name` as own code, passing every case?"""
+    """Would the grader score these cells' answer to `name` as own code, passing every case?
+    As `lib.grading.one_submission` does: read, then run only the program accepted."""
     exercise = EXERCISES[name]
-    if Notebook(list(cells)).borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden):
+    code = Notebook(list(cells))
+    if code.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden):
         return False
-    for cell in cells:
-        shell.run_cell(cell, store_history=True)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    job = Job([exercise], {}, Limits(), [str(ROOT)], program=code.program([exercise.target]))
+    for cell in graded_program(notebook, job).cells:
+        shell.run_cell(cell.source, store_history=True)
     cases = exercise.grading_cases()
     outcomes = run_cases(shell.user_ns[exercise.target], exercise.inputs(cases), 10)
     return exercise.judge(cases, outcomes).status == "passed"
@@ -110,33 +121,16 @@ REPLACED_UNSEEN = {
 }
 
 
-# Read now (issue 27b: every statement that binds or stores into a reached name is read): fixed.
-READ_NOW = {"def inside try/except*", "__code__ assigned", "math.comb"}
-# The others earn nothing from `python -m lib.grade` either, which runs only the program it read in
-# a fresh kernel (tests/test_grade_hostile.py's swaps); this harness runs every cell, so they stay.
-UNSEEN = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="red team: graded function replaced after the grader read it",
-)
-
-
-def marked(cases: dict, mark: pytest.MarkDecorator) -> list:
-    return [
-        pytest.param(
-            *([v] if isinstance(v, str) else v), id=k, marks=[] if k in READ_NOW else [mark]
-        )
-        for k, v in cases.items()
-    ]
-
-
-@pytest.mark.parametrize("cell", marked(REPLACED_UNSEEN, UNSEEN))
+# Closed by design: a swap the reading follows (`def` in `try/except*`, `__code__`) is read and
+# refused; one it does not follow is in no unit accepted, so the program graded never runs it.
+@pytest.mark.parametrize("cell", REPLACED_UNSEEN.values(), ids=list(REPLACED_UNSEEN))
 def test_a_function_replaced_where_reading_cannot_follow_earns_nothing(shell, cell):
     assert not earns_full_marks(shell, "utf8_encode", DECOY, cell)
 
 
 # A cell no graded function reaches replaces a builtin, or an allowed module's function, that
-# the answer calls: the answer reads as own code, the kernel runs the replacement.
+# the answer calls: the answer reads as own code, but the patching cell is not in the program
+# graded, so the fresh kernel runs the real builtin.
 UNDER_ITS_FEET = {
     "builtins.ascii": (
         "def utf8_encode(cp):\n    return ascii(cp)",
@@ -149,12 +143,7 @@ UNDER_ITS_FEET = {
 }
 
 
-PATCHED = pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="red team: a builtin or allowed module patched"
-)
-
-
-@pytest.mark.parametrize("answer, patch", marked(UNDER_ITS_FEET, PATCHED))
+@pytest.mark.parametrize("answer, patch", UNDER_ITS_FEET.values(), ids=list(UNDER_ITS_FEET))
 def test_a_builtin_or_module_the_answer_uses_is_not_replaced_unseen(shell, answer, patch):
     import builtins
     import math

@@ -11,12 +11,14 @@ notebooks before their door was closed.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from lib.exercises import for_lesson
+from lib.exercises.forbidden import forbidden_use
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 from lib.grading.grading_job import Job, Limits, graded_program
@@ -91,7 +93,8 @@ def test_the_course_library_is_not_reached_through_an_allowed_module(shell):
     assert not earns_full_marks(shell, "train_bpe", source)
 
 
-# `bytes(…, encoding)` is forbidden by its spelling; another name for `bytes` is not.
+# `bytes(…, encoding)` under another name: closed by one rule (`forbidden.restricted_use`), as
+# `bytes` may only be called directly, its arguments written out, never handed on as a value.
 BYTES_BY_ANOTHER_NAME = {
     "local alias": "def utf8_encode(cp):\n    b = bytes\n    return b(chr(cp), 'utf8')",
     "starred": "def utf8_encode(cp):\n    return bytes(*(chr(cp), 'utf8'))",
@@ -100,9 +103,6 @@ BYTES_BY_ANOTHER_NAME = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="red team: bytes(…, encoding) under another name"
-)
 @pytest.mark.parametrize("source", BYTES_BY_ANOTHER_NAME.values(), ids=list(BYTES_BY_ANOTHER_NAME))
 def test_encoding_with_bytes_under_another_name_is_not_own_code(shell, source):
     assert not earns_full_marks(shell, "utf8_encode", source)
@@ -177,3 +177,19 @@ def test_hidden_inputs_do_not_reach_the_feedback_of_a_later_exercise(shell):
     assert hidden and shell.user_ns["SEEN"][-1] == hidden[-1]  # the inputs were kept
     reason = decode.judge(cases["utf8_decode_first"], outcomes["utf8_decode_first"]).reason
     assert str(hidden[-1]) not in reason, reason
+
+
+def test_the_learner_is_told_what_was_refused_and_what_to_do():
+    """The reason names the builtin and the way that is allowed; a type hint or a plain call of
+    the same builtin is no use of the forbidden method, for `check()` as for the grader."""
+    exercise = EXERCISES["utf8_encode"]
+    alias = Notebook([BYTES_BY_ANOTHER_NAME["local alias"]])
+    reason = alias.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+    assert "hands `bytes` on as a value" in reason and "call `bytes(…)` directly" in reason
+    starred = Notebook([BYTES_BY_ANOTHER_NAME["starred"]])
+    reason = starred.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+    assert "`*` or `**`" in reason and "write the arguments out" in reason
+    honest = "def utf8_encode(cp: int) -> bytes:\n    return bytes([cp])"
+    assert not Notebook([honest]).borrowed(exercise.target, (), exercise.forbidden)
+    assert not forbidden_use(ast.parse(honest), exercise.forbidden)
+    assert forbidden_use(ast.parse(BYTES_BY_ANOTHER_NAME["map"]), exercise.forbidden)

@@ -193,3 +193,47 @@ def test_the_learner_is_told_what_was_refused_and_what_to_do():
     assert not Notebook([honest]).borrowed(exercise.target, (), exercise.forbidden)
     assert not forbidden_use(ast.parse(honest), exercise.forbidden)
     assert forbidden_use(ast.parse(BYTES_BY_ANOTHER_NAME["map"]), exercise.forbidden)
+
+
+# Round 2 (issue 27, after the rule above): new doors to `bytes(…, encoding)`, or to the class
+# `bytes` itself, none in tests/test_allowed.py or above.
+NEW_DOORS = {
+    "functools.reduce": "import functools\ndef utf8_encode(cp):\n"
+    "    return functools.reduce(bytes, ['utf8'], chr(cp))",
+    "subclass": "class Raw(bytes):\n    pass\n"
+    "def utf8_encode(cp):\n    return Raw(chr(cp), 'utf8')",
+    "comprehension variable": "def utf8_encode(cp):\n"
+    "    return [f(chr(cp), 'utf8') for f in (bytes,)][0]",
+    "dataclass field type": "import dataclasses\n@dataclasses.dataclass\nclass Box:\n"
+    "    raw: bytes\ndef utf8_encode(cp):\n"
+    "    return dataclasses.fields(Box)[0].type(chr(cp), 'utf8')",
+    "type of a literal": "def utf8_encode(cp):\n    return type(b'')(chr(cp), 'utf8')",
+}
+
+
+@pytest.mark.parametrize("source", NEW_DOORS.values(), ids=list(NEW_DOORS))
+def test_new_doors_to_bytes_earn_nothing(shell, source):
+    assert not earns_full_marks(shell, "utf8_encode", source)
+
+
+SINGLEDISPATCH = (
+    "import functools\n@functools.singledispatch\ndef kind(x):\n    return 0\n"
+    "@kind.register\ndef _(x: bytes):\n    return 1\n"
+    "def utf8_encode(cp):\n    return [*kind.registry][-1](chr(cp), 'utf8')"
+)
+
+
+def test_a_class_named_in_a_type_hint_is_not_handed_out(shell):
+    assert not earns_full_marks(shell, "utf8_encode", SINGLEDISPATCH)
+
+
+def test_a_registered_functions_hints_are_read_as_code_and_honest_ones_pass():
+    """`@kind.register` turns its function's hints into values: `x: bytes` there is `bytes`
+    handed on; `x: int` is a builtin like any other, and `x: "f()"` is still code."""
+    exercise = EXERCISES["utf8_encode"]
+    honest = SINGLEDISPATCH.replace("x: bytes", "x: int").replace(
+        "[*kind.registry][-1](chr(cp), 'utf8')", "bytes([cp]) if kind(cp) else b''"
+    )
+    assert not Notebook([honest]).borrowed(exercise.target, (), exercise.forbidden)
+    as_code = SINGLEDISPATCH.replace("x: bytes", "x: 'f()'")
+    assert "type hint written as code" in Notebook([as_code]).borrowed(exercise.target)

@@ -52,6 +52,7 @@ from lib.exercises.allowed import (
 from lib.exercises.cell_reading import (
     binds,
     cells_run,
+    evaluated_hints,
     is_import,
     is_literal,
     lib_imports,
@@ -188,8 +189,9 @@ class Notebook:
         local = lib_imports(node)
         own = local_names(node)
         hints = set()  # `tok: Tokenizer` names a type: not judged; `x: "f()"` is code
+        evaluated = evaluated_hints(node)
         for hint in type_hints(node):
-            if plain_hint(hint):
+            if plain_hint(hint) and id(hint) not in evaluated:
                 hints.update(id(n) for n in ast.walk(hint))
             elif isinstance(hint, ast.Constant):  # `typing.get_type_hints` would run it
                 return "has a type hint written as code"

@@ -201,7 +201,7 @@ NEW_DOORS = {
     "functools.reduce": "import functools\ndef utf8_encode(cp):\n"
     "    return functools.reduce(bytes, ['utf8'], chr(cp))",
     "subclass": "class Raw(bytes):\n    pass\n"
-    "def utf8_encode(cp):\n    return Raw(chr(cp), 'utf8')",
+    "def utf8_encode(cp):\n    return bytes(Raw(chr(cp), 'utf8'))",
     "comprehension variable": "def utf8_encode(cp):\n"
     "    return [f(chr(cp), 'utf8') for f in (bytes,)][0]",
     "dataclass field type": "import dataclasses\n@dataclasses.dataclass\nclass Box:\n"
@@ -216,24 +216,27 @@ def test_new_doors_to_bytes_earn_nothing(shell, source):
     assert not earns_full_marks(shell, "utf8_encode", source)
 
 
-SINGLEDISPATCH = (
-    "import functools\n@functools.singledispatch\ndef kind(x):\n    return 0\n"
-    "@kind.register\ndef _(x: bytes):\n    return 1\n"
-    "def utf8_encode(cp):\n    return [*kind.registry][-1](chr(cp), 'utf8')"
-)
+# `functools.singledispatch` evaluates a registered function's type hints into classes, and
+# keeps them in `.registry`: `bytes`, named only in a hint, comes out as a value.
+SINGLEDISPATCH = {
+    "registered by decorator": "import functools\n@functools.singledispatch\ndef kind(x):\n"
+    "    return 0\n@kind.register\ndef _(x: bytes):\n    return 1\n"
+    "def utf8_encode(cp):\n    return [*kind.registry][-1](chr(cp), 'utf8')",
+    "registered by a call": "import functools\n@functools.singledispatch\ndef kind(x):\n"
+    "    return 0\ndef raw(x: bytes):\n    return 1\n"
+    "def utf8_encode(cp):\n    kind.register(raw)\n"
+    "    return [*kind.registry][-1](chr(cp), 'utf8')",
+}
 
 
-def test_a_class_named_in_a_type_hint_is_not_handed_out(shell):
-    assert not earns_full_marks(shell, "utf8_encode", SINGLEDISPATCH)
+@pytest.mark.parametrize("source", SINGLEDISPATCH.values(), ids=list(SINGLEDISPATCH))
+def test_a_class_named_in_a_type_hint_is_not_handed_out(shell, source):
+    assert not earns_full_marks(shell, "utf8_encode", source)
 
 
-def test_a_registered_functions_hints_are_read_as_code_and_honest_ones_pass():
-    """`@kind.register` turns its function's hints into values: `x: bytes` there is `bytes`
-    handed on; `x: int` is a builtin like any other, and `x: "f()"` is still code."""
+def test_singledispatch_without_its_registry_is_own_code():
     exercise = EXERCISES["utf8_encode"]
-    honest = SINGLEDISPATCH.replace("x: bytes", "x: int").replace(
+    honest = SINGLEDISPATCH["registered by decorator"].replace(
         "[*kind.registry][-1](chr(cp), 'utf8')", "bytes([cp]) if kind(cp) else b''"
     )
     assert not Notebook([honest]).borrowed(exercise.target, (), exercise.forbidden)
-    as_code = SINGLEDISPATCH.replace("x: bytes", "x: 'f()'")
-    assert "type hint written as code" in Notebook([as_code]).borrowed(exercise.target)

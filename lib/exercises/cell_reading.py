@@ -3,9 +3,8 @@ builds its reading from.
 
 `parse_cell` turns IPython's `!shell` and `%magic` lines into calls before parsing; the others
 say what one statement binds (`binds`), which of its names are its own (`local_names`), what it
-imports from `lib` (`lib_imports`), where its type hints are and which of them become values
-(`type_hints`, `evaluated_hints`), and whether a value is written out (`is_literal`). `cells_run`
-finds the cells a running kernel has run.
+imports from `lib` (`lib_imports`), where its type hints are (`type_hints`), and whether a value
+is written out (`is_literal`). `cells_run` finds the cells a running kernel has run.
 """
 
 from __future__ import annotations
@@ -79,19 +78,6 @@ def type_hints(node: ast.AST) -> list[ast.AST]:
     """The type hints in `node`."""
     found = [getattr(n, "annotation", None) or getattr(n, "returns", None) for n in ast.walk(node)]
     return [hint for hint in found if hint is not None]
-
-
-def evaluated_hints(node: ast.AST) -> set[int]:
-    """The ids of the type hints in `node` that become values when the code runs: those of a
-    function registered by a bare `@f.register`, which `functools.singledispatch` evaluates into
-    the classes it dispatches on (and hands out again in `f.registry`). They are read as code."""
-    registered = [
-        item
-        for item in ast.walk(node)
-        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef)
-        and any(isinstance(d, ast.Attribute) and d.attr == "register" for d in item.decorator_list)
-    ]
-    return {id(hint) for function in registered for hint in type_hints(function)}
 
 
 def base_name(node: ast.AST) -> str:

@@ -22,29 +22,30 @@ import textwrap
 from collections.abc import Iterable
 from typing import Any
 
-from lib.exercises.cell_reading import evaluated_hints, type_hints
+from lib.exercises.cell_reading import type_hints
 
 # The same conversions without the method's name: bytes(text, "utf-8") is text.encode("utf-8").
 _SAME_AS = {".encode": ("bytes", "bytearray"), ".decode": ("str",)}
 
 
 def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
-    """ "" unless `item` names a builtin that does a forbidden method's job with some arguments
+    """ "" unless `item` reaches a builtin that does a forbidden method's job with some arguments
     (`bytes` when `.encode` is forbidden) other than as the callee of a call whose arguments can
-    all be read. Such a name may be called (`bytes([65])`), never handed on as a value: bound to
-    another name, a default, passed to `map` or `functools.reduce`, whatever reaches it calls it
-    with arguments no reading sees. Nor may `type`, which hands back such a class from a value
-    (`type(b"")`). Type hints are not judged here (the reader skips them).
-    Needs `parent` links."""
+    all be read. Such a builtin may be called (`bytes([65])`), never handed on as a value: bound
+    to another name, a default, passed to `map` or `functools.reduce`, whatever reaches it calls
+    it with arguments no reading sees. Nor may the class be had from elsewhere: `type(b"")`, or
+    the `.registry` where `functools.singledispatch` keeps the classes its type hints name.
+    Type hints themselves are not judged here (the reader skips them). Needs `parent` links."""
+    restricted = {n: m for m, names in _SAME_AS.items() if m in forbidden for n in names}
+    shown = ", ".join(f"`{name}`" for name in restricted)
+    if restricted and isinstance(item, ast.Attribute) and item.attr == "registry":
+        return f"uses `.registry`, which hands out classes ({shown}...) that type hints name"
     if not isinstance(item, ast.Name) or isinstance(item.ctx, ast.Store | ast.Del):
         return ""
-    if item.id == "type" and any(m in forbidden for m in _SAME_AS):  # `type(b"")` is `bytes`
-        shown = ", ".join(
-            f"`{n}`" for m, names in _SAME_AS.items() if m in forbidden for n in names
-        )
+    if restricted and item.id == "type":
         return f"uses `type`, which hands back a value's class ({shown}...): use `isinstance`"
-    method = next((m for m, names in _SAME_AS.items() if item.id in names), "")
-    if method not in forbidden:
+    method = restricted.get(item.id)
+    if not method:
         return ""
     call = getattr(item, "parent", None)
     if not (isinstance(call, ast.Call) and call.func is item):
@@ -92,8 +93,7 @@ def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
 def forbidden_use(node: ast.AST, forbidden: Iterable[str]) -> str:
     """ "" if `node` uses none of `forbidden`, else which one, in words."""
     forbidden = set(forbidden)
-    evaluated = evaluated_hints(node)  # `-> bytes` is no use, unless the hint becomes a value
-    hints = {id(n) for h in type_hints(node) if id(h) not in evaluated for n in ast.walk(h)}
+    hints = {id(n) for hint in type_hints(node) for n in ast.walk(hint)}  # `-> bytes` is no use
     for parent in ast.walk(node):
         for child in ast.iter_child_nodes(parent):
             child.parent = parent  # type: ignore[attr-defined]

@@ -52,7 +52,6 @@ from lib.exercises.allowed import (
 from lib.exercises.cell_reading import (
     binds,
     cells_run,
-    evaluated_hints,
     is_import,
     is_literal,
     lib_imports,
@@ -189,9 +188,8 @@ class Notebook:
         local = lib_imports(node)
         own = local_names(node)
         hints = set()  # `tok: Tokenizer` names a type: not judged; `x: "f()"` is code
-        evaluated = evaluated_hints(node)
         for hint in type_hints(node):
-            if plain_hint(hint) and id(hint) not in evaluated:
+            if plain_hint(hint):
                 hints.update(id(n) for n in ast.walk(hint))
             elif isinstance(hint, ast.Constant):  # `typing.get_type_hints` would run it
                 return "has a type hint written as code"

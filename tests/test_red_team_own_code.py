@@ -240,3 +240,30 @@ def test_singledispatch_without_its_registry_is_own_code():
         "[*kind.registry][-1](chr(cp), 'utf8')", "bytes([cp]) if kind(cp) else b''"
     )
     assert not Notebook([honest]).borrowed(exercise.target, (), exercise.forbidden)
+
+
+# Round 2, other exercises: the same doors to `str(…, encoding)` where `.decode` is forbidden,
+# and the course's library reached through a module an allowed helper lives in.
+OTHER_DOORS = {
+    "str by functools.partial": (
+        "is_valid_utf8",
+        "import functools\ndef is_valid_utf8(data):\n    try:\n"
+        "        functools.partial(str, encoding='utf8')(data)\n        return True\n"
+        "    except UnicodeDecodeError:\n        return False",
+    ),
+    "str as type of a literal": (
+        "utf8_decode_first",
+        "def utf8_decode_first(data):\n    text = type('')(data[:4], 'utf8', 'ignore')\n"
+        "    return ord(text[0]), len(chr(ord(text[0])).encode())",
+    ),
+    "lib.bpe.train by a computed name": (
+        "train_bpe",
+        "import lib.bpe\ndef train_bpe(text, vocab_size):\n"
+        "    return getattr(lib.bpe, 'tr' + 'ain'.strip())(text, vocab_size)[1]",
+    ),
+}
+
+
+@pytest.mark.parametrize("name, source", OTHER_DOORS.values(), ids=list(OTHER_DOORS))
+def test_other_doors_earn_nothing(shell, name, source):
+    assert not earns_full_marks(shell, name, source)

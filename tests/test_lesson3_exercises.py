@@ -258,3 +258,17 @@ def test_the_speed_challenge_retries_a_slow_moment_and_stops_once_the_verdict_is
 def test_a_do_nothing_answer_scores_nothing(name, trivial):
     result = BY_NAME[name].grade(namespace_of([trivial]))
     assert result.score == 0, result.reason
+
+
+def test_ties_by_the_joined_bytes_fail_a_shown_case():
+    """Comparing left + right instead of (left, right) picks another pair in "aaab" after aa
+    ("ab" > "aaa", but b"aa" > b"a"): it earned 1.6 of 2 points, with the ❌ on one shown case."""
+    exercise = BY_NAME["train_bpe"]
+    wrong = exercise.solution_code.replace(
+        "(stats[p], vocab[p[0]], vocab[p[1]])", "(stats[p], vocab[p[0]] + vocab[p[1]])"
+    )
+    assert wrong != exercise.solution_code
+    shown = exercise.cases()
+    outcomes = run_cases(namespace_of([wrong])["train_bpe"], exercise.inputs(shown), 10)
+    result = exercise.judge(shown, outcomes)
+    assert result.status == "partial" and result.score <= 1.4

@@ -56,6 +56,9 @@ def _hidden_wordpiece_cases() -> list[Case]:
 _SCORES = {"a": -2.1, "b": -2.6, "c": -3.3, "ab": -3.9, "bc": -4.4, "abc": -7.2, "ca": -4.0}
 _SCORES |= {"▁": -1.7, "▁a": -3.1, "▁ab": -5.3, "ा": -2.9, "क": -3.05, "का": -4.6, "▁का": -6.4}
 _TEXTS = ["abc", "abcabc", "cab", "▁abc▁ca", "bcbc", "a", "▁का▁क", "काका", "▁abcab▁bca", "ccca"]
+# Where a greedy answer (at each step, the piece with the best score per character) goes wrong:
+# a piece that looks best where it starts costs more further on.
+_TEXTS += ["▁ab", "aabc", "abcb"]
 
 
 def _segmentations(text: str) -> list[list[str]]:

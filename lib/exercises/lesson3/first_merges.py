@@ -123,6 +123,6 @@ first_merges = Exercise(
 first_merges = [(b"a", b"b"), (b"c", b"a"), (b"\\xe0", b"\\xa4")]
 # text 1: (b"a", b" ") and (b"a", b"b") tie; b"b" (98) > b" " (32).
 # text 2: three pairs tie; b"c" is the greatest left byte.
-# text 3: four pairs tie; b"\\xe0" (224) beats every ASCII byte.
+# text 3: five pairs tie; b"\\xe0" (224) beats every ASCII byte.
 """,
 )

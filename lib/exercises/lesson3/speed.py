@@ -21,7 +21,7 @@ SPEED_ROUNDS = 5
 """The challenge: 150 merges on the first 15,000 characters of The Verdict, the reference's
 merges, at least 3 times faster than the naive loop. A plain-Python incremental trainer that still
 scans all counts for the maximum each round measured 4.5 to 5.5 times faster on 2 shared cores.
-(lib's fast trainer, which also keeps the counts in a heap, measured about 35 times.)
+(lib's fast trainer, which also keeps one list of pairs per count, measured about 35 times.)
 
 One timing on a shared machine can be off by a factor of 2 (seen here: the same call took 0.12 s
 and 0.30 s), so the trainers run in turn for up to 5 rounds and the best time of each counts. The

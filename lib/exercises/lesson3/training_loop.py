@@ -53,7 +53,7 @@ def _merge_cases() -> list[Case]:
     return [Case(args=call, expected=bpe.merge(*call)) for call in calls]
 
 
-_HIDDEN_TEXTS = ["abcabcabc", "zzzz zzz", "ééé éé", "ok, ok. ok!", "日本語の日本"]
+_HIDDEN_TEXTS = ["abcabcabc", "zzzz zzz", "ééé éé", "ok, ok. ok!", "日本語の日本", "abb b b a"]
 
 
 def _hidden_texts() -> list[str]:
@@ -90,6 +90,9 @@ def _hidden_train_bpe_cases() -> list[Case]:
 def _train_bpe_cases() -> list[Case]:
     sizes = [(text, 256 + 3) for text in _TEXTS] + [(text, 256 + 12) for text in _TEXTS[1:]]
     sizes += [("aaabdaaabac", 256), ("the cat sat on the mat. " * 4 + "नमस्ते " * 3, 256 + 40)]
+    # Ties where comparing the joined bytes picks another pair than comparing (left, right):
+    # in "aaab", after aa, the pair aa + a beats a + b, though "ab" > "aaa".
+    sizes += [("aaab", 256 + 2), ("a a ab", 256 + 6), ("b b abb", 256 + 6)]
     return _naive_train_cases(sizes)
 
 

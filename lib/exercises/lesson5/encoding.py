@@ -69,6 +69,28 @@ _OVERLAPPING = [
     (f"a{EOT}{EOT}{EOT}b", {EOT, DOUBLE}),
     (f"{DOUBLE}", {EOT, DOUBLE}),
 ]
+
+
+def _shorter_special_first(cases: list[Case], answers: list) -> str | None:
+    """Name the overlap mistake: the doubled special token cut as two single ones. (The check's
+    input line cuts the special-token dict short, so the doubled token may not show there.)"""
+    for case, answer in zip(cases, answers, strict=True):
+        specials, expected = case.args[2], case.expected
+        if DOUBLE not in specials or not isinstance(expected, list) or answer == expected:
+            continue
+        double, single = specials[DOUBLE], specials[EOT]
+        as_singles = [
+            i for token in expected for i in ([single] * 2 if token == double else [token])
+        ]
+        if answer == as_singles:
+            return (
+                f"These cases have a third special token, {DOUBLE!r} (id {double}), and your "
+                f"answer cut it as two {EOT!r}. Where two specials match at the same place, the "
+                "longer one wins."
+            )
+    return None
+
+
 _HIDDEN_OVERLAPPING = [(f"{EOT}x{DOUBLE}{EOT}{EOT}", {EOT, DOUBLE}), (f"{EOT}{EOT}", {EOT})]
 _HIDDEN_SPECIALS = [
     (f"{USER}{USER}zebra{EOT}", {EOT, USER}),
@@ -135,6 +157,7 @@ encode_with_specials = Exercise(
     hidden_cases=lambda: (
         _specials_cases(_HIDDEN_SPECIALS) + _specials_cases(_HIDDEN_OVERLAPPING, (DOUBLE,))
     ),
+    wrong_turns=_shorter_special_first,
     hints=(
         "Two jobs, in this order: decide whether the text may be encoded at all, then cut it "
         "into pieces that are either an allowed special token or ordinary text.",
@@ -187,8 +210,9 @@ digit_groups = Exercise(
         "end of the number does a regular expression start matching from?",
         "It starts at the left and takes as many digits as it may, up to three, then "
         "starts again after them. Only the last group can be shorter.",
-        "So '1234567' becomes '123', '456', '7'. Slicing with a step of three positions, "
-        "starting at 0, gives exactly those groups; an empty string gives none.",
+        "So '1234567' becomes '123', '456', '7'. Write down where each group starts and "
+        "ends: what do the starts have in common, and what happens to the last group? An "
+        "empty string has no groups at all.",
     ),
     solution_code="""\
 def digit_groups(digits: str) -> list[str]:

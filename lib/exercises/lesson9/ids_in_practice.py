@@ -1,5 +1,5 @@
-"""Lesson 9 exercises: find special-token text in a user's message, grow an embedding matrix,
-write ids as uint16 bytes.
+"""Lesson 9, sections 2 to 4: find special-token text in a user's message, grow an embedding
+matrix, write ids as uint16 bytes.
 
 Expected values come from `lib.specials.split` (how `encode` finds special tokens: leftmost, then
 longest), and from numpy for the embedding rows and the bytes a `uint16` memmap holds.
@@ -167,5 +167,3 @@ def uint16_bytes(ids: list[int]) -> bytes:
     return bytes(out)
 """,
 )
-
-EXERCISES = [find_specials, grow_embeddings, uint16_bytes]

@@ -12,6 +12,7 @@ notebooks before their door was closed.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import nbformat
@@ -35,11 +36,13 @@ def shell():
     """A fresh IPython shell: it runs magics and `get_ipython()` as a notebook kernel does."""
     from IPython.core.interactiveshell import InteractiveShell
 
+    main = sys.modules["__main__"]  # the shell puts its own `__main__`, history and all, there
     shell = InteractiveShell.instance()
     shell.reset(new_session=True)
     yield shell
     shell.reset(new_session=True)
     InteractiveShell.clear_instance()  # later tests' check() must not find this shell's cells
+    sys.modules["__main__"] = main
 
 
 def earns_full_marks(shell, name: str, *cells: str) -> bool:

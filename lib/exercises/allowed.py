@@ -81,8 +81,10 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
                 return found
     elif isinstance(item, ast.Attribute) and (_dunder(item.attr) or item.attr in _REACHES_IN):
         return f"uses `.{item.attr}`, which reaches into Python itself"
-    elif isinstance(item, ast.Call) and _named_by_text(item) and _dunder(item.args[1].value):
-        return f"uses `.{item.args[1].value}`, which reaches into Python itself"
+    elif isinstance(item, ast.Call) and _named_by_text(item):  # `getattr(g, "gi_frame")`
+        name = item.args[1].value
+        if _dunder(name) or name in _REACHES_IN:
+            return f"uses `.{name}`, which reaches into Python itself"
     return ""
 
 

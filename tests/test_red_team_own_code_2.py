@@ -201,3 +201,16 @@ def test_a_forbidden_module_by_a_shadowed_import_earns_nothing(shell):
         "    return __import__('re').findall(r'\\d{1,3}', digits)"
     )
     assert not earns_full_marks_with_the_lesson(shell, "digit_groups", source)
+
+
+def test_a_code_object_made_into_a_function_earns_nothing(shell):
+    """A generator's `gi_code`, its names replaced, made into a function by `type(lambda: 0)`
+    (where `type` is allowed): `len` becomes `__import__`, and `lib.bpe.train` answers."""
+    source = (
+        "def train_bpe(text, vocab_size):\n"
+        "    g = (len(n) for n in ['lib.bpe'])\n"
+        "    code = g.gi_code.replace(co_names=('__import__',))\n"
+        "    lib = next(type(lambda: 0)(code, {})(iter(['lib.bpe'])))\n"
+        "    return lib.bpe.train(text, vocab_size)[1]"
+    )
+    assert not earns_full_marks(shell, "train_bpe", source)

@@ -70,6 +70,12 @@ BUILTIN_UNDER_ITS_OWN_NAME = {
         "    exec(answer.solution_code, ns)\n"
         "    return ns['utf8_encode'](cp)",
     ),
+    "lib.bpe.train by a parameter named like the allowed module": (
+        "train_bpe",
+        "from lib import bpe\ndef pairs(ids):\n    return bpe.get_stats(ids)\n"
+        "def train_bpe(text, vocab_size, bpe=bpe):\n    pairs\n"
+        "    return bpe.train(text, vocab_size)[1]",
+    ),
 }
 
 

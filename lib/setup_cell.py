@@ -30,8 +30,9 @@ if "google.colab" in sys.modules:  # on Colab: fetch the course and install what
                 f"Could not download the course from {url} ({why[0]}). "
                 "Check the address and the internet connection, then run this cell again."
             )
-    found = re.search(r'__version__ = "(.*)"', (root / "lib/__init__.py").read_text())
-    if not found or found.group(1) < "@VERSION@":
+    found = re.search(r'__version__ = "([\d.]+)"', (root / "lib/__init__.py").read_text())
+    version = [int(part) for part in found.group(1).split(".")] if found else []
+    if version < [@VERSION_PARTS@]:  # compared as numbers: 2026.11.25.10 is newer than .2
         print(
             f"The course in {root} is older than this notebook (version @VERSION@): "
             f"run `!git -C {root} pull` (or delete that folder), then run this cell again."
@@ -57,4 +58,6 @@ else:  # on your computer: the course folder is this folder or one above it
 
 def setup_cell(repo_url: str, version: str) -> str:
     """The set-up cell's code for the course published at `repo_url`, at least at `version`."""
-    return SETUP_TEMPLATE.strip("\n").replace("@REPO_URL@", repo_url).replace("@VERSION@", version)
+    parts = ", ".join(str(int(part)) for part in version.split("."))
+    code = SETUP_TEMPLATE.strip("\n").replace("@REPO_URL@", repo_url)
+    return code.replace("@VERSION_PARTS@", parts).replace("@VERSION@", version)

@@ -24,9 +24,12 @@ from lib.grading.notebook import load_catalog
 from lib.grading.one_submission import Settings, grade_one
 from lib.grading.submissions import find_submissions
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or not shutil.which("bwrap"), reason="needs root and bubblewrap"
-)
+pytestmark = [
+    pytest.mark.machine,  # see pyproject's markers
+    pytest.mark.skipif(
+        os.geteuid() != 0 or not shutil.which("bwrap"), reason="needs root and bubblewrap"
+    ),
+]
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "grading_fixtures"
 SECONDS = 5  # how long both boxes spin side by side

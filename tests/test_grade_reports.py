@@ -217,6 +217,8 @@ def test_class_summary_counts_attempted_passed_and_the_mean(tmp_path):
     assert not (tmp_path / "summary.html").exists()  # charts=False: no browser started
 
 
+@pytest.mark.machine  # draws with Chromium: see pyproject's markers
+@pytest.mark.draws_chart
 def test_the_chart_is_written_offline_as_html_and_as_png(tmp_path):
     rows_ = [dict(lesson=1, exercise="double", max=2, submissions=4, attempted=3, passed=2)]
     summary_chart.write_chart(tmp_path, [{**rows_[0], "mean_score": 1.0}])
@@ -231,6 +233,7 @@ def test_the_chart_is_written_offline_as_html_and_as_png(tmp_path):
     assert summary_chart.png_note(tmp_path) == ""
 
 
+@pytest.mark.draws_chart
 def test_no_browser_means_no_png_and_one_line_saying_so(tmp_path, monkeypatch):
     (tmp_path / "summary.png").write_bytes(b"stale")
     monkeypatch.setenv("BROWSER_PATH", str(tmp_path / "no-such-chrome"))
@@ -241,6 +244,7 @@ def test_no_browser_means_no_png_and_one_line_saying_so(tmp_path, monkeypatch):
     assert "No summary.png: kaleido could not start Chrome or Chromium" in printed
 
 
+@pytest.mark.draws_chart
 def test_a_drawing_that_hangs_costs_the_png_and_is_killed_with_its_browser(tmp_path, monkeypatch):
     # A marker no other run can share (a pid's digits can begin another pid's), so pgrep sees only
     # this test's browser even when another copy of the suite runs beside it.

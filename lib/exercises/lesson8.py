@@ -70,13 +70,20 @@ def _cut_cases(texts: list[tuple[str, str]]) -> list[Case]:
     return [Case(args=(t, p), expected=unsafe_boundaries(t, p)) for t, p in texts]
 
 
-# Workers' counts where the plausible slips give another pair: one worker only, each pre-token
-# once, pairs across pre-tokens, no overlapping pairs, text instead of bytes, the wrong tie rule.
+# Workers' counts where the plausible slips give another pair, each slip in two cases at least
+# (so none keeps most of the points): one worker only, each pre-token once, pairs across
+# pre-tokens, no overlapping pairs (skipped, or only every other one), the wrong tie rule, and
+# text or ints instead of bytes.
 _PARTS = [
     [{b" the": 3, b" cat": 1}, {b"the": 2, b" dog": 5}],
     [{b"ab": 1, b"cd": 1}, {b"cd": 1}, {b"ab": 3}],
     [{b"x": 5, b"y": 5}, {b"zz": 1}],
     [{b"aaa": 2, b"ab": 3}],
+    [{b"aaa": 1, b"ab": 2}],
+    [{b"aaa": 1, b"ba": 1}],
+    [{b"bbbb": 1, b"cb": 2}],
+    [{b"ab": 1}, {b"cd": 2, b"aaa": 1}],
+    [{b"abab": 1}, {b"ab": 1, b"ba": 2}],
     [{" न".encode(): 2}, {" न".encode(): 3, b"!": 1}],
     [{b"ba": 2}, {b"ab": 2}],
     [{b"a": 3}, {}],
@@ -198,9 +205,12 @@ def first_merge(parts: list[dict[bytes, int]]) -> tuple[bytes, bytes] | None:
 
 
 def _line_turns(cases: list[Case], answers: list) -> str | None:
-    """Name the usual slip: the bytes of base64 written with their b'...' around them."""
+    """Name the usual slips: base64's bytes written with their b'...' around them, or the line
+    break that the file, not the line, ends with."""
     if any(isinstance(a, str) and a.startswith(("b'", 'b"')) for a in answers):
         return "base64.b64encode returns bytes: .decode('ascii') turns them into text first."
+    if any(isinstance(a, str) and a.endswith("\n") for a in answers):
+        return "Without the line break: whoever writes the file adds it after each line."
     return None
 
 

@@ -86,18 +86,23 @@ def test_graders_starting_at_once_share_one_whole_key(tmp_path, monkeypatch):
     stopped) or it read the other's file before a byte was written (an empty key)."""
     for attempt in range(20):
         monkeypatch.setenv(store.KEY_VAR, str(tmp_path / f"key-{attempt}"))
-        start, keys, errors = threading.Barrier(8), [], []
-
-        def grader() -> None:
-            start.wait()
-            try:
-                keys.append(store.signing_key())
-            except OSError as error:
-                errors.append(error)
-
-        threads = [threading.Thread(target=grader) for _ in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        keys, errors = _signing_keys_of_graders_starting_at_once(8)
         assert errors == [] and len(set(keys)) == 1 and len(keys[0]) == 32, (errors, keys)
+
+
+def _signing_keys_of_graders_starting_at_once(count: int) -> tuple[list[bytes], list[OSError]]:
+    start, keys, errors = threading.Barrier(count), [], []
+
+    def grader() -> None:
+        start.wait()
+        try:
+            keys.append(store.signing_key())
+        except OSError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=grader) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return keys, errors

@@ -90,14 +90,9 @@ for uid, step in ((int(sys.argv[3]), "plant"), (int(sys.argv[4]), "look")):
 
 @X86_64
 @pytest.mark.parametrize("mode", ["box", "own user"])
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE: kernels inherit the grader's session keyring (setpriv and bwrap keep it): a key "
-    "student A's kernel adds there stays after A's kernel and reap (user_reset clears the user "
-    "keyrings only) and student B's kernel, another uid, reads it; any kernel may also read, add "
-    "to or clear the instructor's own session keys (possessor rights)",
-)
 def test_a_key_one_kernel_adds_to_its_session_keyring_never_reaches_another(shared_tmp, mode):
+    """Kernels inherited the grader's session keyring (setpriv and bwrap keep it): student B's
+    kernel read the key student A's added. Each now joins a new one (`kernel_start`)."""
     if mode == "box" and not box_runs():
         pytest.skip("bubblewrap cannot run here")
     (shared_tmp / "keys.py").write_text(KEYS)
@@ -112,15 +107,10 @@ def test_a_key_one_kernel_adds_to_its_session_keyring_never_reaches_another(shar
 
 
 @pytest.mark.parametrize("mode", ["box", "own user"])
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (both modes): kernels start as `python -m ipykernel_launcher` in the working "
-    "folder, and -m puts that folder first on sys.path: an ipykernel_launcher.py handed in (or "
-    "written by the notebook's first run, before the graded kernel starts in the same folder) "
-    "runs as the kernel, before the grader's set-up: it can patch the graded program (say, the "
-    "lessons' reference solutions in place of the student's stubs) past the own-code checks",
-)
 def test_a_file_in_the_students_folder_never_replaces_the_kernel(shared_tmp, mode):
+    """Kernels started as `python -m ipykernel_launcher` in the working folder ran a handed-in
+    `ipykernel_launcher.py` (first on sys.path) before the grader's set-up: it could swap in the
+    reference solutions. `kernel_start.module_runner` drops that folder from the path first."""
     from lib.notebooks import ThisPython
 
     if mode == "box" and not box_runs():
@@ -135,6 +125,19 @@ def test_a_file_in_the_students_folder_never_replaces_the_kernel(shared_tmp, mod
     done = subprocess.run(command, cwd=shared_tmp, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-500:]
     assert "launcher ran" not in done.stdout
+
+
+def test_each_kernel_start_gets_a_fresh_ipython_folder(shared_tmp):
+    """An IPython startup file the notebook's first run wrote in its IPYTHONDIR would run first
+    in the graded kernel: each start gets a new, empty folder instead."""
+    (shared_tmp / "where.py").write_text("import os; print(os.environ['IPYTHONDIR'])")
+    kernel = sandbox.kernel_start.module_runner([sys.executable, "-m", "where"])
+    env = {**os.environ, "IPYTHONDIR": str(shared_tmp), "TMPDIR": str(shared_tmp)}
+    env["PYTHONPATH"] = str(shared_tmp)  # as the course's folders are: found, but not first
+    runs = [subprocess.run(kernel, capture_output=True, text=True, env=env) for _ in range(2)]
+    folders = [run.stdout.strip() for run in runs]
+    assert len(set(folders)) == 2 and str(shared_tmp) not in folders, folders
+    assert all(os.listdir(folder) == [] for folder in folders)
 
 
 # --- What user_reset misses: left for the next kernel of the same user ------------------------

@@ -180,14 +180,10 @@ for folder in sys.argv[1:]:
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (own user): a folder its user made mode 000 in /tmp or /dev/shm outlives reap "
-    "(user_reset's rmtree cannot open it; its owner may chmod it back): the next kernel of that "
-    "uid reads what is inside; named /tmp/course-grader-user-N.lock it also takes sandbox user N "
-    "from every later grader (_claim cannot open it), and 1000 of them refuse all grading",
-)
 def test_reap_removes_folders_the_user_made_unreadable_to_itself():
+    """Own user: a folder made mode 000 in /tmp or /dev/shm outlived reap (rmtree could not open
+    it), and as /tmp/course-grader-user-N.lock took user N from every later grader. user_reset's
+    `remove_tree` gives its owner's folders back their rights first."""
     squatted = kernel_users.FIRST_UID + kernel_users.USERS - 1  # the last any grader claims
     lock = f"{tempfile.gettempdir()}/course-grader-user-{squatted}.lock"
     folders = [lock, f"/dev/shm/red-team-2-{os.getpid()}"]
@@ -209,12 +205,9 @@ def world_writable(folder: str) -> bool:
 
 
 @pytest.mark.skipif(not world_writable("/run/lock"), reason="no world-writable /run/lock here")
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (own user): user_reset cleans /tmp, /var/tmp, /dev/shm and /dev/mqueue only; "
-    "a file in /run/lock (= /var/lock, mode 1777 on Debian) outlives reap for the next kernel",
-)
 def test_reap_removes_what_the_user_left_in_every_world_writable_folder():
+    """Own user: user_reset cleaned four folders by name; a file in /run/lock outlived reap. It
+    now also cleans every world-writable folder in /, /run, /var and /dev."""
     planted = Path(f"/run/lock/red-team-2-{os.getpid()}")
     try:
         as_user(UID, f"open({str(planted)!r}, 'w').write('student A')")
@@ -345,14 +338,9 @@ def remove_deep(top: Path) -> None:
         sys.setrecursionlimit(limit)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (no tmpfs: the command line as non-root, Gradescope): a working copy of 1,100 "
-    "nested folders (a kernel makes them in a second) makes scratch_disk.remove raise "
-    "RecursionError (shutil.rmtree recurses, Python < 3.13): the folder stays on the grader's "
-    "disk and the record becomes 'grader error'",
-)
 def test_removing_a_working_copy_of_deeply_nested_folders_leaves_nothing():
+    """No tmpfs: 1,100 nested folders made scratch_disk.remove raise RecursionError (rmtree
+    recurses) and the record a grader error; `remove_tree` holds at most 64 folders open."""
     # In memory: on this machine's ext4, 1,100 nested folders take seconds to remove.
     copy = Path(tempfile.mkdtemp(prefix="course-grade-deep-", dir=memory_folder()))
     fd = os.open(copy, os.O_RDONLY)

@@ -10,6 +10,7 @@ About 15-20 s in all on 2 busy cores.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import os
@@ -402,3 +403,28 @@ def test_a_copy_stops_at_the_bytes_its_own_disk_holds(tmp_path, monkeypatch):
         prepare.working_copy(submission, tmp_path / "copy")
     copied = sum(f.stat().st_size for f in (tmp_path / "copy").rglob("*") if f.is_file())
     assert copied <= 2500
+
+
+def test_a_daemon_of_the_first_run_is_gone_before_the_graded_kernel_starts(monkeypatch):
+    """Own user: reap ran only after the notebook, so a daemon its first run left (`setsid`)
+    ran beside the graded kernel, the same uid. Every kernel start of a user reaps it first."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    from lib.grading.kernel_manager import boxed_manager
+
+    async def started(self, **kw):  # what jupyter_client does next: not needed here
+        return [], kw
+
+    monkeypatch.setattr(AsyncKernelManager, "_async_pre_start_kernel", started)
+    as_user(
+        UID,
+        "import os, time\nif os.fork() == 0:\n    os.setsid(); os.closerange(0, 9); time.sleep(60)",
+    )
+    try:
+        time.sleep(0.2)
+        assert sandbox.processes_of(UID), "the attack ran"
+        manager = boxed_manager(Path(tempfile.gettempdir()), lambda command: command, UID)
+        asyncio.run(manager._async_pre_start_kernel())
+        assert sandbox.processes_of(UID) == []
+    finally:
+        sandbox.reap(UID)

@@ -45,7 +45,7 @@ from lib.tokenizer import Tokenizer
 __all__ = ["Tokenizer", "CharTokenizer", "bpe", "patterns"]
 # The course's version, a date (".2": the second release that day): a notebook's set-up cell on
 # Colab says so when the clone it finds is older than the notebook (lib.notebooks.VERSION).
-__version__ = "2026.11.25.2"
+__version__ = "2026.11.26.1"
 
 
 def __getattr__(name: str):

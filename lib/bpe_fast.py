@@ -78,7 +78,7 @@ def prepare_chunks(
     each pair occurs: everything `merge_pair` keeps up to date."""
     weights = [words[chunk] for chunk in kept]
     chunks = [edge + chunk.decode("latin-1") + edge for chunk in kept]
-    return (chunks, weights, *_count_pairs(chunks, weights))
+    return (chunks, weights, *count_pairs(chunks, weights))
 
 
 def merge_pair(
@@ -144,7 +144,7 @@ def merge_pair(
     return removed
 
 
-def _count_pairs(
+def count_pairs(
     chunks: list[str], weights: list[int]
 ) -> tuple[dict[str, int], dict[str, Sequence[int]]]:
     """Weighted pair counts, and for each pair the chunks that hold it (each chunk once)."""

@@ -110,11 +110,15 @@ def compare(
     examples: int = 300,
 ) -> None:
     """Print the smallest input on which the two functions differ, with both results one above
-    the other, or that no difference was found (`find_difference` returns it instead)."""
+    the other, or that no difference was found (`find_difference` returns it instead).
+    A candidate that raises NotImplementedError (an exercise's stub) is reported as not written."""
     found = find_difference(candidate, reference, inputs, examples)
     name = getattr(candidate, "__name__", "your function")
     if found is None:
         print(f"✅ no difference found in {examples} generated examples")
+        return
+    if found.got.startswith("raised NotImplementedError"):  # the exercise's stub: nothing to show
+        print(f"⏳ {name} is not written yet: replace `raise NotImplementedError` with your code")
         return
     call = ", ".join(repr(arg) for arg in found.args)
     print(f"❌ {name} and the reference differ; the smallest input found is\n   ({call})")

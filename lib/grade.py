@@ -1,43 +1,60 @@
-"""Grade a class's notebooks: `python -m lib.grade SUBMISSIONS... --out DIR`.
+"""The grader's command line: `python -m lib.grade COMMAND ...`, one sub-command a job.
+
+    python -m lib.grade grade SUBMISSIONS... --out DIR   # grade a class (the README's "Grading")
+    python -m lib.grade selftest                         # prove this machine can grade
+    python -m lib.grade gradescope --out autograder.zip  # build a Gradescope autograder
+    python -m lib.grade gradescope-run SUBMISSION RESULTS_JSON   # what run_autograder calls
 
 SUBMISSIONS are notebook files, folders of notebooks (each named after its student), or folders
 of per-student folders (each folder named after its student, any notebooks inside). Each notebook
 runs in a fresh kernel in a throwaway copy of its folder; then the grader runs every exercise's
-checks itself, in that kernel, with this repository's `lib`. The README's "Grading" section has
-the whole workflow. From Python: `from lib.grade import grade_submissions`.
+checks itself, with this repository's `lib`. `python -m lib.grade SUBMISSIONS... --out DIR`,
+without the word `grade`, still grades, as the course's first instructions said. From Python:
+`from lib.grade import grade_submissions`.
 
-`python -m lib.grade gradescope --out autograder.zip` builds a Gradescope autograder instead (see
-lib/grading/gradescope.py); its `run_autograder` calls `python -m lib.grade gradescope-run`.
-`python -m lib.grade selftest` grades the course's own solutions to prove the machine can grade
-(lib/grading/selftest.py).
+This module holds the commands' words (argparse); what each does is in `lib.grading.commands`.
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime
 import sys
-import time
+from collections.abc import Callable
 from pathlib import Path
 
-from lib.grading import gradescope, selftest
-from lib.grading.batch import CourseDataMissing, grade_submissions
-from lib.grading.execute import Limits
-from lib.grading.reports import summary
-from lib.grading.roster import load_roster
-from lib.grading.sandbox import SandboxUnavailable
+from lib.grading import commands
+from lib.grading.batch import grade_submissions
+from lib.grading.gradescope_bundle import lesson_totals
+from lib.grading.grading_job import Limits
 
 __all__ = ["Limits", "grade_submissions", "main"]
 
-NO_SANDBOX_WARNING = (
-    "grading without a sandbox: every student's code runs with your permissions and can read, "
-    "change or delete your files, use the network and outlive the run. Grade this way only on a "
-    "throwaway machine or container; every report records it."
-)
+COMMANDS = ("grade", "gradescope", "gradescope-run", "selftest")
+
+
+def _add_command(
+    subparsers: argparse._SubParsersAction,
+    name: str,
+    run: Callable,
+    summary: str,
+    more: str,
+    parents: tuple[argparse.ArgumentParser, ...] = (),
+) -> argparse.ArgumentParser:
+    """A sub-command that `run`s: `summary` is its line in the list of commands, `more` what its
+    own --help adds, `parents` the parsers whose options it shares."""
+    parser = subparsers.add_parser(
+        name,
+        help=summary,
+        description=f"{summary[0].upper()}{summary[1:]}. {more}",
+        parents=list(parents),
+    )
+    parser.set_defaults(run=run, parser=parser)
+    return parser
 
 
 def _lesson_option(parser: argparse.ArgumentParser) -> None:
-    totals = gradescope.lesson_totals()
+    """--lesson N for a Gradescope assignment of one lesson; its help lists each lesson's points."""
+    totals = lesson_totals()
     parser.add_argument(
         "--lesson",
         type=int,
@@ -47,95 +64,20 @@ def _lesson_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_gradescope(argv: list[str]) -> int:
-    """`python -m lib.grade gradescope --out autograder.zip`: write the autograder bundle."""
-    parser = argparse.ArgumentParser(
-        prog="python -m lib.grade gradescope",
-        description="Build a Gradescope autograder (upload the zip as the assignment's "
-        "autograder; see the README's Grading section).",
-    )
-    parser.add_argument("--out", required=True, type=Path, help="the zip file to write")
-    _lesson_option(parser)
-    args = parser.parse_args(argv)
-    if args.out.suffix != ".zip" or args.out.is_dir():
-        parser.error(f"--out {args.out}: give the name of a .zip file to write")
-    try:
-        names = gradescope.build_bundle(args.out, args.lesson)
-    except OSError as error:
-        parser.error(f"cannot write {args.out} ({error.strerror}): choose a writable folder")
-    print(f"Wrote {args.out} ({len(names)} files). Upload it as the assignment's autograder.")
-    if args.lesson:
-        points = gradescope.lesson_totals()[args.lesson]
-        print(f"It scores lesson {args.lesson} only: set the assignment's points to {points:g}.")
-    return 0
-
-
-def run_gradescope(argv: list[str]) -> int:
-    """`python -m lib.grade gradescope-run SUBMISSION_DIR RESULTS_JSON`, as run_autograder does."""
-    parser = argparse.ArgumentParser(prog="python -m lib.grade gradescope-run")
-    parser.add_argument("submission", type=Path, help="folder of the student's files")
-    parser.add_argument("results", type=Path, help="where to write results.json")
-    _lesson_option(parser)
-    args = parser.parse_args(argv)
-    results = gradescope.run(args.submission, args.results, args.lesson)
-    print(results["output"], f"\nScore: {results['score']:g}", sep="\n")
-    return 0
-
-
-def run_selftest(argv: list[str]) -> int:
-    """`python -m lib.grade selftest`: grade every lesson's solutions; 0 when all earn full."""
-    parser = argparse.ArgumentParser(
-        prog="python -m lib.grade selftest",
-        description="Grade the course's own solutions, every lesson as a whole notebook, "
-        "exactly as students are graded: run it before the class hands in.",
-    )
-    parser.add_argument("--jobs", type=int, default=None, help="notebooks at a time")
-    parser.add_argument(
-        "--lesson",
+def _running_options() -> argparse.ArgumentParser:
+    """--jobs and --no-progress, which every command that grades notebooks takes."""
+    shared = argparse.ArgumentParser(add_help=False)
+    shared.add_argument(
+        "--jobs",
         type=int,
-        action="append",
-        metavar="N",
-        help="only this lesson (repeat for several; default: every lesson)",
+        default=None,
+        help="notebooks graded at the same time (default: CPU cores, at most 4)",
     )
-    parser.add_argument(
-        "--sandbox-if-available",
-        action="store_true",
-        help="grade without the sandbox where bubblewrap cannot run, as the Gradescope "
-        "autograder does (its setup.sh uses this)",
-    )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    try:
-        text, ready = selftest.run(
-            jobs=args.jobs,
-            lessons=set(args.lesson) if args.lesson else None,
-            sandboxed=None if args.sandbox_if_available else True,
-            progress=not args.no_progress,
-        )
-    except SandboxUnavailable as error:
-        print(f"NOT READY: {error}")
-        return 1
-    print(text)
-    return 0 if ready else 1
+    shared.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return shared
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line; returns the exit status (1 when no notebook was found)."""
-    argv = sys.argv[1:] if argv is None else argv
-    # Sub-commands are recognised before argparse, which would take them for a submission.
-    if argv[:1] == ["gradescope"]:
-        return build_gradescope(argv[1:])
-    if argv[:1] == ["gradescope-run"]:
-        return run_gradescope(argv[1:])
-    if argv[:1] == ["selftest"]:
-        return run_selftest(argv[1:])
-    parser = argparse.ArgumentParser(
-        prog="python -m lib.grade",
-        description=__doc__.split("\n\n")[0],
-        epilog="python -m lib.grade gradescope --out autograder.zip builds a Gradescope "
-        "autograder instead; python -m lib.grade selftest proves this machine can grade (to "
-        "grade a folder named 'gradescope' or 'selftest', write ./gradescope).",
-    )
+def _grade_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("submissions", nargs="+", help="notebooks, or folders of them")
     parser.add_argument(
         "--out",
@@ -159,15 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         help="limit for running all of one notebook's cells (default: %(default)g)",
     )
     parser.add_argument(
-        "--jobs",
-        type=int,
-        default=None,
-        help="notebooks graded at the same time (default: CPU cores, at most 4)",
-    )
-    parser.add_argument(
-        "--force",
-        action="store_true",
-        help="grade again what an earlier run into --out already graded",
+        "--force", action="store_true", help="grade again what an earlier run into --out graded"
     )
     parser.add_argument(
         "--retry-failed",
@@ -181,7 +115,6 @@ def main(argv: list[str] | None = None) -> int:
         help="run the students' code WITHOUT the bubblewrap sandbox, with your permissions "
         "(only where bwrap cannot run; every report says so)",
     )
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "--roster",
         type=Path,
@@ -197,41 +130,87 @@ def main(argv: list[str] | None = None) -> int:
         help="forget what --out holds for this notebook (or every notebook under this folder): "
         "its rows leave every table; may be given more than once",
     )
-    args = parser.parse_args(argv)
-    if args.no_sandbox:
-        print(f"WARNING: {NO_SANDBOX_WARNING}", file=sys.stderr)
-    started = time.monotonic()
-    run_started = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _selftest_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lesson",
+        type=int,
+        action="append",
+        metavar="N",
+        help="only this lesson (repeat for several; default: every lesson)",
+    )
+    parser.add_argument(
+        "--sandbox-if-available",
+        action="store_true",
+        help="grade without the sandbox where bubblewrap cannot run, as the Gradescope "
+        "autograder does (its setup.sh uses this)",
+    )
+
+
+def parser() -> argparse.ArgumentParser:
+    """The whole command line: a sub-command each for grading, the self-test and Gradescope."""
+    top = argparse.ArgumentParser(
+        prog="python -m lib.grade",
+        description="Grade a class's notebooks, prove this machine can, or build a Gradescope "
+        "autograder. `python -m lib.grade COMMAND --help` says more of each.",
+        epilog="Without a command, `python -m lib.grade SUBMISSIONS... --out DIR` grades, as "
+        "`grade` does.",
+    )
+    subparsers = top.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    running = _running_options()
+    grade = _add_command(
+        subparsers,
+        "grade",
+        commands.grade,
+        "grade a class's notebooks",
+        "Each runs in a fresh kernel in a sandbox, then the grader runs every exercise's checks "
+        "(the README's Grading section has the whole workflow).",
+        parents=(running,),
+    )
+    _grade_options(grade)
+    selftest = _add_command(
+        subparsers,
+        "selftest",
+        commands.run_selftest,
+        "prove this machine can grade",
+        "It grades the course's own solutions, every lesson as a whole notebook, exactly as "
+        "students are graded: run it before the class hands in.",
+        parents=(running,),
+    )
+    _selftest_options(selftest)
+    bundle = _add_command(
+        subparsers,
+        "gradescope",
+        commands.build_gradescope,
+        "build a Gradescope autograder",
+        "Upload the zip as the assignment's autograder (see the README's Grading section).",
+    )
+    bundle.add_argument("--out", required=True, type=Path, help="the zip file to write")
+    _lesson_option(bundle)
+    run = _add_command(
+        subparsers,
+        "gradescope-run",
+        commands.run_gradescope,
+        "grade one Gradescope submission",
+        "Writes its results.json; the bundle's run_autograder runs this.",
+    )
+    run.add_argument("submission", type=Path, help="folder of the student's files")
+    run.add_argument("results", type=Path, help="where to write results.json")
+    _lesson_option(run)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; returns the exit status (1 when no notebook was found)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] not in (*COMMANDS, "-h", "--help"):
+        argv.insert(0, "grade")  # the first spelling, `python -m lib.grade submissions/ --out x`
+    args = parser().parse_args(argv)
     try:
-        roster = load_roster(args.roster) if args.roster else None
-    except ValueError as error:
-        parser.error(str(error))
-    try:
-        records = grade_submissions(
-            args.submissions,
-            args.out,
-            limits=Limits(args.cell_timeout, args.notebook_timeout),
-            jobs=args.jobs,
-            force=args.force,
-            retry_failed=args.retry_failed,
-            sandboxed=not args.no_sandbox,
-            progress=not args.no_progress,
-            roster=roster,
-            drop=tuple(args.drop),
-        )
-    except (FileNotFoundError, SandboxUnavailable, CourseDataMissing) as error:
-        parser.error(str(error))
-    except KeyboardInterrupt:
-        print(
-            f"\nInterrupted. What was graded is kept in {args.out}: run the same command again "
-            "to grade the rest."
-        )
-        return 130
-    if not records:
-        print("No notebooks (.ipynb) found in", *args.submissions)
-        return 1
-    print(summary(records, time.monotonic() - started, args.out, since=run_started))
-    return 0
+        return args.run(args)
+    except commands.UsageError as error:
+        args.parser.error(str(error))
 
 
 if __name__ == "__main__":

@@ -1,16 +1,18 @@
 """Parity-aware BPE: every merge goes to the language the tokenizer currently serves worst.
 
 Standard BPE merges the pair that is most frequent in all the training text together, so the
-languages with the most text, or the most bytes per character, collect most of the merges.
-Foroutan et al., "Parity-aware Byte Pair Encoding" (2025), change only that choice. Before each
-merge they measure how many tokens every language needs for the same *parallel* development
-text, take the language that needs the most, and merge the pair most frequent in that language's
-training text. The vocabulary is shared, so the merge is then applied to every language's text.
+languages with the most text, or the most bytes per character, collect most of the merges. Foroutan
+et al., "Parity-aware Byte Pair Encoding" (2025), change only that choice. Before each merge they
+find the language that the merges so far compress worst on a *parallel* development text (the same
+content in every language), and merge the pair most frequent in that language's training text. The
+vocabulary is shared, so the merge is then applied to every language's text. The paper defines
+"worst" by a compression rate; on parallel text the authors' public code takes the language whose
+development text needs the most tokens, and so does this module.
 
-Here the development text is the training text itself, which must therefore be parallel (the same
-content in every language, like FLORES): then "needs the most tokens" means "compresses worst".
-The counting is the fast trainer's (`lib.bpe_fast`): each language keeps its own chunks, pair
-counts and queue, and `merge_pair` updates them all.
+The paper keeps the development text apart from the training text. Here the training text itself is
+the development text, which keeps the course's lab small and must therefore be parallel (like
+FLORES). The counting is the fast trainer's (`lib.bpe_fast`): each language keeps its own chunks,
+pair counts and queue, and `merge_pair` updates them all.
 """
 
 from __future__ import annotations

@@ -97,3 +97,58 @@ def split_on_special(text: str, specials) -> list[str]:
     if not specials:
         return [text] if text else []
     return [piece for piece in special_regex(specials).split(text) if piece]
+
+
+def alternatives(pattern: str) -> list[str]:
+    r"""The top-level alternatives of a regex, cut at each `|` outside (...) and [...].
+
+    >>> alternatives(r"'s|(?:a|b)+|[|]|\|")
+    ["'s", '(?:a|b)+', '[|]', '\\|']
+
+    A split pattern is such a list, tried in order at each position: the first alternative that
+    matches takes the next chunk. (A `]` right after `[` is not read as a literal here; the
+    course's patterns never need that.)
+    """
+    pieces, current, depth, in_class, escaped = [], "", 0, False, False
+    for char in pattern:
+        if not escaped and not in_class and depth == 0 and char == "|":
+            pieces.append(current)
+            current = ""
+            continue
+        current += char
+        if escaped:  # the character after a backslash is never syntax
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif not in_class and char in "()":
+            depth += 1 if char == "(" else -1
+    return pieces + [current]
+
+
+def chunks_by_alternative(pattern: str, text: str) -> list[tuple[str, list[str]]]:
+    r"""Which alternative of `pattern` (a name such as "gpt4", or a regex) cut each chunk of `text`:
+    one `(alternative, its chunks in order)` pair per alternative, in the pattern's order.
+
+    >>> for part, chunks in chunks_by_alternative("gpt2", "I'm 42!"):
+    ...     print(chunks, part)
+    ["'m"] '(?:[sdmt]|ll|ve|re)
+    ['I']  ?\p{L}++
+    [' 42']  ?\p{N}++
+    ['!']  ?[^\s\p{L}\p{N}]++
+    [] \s++$
+    [] \s+(?!\S)
+    [] \s
+
+    Each alternative is wrapped in a named group, so the match says which one won; the chunks,
+    all lists joined in the order found, are exactly `split_text(text, pattern)`.
+    """
+    parts = alternatives(resolve(pattern))
+    labelled = compiled("|".join(f"(?P<p{k}>{part})" for k, part in enumerate(parts)))
+    caught: list[list[str]] = [[] for _ in parts]
+    for match in labelled.finditer(text):
+        caught[int(match.lastgroup[1:])].append(match.group())
+    return list(zip(parts, caught, strict=True))

@@ -157,6 +157,13 @@ class Tokenizer(TokenizerFiles):
         return MappingProxyType(self._token_id)
 
     @property
+    def merge_ranks(self) -> Mapping[bytes, int]:
+        """{token bytes: merge rank} (read-only): which adjacent pair joins first when encoding,
+        the lowest rank first. For tiktoken's encodings the same as `ranks`; given merges, a
+        token's position in them (`lib.bpe_dropout` encodes with it)."""
+        return MappingProxyType(self._merge_rank)
+
+    @property
     def special_tokens(self) -> Mapping[str, int]:
         """{special token: id} (read-only)."""
         return MappingProxyType(self._special)

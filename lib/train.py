@@ -100,9 +100,10 @@ def main(argv: list[str] | None = None) -> None:
         print(
             "  a .tiktoken file holds the ranks only; in tiktoken, pass them with the pattern:"
             " tiktoken.Encoding(name, pat_str=..., mergeable_ranks=tiktoken.load."
-            f"load_tiktoken_bpe({str(args.out)!r}), special_tokens={specials!r})\n"
-            "  load_tiktoken_bpe caches a file by its path: after training into the same file"
-            " again, load it with TIKTOKEN_CACHE_DIR='' (no cache) or write to a new name"
+            f"load_tiktoken_bpe({str(args.out.resolve())!r}), special_tokens={specials!r})\n"
+            "  load_tiktoken_bpe caches a file by the path it is given: the full path above"
+            " keeps another folder's file of the same name apart; after training into the same"
+            " file again, load it with TIKTOKEN_CACHE_DIR='' (no cache) or write to a new name"
         )
 
 

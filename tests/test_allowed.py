@@ -67,6 +67,16 @@ HONEST = {
     "    if any(not 0 <= i <= 0xFFFF for i in ids):\n"
     "        raise ValueError('an id does not fit in 16 bits')\n"
     "    return bytes(itertools.chain.from_iterable((i & 0xFF, i >> 8) for i in ids))",
+    "dropout_bpe": "import itertools\n"
+    "def dropout_bpe(word, ranks, p, draws):\n"
+    "    pieces, draw = [bytes([b]) for b in word], iter(draws)\n"
+    "    while True:\n"
+    "        kept = [(ranks[a + b], i) for i, (a, b) in enumerate(itertools.pairwise(pieces))\n"
+    "                if a + b in ranks and next(draw) >= p]\n"
+    "        if not kept:\n"
+    "            return pieces\n"
+    "        i = min(kept)[1]\n"
+    "        pieces[i : i + 2] = [pieces[i] + pieces[i + 1]]",
 }
 
 # Tricks through doors no list named: other encoders, code run from a string, other processes.

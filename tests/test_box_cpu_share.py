@@ -18,15 +18,18 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from lib.grading import cpu_share, memory_group, protections, reports, sandbox
-from lib.grading.execute import Limits
+from lib.grading import cpu_share, memory_group, protections, run_summary, sandbox
+from lib.grading.grading_job import Limits
 from lib.grading.notebook import load_catalog
 from lib.grading.one_submission import Settings, grade_one
 from lib.grading.submissions import find_submissions
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or not shutil.which("bwrap"), reason="needs root and bubblewrap"
-)
+pytestmark = [
+    pytest.mark.machine,  # see pyproject's markers
+    pytest.mark.skipif(
+        os.geteuid() != 0 or not shutil.which("bwrap"), reason="needs root and bubblewrap"
+    ),
+]
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "grading_fixtures"
 SECONDS = 5  # how long both boxes spin side by side
@@ -154,10 +157,10 @@ def test_the_run_summary_names_the_cpu_share_only_where_it_held(tmp_path, monkey
     assert [e["score"] for e in record["exercises"]] == [2.0, 1.0]
     assert protections.CPU in record["protections"] and protections.CPU not in alone
     said = "one CPU share per kernel, however many processes it starts"
-    assert said in reports.summary([record], 1, tmp_path)
+    assert said in run_summary.summary([record], 1, tmp_path)
     # One notebook without it, and the run no longer claims it: it says what held instead.
     other = {**record, "protections": alone}
-    text = reports.summary([record, other], 1, tmp_path)
+    text = run_summary.summary([record, other], 1, tmp_path)
     assert said not in text and "each process weighs alone for the CPU (no CPU cgroup)" in text
 
 

@@ -18,7 +18,7 @@ import nbformat
 from colab_check import COLAB_ALSO, COLAB_PINS
 from test_house import MODULES, imports_of, path_of
 
-from lib.notebooks import SETUP_TEMPLATE
+from lib.setup_cell import SETUP_TEMPLATE
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lib import bpe, difftest
-from lib.exercises.lesson3_turns import count_pairs_once, train_first_seen, train_overlap_once
+from lib.exercises.lesson3.turns import count_pairs_once, train_first_seen, train_overlap_once
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,15 @@ def test_the_report_shows_both_outputs_and_a_crash_is_an_answer(capsys):
     out = capsys.readouterr().out
     assert "the smallest input found is\n   ('', 256)" in out
     assert "crashes  : raised ValueError: oops" in out and "reference: []" in out
+
+
+def test_a_stub_is_not_written_yet_rather_than_a_difference(capsys):
+    # Lesson 3 runs compare on the learner's train_bpe while it is still the stub: a red ❌ with
+    # "raised NotImplementedError" read as a failure before the learner had done anything.
+    def train_bpe(text: str, vocab_size: int) -> bpe.Merges:
+        raise NotImplementedError
+
+    difftest.compare(train_bpe, difftest.reference_train, difftest.train_inputs())
+    out = capsys.readouterr().out
+    assert out.startswith("⏳ train_bpe is not written yet: replace `raise NotImplementedError`")
+    assert "❌" not in out

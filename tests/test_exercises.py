@@ -28,8 +28,8 @@ def make_square(**changes) -> Exercise:
         points=2,
         target="square",
         cases=square_cases,
-        hint="Multiply n by itself.",
-        solution="def square(n):\n    return n * n\n",
+        hints=("Multiply n by itself.",),
+        solution_code="def square(n):\n    return n * n\n",
     )
     return Exercise(**{**settings, **changes})
 
@@ -226,7 +226,7 @@ def test_notebook_follows_the_exercise_pattern(path):
     try:
         exercises = for_lesson(lesson)
     except ModuleNotFoundError:
-        pytest.skip(f"lib/exercises/lesson{lesson}.py is not written yet")
+        pytest.skip(f"lib.exercises.lesson{lesson} is not written yet")
     names = [e.name for e in exercises]
     assert len(names) >= 3 and len(set(names)) == len(names)
     assert all(e.lesson == lesson for e in exercises)
@@ -241,7 +241,7 @@ def test_notebook_follows_the_exercise_pattern(path):
 
 
 def test_hints_are_wrapped_for_reading(capsys):
-    make_square(hint="word " * 60).hint()
+    make_square(hints=("word " * 60,)).hint()
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) > 2 and max(map(len, lines)) <= 88
 
@@ -299,7 +299,7 @@ def test_no_lesson_cell_rebinds_an_exercise_target(path):
 
 
 def test_hints_come_in_steps_and_each_points_to_the_next(capsys):
-    exercise = make_square(hint=("Think of area.", "n times n.", "return n * n"))
+    exercise = make_square(hints=("Think of area.", "n times n.", "return n * n"))
     exercise.hint()
     first = capsys.readouterr().out
     assert "Hint 1 of 3" in first and "Think of area." in first and "hint(2)" in first
@@ -383,7 +383,7 @@ def test_the_graders_made_up_inputs_are_secret_and_stable(tmp_path):
     inputs with a secret from the instructor's key: stable from run to run, unknown without it.
     (A red-team lookup table of all 26 capstone inputs, worked out from the code, earned 4/4.)"""
     from lib.exercises import lesson5, lesson7
-    from lib.grading.one_submission import Settings
+    from lib.grading.grading_settings import Settings
     from lib.grading.store import RecordStore
 
     def inputs(exercise, salt: str) -> list:
@@ -405,7 +405,7 @@ def test_a_lookup_table_of_one_students_hidden_cases_is_worth_nothing_to_another
     """The hidden inputs are drawn for each student, from the instructor's key and the student:
     the same on every resubmission, different for anyone else."""
     from lib.exercises import lesson1
-    from lib.grading.one_submission import Settings
+    from lib.grading.grading_settings import Settings
     from lib.grading.submissions import Submission
 
     exercise, key = lesson1.utf8_encode, "the instructor's secret"
@@ -428,7 +428,7 @@ def test_the_student_is_the_roster_id_else_the_name_and_on_gradescope_its_metada
     import json
 
     from lib.grading.gradescope import student_id
-    from lib.grading.one_submission import Settings
+    from lib.grading.grading_settings import Settings
     from lib.grading.roster import Student
     from lib.grading.submissions import Submission
 

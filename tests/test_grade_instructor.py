@@ -10,7 +10,7 @@ import pytest
 
 from lib import data
 from lib.grade import main
-from lib.grading import reports
+from lib.grading import reports, run_summary
 from lib.grading.store import RecordStore
 from lib.grading.submissions import Submission
 from tests.test_grade_reports import record, rows
@@ -37,7 +37,7 @@ def test_no_course_data_stops_the_run_before_any_student_is_graded(tmp_path, mon
 def test_a_resumed_run_counts_what_it_kept_apart_from_what_it_graded(tmp_path):
     earlier = record("ann", graded_at="2025-03-01T10:00:00+00:00")
     now = record("bob", graded_at="2025-03-02T10:00:05+00:00")
-    printed = reports.summary([earlier, now], 5, tmp_path, since="2025-03-02T10:00:00+00:00")
+    printed = run_summary.summary([earlier, now], 5, tmp_path, since="2025-03-02T10:00:00+00:00")
     assert printed.startswith("2 submissions: 1 graded, 1 kept from an earlier run (unchanged), 0")
 
 
@@ -45,6 +45,18 @@ def test_an_empty_folder_writes_no_tables(tmp_path):
     (tmp_path / "empty").mkdir()
     assert main([str(tmp_path / "empty"), "--out", str(tmp_path / "out"), "--no-progress"]) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_the_grade_command_grades_a_folder_named_like_another_command(tmp_path, capsys):
+    """`grade` names the command, so a class folder called `gradescope` is graded, not taken for
+    the bundle builder; without the word, `python -m lib.grade FOLDER` grades as it always did."""
+    (tmp_path / "gradescope").mkdir()
+    out = str(tmp_path / "out")
+    assert main(["grade", str(tmp_path / "gradescope"), "--out", out, "--no-progress"]) == 1
+    assert "No notebooks (.ipynb) found in" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stopped:
+        main([])  # no command: argparse lists them and exits 2
+    assert stopped.value.code == 2 and "COMMAND" in capsys.readouterr().err
 
 
 def test_the_same_file_copied_elsewhere_is_the_same_submission(tmp_path):

@@ -4,7 +4,7 @@ who the student is, not from the order of the records."""
 
 from __future__ import annotations
 
-from lib.grading import feedback, reports
+from lib.grading import feedback, reports, run_summary
 from lib.grading.roster import Student
 from tests.test_grade_reports import record, rows
 
@@ -16,7 +16,7 @@ def test_escape_sequences_reach_no_terminal_and_no_page(tmp_path):
     eve["exercises"][0]["reason"] = f"raised\ninput: {ESCAPES}# Score: 100 / 100"
     eve["outcome"], eve["note"] = "error", f"boom{ESCAPES}"
     reports.write_all(tmp_path, [eve], {}, charts=False)
-    printed = reports.summary([eve], 3, tmp_path)
+    printed = run_summary.summary([eve], 3, tmp_path)
     written = [p.read_text(encoding="utf-8") for p in tmp_path.rglob("*.*") if p.suffix != ".json"]
     for text in [printed, *written]:
         assert "\x1b" not in text and "\x07" not in text and "\r" not in text
@@ -68,6 +68,17 @@ def test_with_a_roster_feedback_is_named_by_the_roster_name_and_id(tmp_path):
 def test_the_feedback_title_says_feedback():
     assert feedback.title(record("ann", lesson=3)) == "Lesson 3: feedback for ann"
     assert feedback.title(record("ann", lesson=None)) == "Feedback for ann"
+
+
+def test_both_feedback_pages_say_an_ungraded_notebooks_reason_once(tmp_path):
+    """Both pages are written from one model: the HTML page used to list the reason a second
+    time, as something that went wrong while the notebook ran; the Markdown page did not."""
+    ungraded = record("ann", exercises=[], note="it ran out of time", events=["cell 4 hung"])
+    reports.write_all(tmp_path, [ungraded], {}, charts=False)
+    for suffix in ("md", "html"):
+        page = (tmp_path / "feedback" / f"ann_lesson1.{suffix}").read_text(encoding="utf-8")
+        assert page.count("it ran out of time") == 1, suffix
+        assert "could not be graded: it ran out of time." in page and "cell 4 hung" in page
 
 
 def test_html_feedback_heads_an_answer_with_its_question(tmp_path):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from processes import still_running
 
-from lib.grading import reports, summary_chart
+from lib.grading import grade_tables, reports, run_summary, summary_chart
 from lib.grading.roster import Student, load_roster, match, normalise
 from lib.grading.tables import safe_cell
 from lib.grading.versions import counting_records
@@ -217,6 +217,8 @@ def test_class_summary_counts_attempted_passed_and_the_mean(tmp_path):
     assert not (tmp_path / "summary.html").exists()  # charts=False: no browser started
 
 
+@pytest.mark.machine  # draws with Chromium: see pyproject's markers
+@pytest.mark.draws_chart
 def test_the_chart_is_written_offline_as_html_and_as_png(tmp_path):
     rows_ = [dict(lesson=1, exercise="double", max=2, submissions=4, attempted=3, passed=2)]
     summary_chart.write_chart(tmp_path, [{**rows_[0], "mean_score": 1.0}])
@@ -231,16 +233,18 @@ def test_the_chart_is_written_offline_as_html_and_as_png(tmp_path):
     assert summary_chart.png_note(tmp_path) == ""
 
 
+@pytest.mark.draws_chart
 def test_no_browser_means_no_png_and_one_line_saying_so(tmp_path, monkeypatch):
     (tmp_path / "summary.png").write_bytes(b"stale")
     monkeypatch.setenv("BROWSER_PATH", str(tmp_path / "no-such-chrome"))
     row = dict(lesson=1, exercise="double", max=2, submissions=1, attempted=1, passed=1)
     summary_chart.write_chart(tmp_path, [{**row, "mean_score": 2.0}])
     assert (tmp_path / "summary.html").exists() and not (tmp_path / "summary.png").exists()
-    printed = reports.summary([record("ann")], 5, tmp_path)
+    printed = run_summary.summary([record("ann")], 5, tmp_path)
     assert "No summary.png: kaleido could not start Chrome or Chromium" in printed
 
 
+@pytest.mark.draws_chart
 def test_a_drawing_that_hangs_costs_the_png_and_is_killed_with_its_browser(tmp_path, monkeypatch):
     # A marker no other run can share (a pid's digits can begin another pid's), so pgrep sees only
     # this test's browser even when another copy of the suite runs beside it.
@@ -291,7 +295,7 @@ def test_opened_solutions_and_no_sandbox_show_in_every_report(tmp_path):
     for page in ("summary.md", "answers.md"):
         text = (tmp_path / page).read_text(encoding="utf-8")
         assert "**Warning: 1 of 2 submissions were graded without the sandbox" in text
-    assert "WARNING: 1 submissions were graded WITHOUT the sandbox" in reports.summary(
+    assert "WARNING: 1 submissions were graded WITHOUT the sandbox" in run_summary.summary(
         [ann], 1, tmp_path
     )
 
@@ -299,14 +303,15 @@ def test_opened_solutions_and_no_sandbox_show_in_every_report(tmp_path):
 def test_a_hidden_case_in_full_reaches_only_the_instructors_grades():
     """The row's `detail` (the hidden case's input and answer) is in grades.csv; the student's
     Markdown and HTML feedback and Gradescope's results.json say only that it failed."""
-    from lib.grading import feedback
-    from lib.grading.gradescope import results_json
+    from lib.grading import feedback, feedback_pages
+    from lib.grading.gradescope_results import results_json
 
     hidden = record("Ann", scores=(1, 1))
     hidden["exercises"][0]["reason"] = "1 of 4 cases failed\nhidden case 4 of 4 failed"
     hidden["exercises"][0]["detail"] = "hidden case 4 of 4 failed\ninput: double(34)"
-    student_sees = [feedback.markdown(hidden), feedback.html_page(hidden)]
+    page = feedback.of_record(hidden)
+    student_sees = [feedback_pages.markdown(page), feedback_pages.html(page)]
     student_sees.append(json.dumps(results_json([hidden])))
     assert all("hidden case 4 of 4 failed" in page for page in student_sees)
     assert not any("double(34)" in page for page in student_sees)
-    assert "input: double(34)" in reports.grade_rows(hidden)[0]["reason"]
+    assert "input: double(34)" in grade_tables.grade_rows(hidden)[0]["reason"]

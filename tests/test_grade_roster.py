@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.grading import kept_roster, reports
+from lib.grading import kept_roster, reports, run_summary
 from lib.grading.roster import Student, load_roster
 from tests.test_grade_reports import record, rows
 
@@ -95,7 +95,7 @@ def test_without_a_roster_no_stale_report_stays_and_the_summary_says_so(tmp_path
     assert (tmp_path / "roster_report.md").exists()
     reports.write_all(tmp_path, [record("ann_lee")], {}, None, charts=False)
     assert not (tmp_path / "roster_report.md").exists()
-    printed = reports.summary([record("ann_lee")], 1, tmp_path)
+    printed = run_summary.summary([record("ann_lee")], 1, tmp_path)
     assert "No roster (--roster): gradebook.csv has no ids" in printed
     assert "cannot import it" in printed
 

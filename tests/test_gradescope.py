@@ -27,7 +27,9 @@ from nbformat.v4 import new_code_cell
 
 from lib.exercises import for_lesson
 from lib.grade import main
-from lib.grading.gradescope import SETUP_SH, _write_results, results_json
+from lib.grading.gradescope import _write_results
+from lib.grading.gradescope_bundle import SETUP_SH
+from lib.grading.gradescope_results import results_json
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON3 = ROOT / "notebooks" / "03_training_bpe.ipynb"
@@ -108,7 +110,7 @@ def test_cli_builds_a_bundle_gradescope_accepts(tmp_path, capsys):
         infos = {info.filename: info for info in bundle.infolist()}
     for script in ("setup.sh", "run_autograder"):  # at the zip's root, executable
         assert infos[script].external_attr >> 16 & 0o111, script
-    for needed in ("lib/grading/batch.py", "lib/exercises/lesson3.py", "requirements.txt"):
+    for needed in ("lib/grading/batch.py", "lib/exercises/lesson3/__init__.py", "requirements.txt"):
         assert needed in infos
     assert "notebooks/03_training_bpe.ipynb" in infos and "datasets/manifest.json" in infos
     assert not [n for n in infos if "__pycache__" in n or n.startswith("datasets/cache")]
@@ -305,7 +307,7 @@ def test_setup_stops_with_a_clear_message_on_an_old_python(tmp_path):
 
 
 def test_the_grading_page_lists_each_lessons_points():
-    from lib.grading.gradescope import lesson_totals
+    from lib.grading.gradescope_bundle import lesson_totals
 
     page = (Path(__file__).resolve().parents[1] / "lib" / "grading" / "GRADING.md").read_text()
     lessons = re.search(r"^\| Lesson \|(.*)\|$", page, re.M).group(1).split("|")

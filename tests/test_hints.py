@@ -10,7 +10,9 @@ name things (`def`, `import`, `return ids`) are left out: naming a function is n
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -67,10 +69,45 @@ def test_the_check_finds_a_solution_line_copied_into_a_hint():
         "Add one with counts.get(p, 0) + 1 each time.",
     ):
         exercise = Exercise(
-            name="f", lesson=0, target="f", cases=list, hint=("Count.", hint), solution=solution
+            name="f",
+            lesson=0,
+            target="f",
+            cases=list,
+            hints=("Count.", hint),
+            solution_code=solution,
         )
         assert given_away(exercise), hint
     fine = Exercise(
-        name="f", lesson=0, target="f", cases=list, hint="A dict counts.", solution=solution
+        name="f",
+        lesson=0,
+        target="f",
+        cases=list,
+        hints=("A dict counts.",),
+        solution_code=solution,
     )
     assert given_away(fine) == []
+
+
+# Lessons whose `# Stuck?` comment under each check names every further hint: hint(), then
+# hint(2) and hint(3), or solution(). (The others say only hint() or solution(); hint() itself
+# says when a further one exists.)
+NAMING_EVERY_HINT = ("06_multilingual_comparison.ipynb", "08_train_your_own.ipynb")
+STUCK = re.compile(r"# Stuck\? ex\.(\w+)\.hint\(\)(.*)")
+
+
+def hints_named(notebook: Path) -> dict[str, list[int]]:
+    """{exercise: the hint numbers after the first that its `# Stuck?` comment names}."""
+    named = {}
+    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        for found in STUCK.finditer("".join(cell["source"])):
+            named[found[1]] = [int(n) for n in re.findall(r"hint\((\d+)\)", found[2])]
+    return named
+
+
+@pytest.mark.parametrize("name", NAMING_EVERY_HINT)
+def test_the_stuck_comment_names_every_hint_there_is(name):
+    lesson = int(name[:2])
+    hints = {e.name: len(e.hints) for e in all_exercises() if e.lesson == lesson}
+    named = hints_named(Path(__file__).resolve().parent.parent / "notebooks" / name)
+    assert set(named) == set(hints)  # one comment per exercise
+    assert named == {exercise: list(range(2, n + 1)) for exercise, n in hints.items()}

@@ -4,6 +4,7 @@ of its methods, compared type-strictly, and anything else is a wrong answer with
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import time
 
@@ -106,7 +107,7 @@ def hostile_answers():
 def exercise_of(*cases: Case, name: str = "square") -> Exercise:
     """A one-off exercise whose target is called `name`, with these cases."""
     return Exercise(
-        name=name, lesson=0, target=name, hint="", solution="", cases=lambda: list(cases)
+        name=name, lesson=0, target=name, hints=("",), solution_code="", cases=lambda: list(cases)
     )
 
 
@@ -165,8 +166,7 @@ def test_malformed_outcomes_from_a_kernel_are_failed_cases(forged):
 def test_the_grader_clamps_any_score_to_what_the_exercise_is_worth(claimed, kept):
     from lib.grading.one_submission import _checked
 
-    exercise = exercise_of(Case(expected=1))
-    exercise.points = 2
+    exercise = dataclasses.replace(exercise_of(Case(expected=1)), points=2)
     row = _checked({"score": claimed, "status": "passed", "reason": "x" * 5000}, exercise)
     assert (row["score"], row["max_score"]) == (kept, 2.0)
     assert len(row["reason"]) < 1100  # capped, with a note saying so

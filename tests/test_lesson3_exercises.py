@@ -8,10 +8,11 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from lib import bpe
-from lib.exercises import Case, Exercise, lesson3_chunks
+from lib.exercises import Case, Exercise
 from lib.exercises import lesson3 as ex
-from lib.exercises.lesson3_chunks import speed_challenge
-from lib.exercises.lesson3_turns import count_pairs_once, train_first_seen, train_overlap_once
+from lib.exercises.lesson3 import speed
+from lib.exercises.lesson3.speed import speed_challenge
+from lib.exercises.lesson3.turns import count_pairs_once, train_first_seen, train_overlap_once
 from lib.exercises.running import run_cases
 from lib.grading.one_submission import _own_code
 
@@ -75,7 +76,7 @@ def test_the_honest_answer_gets_full_marks(name):
 def test_an_answer_that_wraps_lib_scores_nothing(name):
     cells = [
         "from lib import bpe",
-        "from lib.exercises.lesson3_predict import TALLY_TEXTS as TEXTS",
+        "from lib.exercises.lesson3.first_merges import TALLY_TEXTS as TEXTS",
         WRAPPING[name],
     ]
     row = own_code_row(BY_NAME[name], cells)
@@ -157,8 +158,8 @@ def test_the_hook_runs_in_judge_on_plain_outcomes_and_never_breaks_feedback():
     outcomes = run_cases(lambda n: 2 * n, [(c.args, c.kwargs) for c in cases], None)
     for hook, note in [(doubled, "💡 you doubled instead of squaring"), (broken, None)]:
         square = Exercise(
-            name="square", lesson=0, target="square", cases=lambda: cases, hint="n * n",
-            solution="square = lambda n: n * n", wrong_turns=hook,
+            name="square", lesson=0, target="square", cases=lambda: cases, hints=("n * n",),
+            solution_code="square = lambda n: n * n", wrong_turns=hook,
         )  # fmt: skip
         result = square.judge(cases, outcomes)
         assert result.status == "partial"
@@ -230,8 +231,8 @@ def test_the_speed_challenge_retries_a_slow_moment_and_stops_once_the_verdict_is
             calls.append(train.__name__)
             return next(times), ["same merges"]
 
-        monkeypatch.setattr(lesson3_chunks, "_timed", timed)
-        lesson3_chunks.speed_challenge(lambda text, size: bpe.train(text, size, method="naive")[1])
+        monkeypatch.setattr(speed, "_timed", timed)
+        speed.speed_challenge(lambda text, size: bpe.train(text, size, method="naive")[1])
         return calls
 
     # A slow first round (a busy moment), then the real speed: passes in round 2.
@@ -257,3 +258,17 @@ def test_the_speed_challenge_retries_a_slow_moment_and_stops_once_the_verdict_is
 def test_a_do_nothing_answer_scores_nothing(name, trivial):
     result = BY_NAME[name].grade(namespace_of([trivial]))
     assert result.score == 0, result.reason
+
+
+def test_ties_by_the_joined_bytes_fail_a_shown_case():
+    """Comparing left + right instead of (left, right) picks another pair in "aaab" after aa
+    ("ab" > "aaa", but b"aa" > b"a"): it earned 1.6 of 2 points, with the ❌ on one shown case."""
+    exercise = BY_NAME["train_bpe"]
+    wrong = exercise.solution_code.replace(
+        "(stats[p], vocab[p[0]], vocab[p[1]])", "(stats[p], vocab[p[0]] + vocab[p[1]])"
+    )
+    assert wrong != exercise.solution_code
+    shown = exercise.cases()
+    outcomes = run_cases(namespace_of([wrong])["train_bpe"], exercise.inputs(shown), 10)
+    result = exercise.judge(shown, outcomes)
+    assert result.status == "partial" and result.score <= 1.4

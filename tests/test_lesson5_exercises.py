@@ -172,3 +172,55 @@ def test_the_check_catches_plausible_special_token_slips(slip):
     target = defined(wrong)[exercise.target]
     result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
     assert result.status in ("partial", "failed"), slip
+
+
+def test_the_doubled_special_cut_in_two_is_named():
+    """The check's input line cuts the special-token dict short, so the 💡 names the doubled
+    token and the rule instead."""
+    exercise = lesson5.encode_with_specials
+    wrong = exercise.solution_code.replace(*SPECIALS_SLIPS["shortest first"])
+    result = exercise.grade({exercise.target: defined(wrong)[exercise.target]})
+    assert "'<|endoftext|><|endoftext|>' (id 320)" in result.reason
+    assert "the longer one wins" in result.reason
+
+
+GREEDY_ENCODE = """\
+def encode(text, merges):
+    ids = {bytes([i]): i for i in range(256)}
+    for i, (left, right) in enumerate(merges):
+        ids[left + right] = 256 + i
+    data, out, i = text.encode("utf-8"), [], 0
+    while i < len(data):  # the longest token that starts here, every time
+        j = max(j for j in range(i + 1, len(data) + 1) if data[i:j] in ids)
+        out.append(ids[data[i:j]])
+        i = j
+    return out
+"""
+
+WRONG_IDEAS = {
+    # Not BPE at all: 'cat ' is 'c' + 'at ', since 'at ' was learned before 'cat'.
+    ("encode", "greedy longest match"): GREEDY_ENCODE,
+    # Of two copies of an overlapping pair ('   '), the rightmost joined first.
+    ("encode", "rightmost on ties"): lesson5.encode.solution_code.replace(
+        "_, i = min(candidates)", "_, i = min((r, -i) for r, i in candidates)\n        i = -i"
+    ),
+    # The merges in the dict's order, which need not be the order of the ranks.
+    ("recover_merges", "dict order"): lesson5.recover_merges.solution_code.replace(
+        "sorted(ranks.items(), key=lambda item: item[1])", "ranks.items()"
+    ),
+}
+
+
+@pytest.mark.parametrize(("name", "idea"), sorted(WRONG_IDEAS))
+def test_a_wrong_idea_fails_shown_cases_and_loses_points(name, idea):
+    """The shown cases catch these answers, and every case weighs the same: of 2 points, the
+    greedy encoder earned 1.56 (now 1.33), the rightmost-first 1.78 (now 1.47), the dict-order
+    recovery 2 (now 0)."""
+    exercise = getattr(lesson5, name)
+    wrong = WRONG_IDEAS[name, idea]
+    assert wrong != exercise.solution_code
+    shown = exercise.cases()
+    target = defined(wrong)[exercise.target]
+    result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
+    assert result.status in ("partial", "failed"), idea
+    assert score(exercise, wrong)[1] <= 1.5

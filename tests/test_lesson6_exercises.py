@@ -7,6 +7,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from lib.exercises import lesson6 as ex
+from lib.exercises.cases import Case
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 from tests.test_exercises import run
@@ -119,6 +120,16 @@ def test_hints_come_in_steps_and_the_first_does_not_give_the_code(exercise):
     assert "return" not in exercise.hints[0] and "=" not in exercise.hints[0]
 
 
+def test_factors_that_always_divide_by_english_lose_points_in_check():
+    """`reference` is an argument: an answer that ignores it once passed every case check()
+    showed (2/2), and only a hidden case caught it."""
+    always_english = HONEST_FACTORS.replace("[reference]", '["eng_Latn"]')
+    assert always_english != HONEST_FACTORS
+    result = ex.premium_factors.grade(run(always_english))
+    cases = len(ex.premium_factors.cases())
+    assert result.score <= ex.premium_factors.points * (cases - 2) / cases, result.reason
+
+
 def test_the_factors_multiply_back_to_the_premium():
     for case in ex.premium_factors.grading_cases():
         counts, lang = case.args
@@ -141,6 +152,28 @@ def test_a_mix_that_breaks_the_rules_is_refused_with_a_reason():
 def test_a_failed_mix_is_told_its_own_worst_premium():
     equal = {lang: 10_000 for lang in ex.MIX_LANGUAGES}
     reason = ex.training_mix.grade({"training_mix": equal}).reason
-    assert "Your mix's worst premium here is" in reason and "tam_Taml" in reason, reason
+    assert "Your mix's worst premium here is" in reason and "Tamil (tam_Taml)" in reason, reason
     over = ex.training_mix.grade({"training_mix": {"eng_Latn": ex.MIX_BUDGET + 1}}).reason
     assert "not a mix the challenge accepts" in over and "budget" in over, over
+
+
+def test_a_mix_that_misses_on_the_hidden_half_is_told_so_without_its_numbers():
+    """The feedback once measured the first half whatever failed: a mix that missed only on the
+    grader's half was told a first-half premium already under the goal. This mix's worst premium
+    is 1.421 on the first half and 1.445 on the second: a goal of 1.43 splits them."""
+    mix = {"eng_Latn": 7_000, "spa_Latn": 7_000, "rus_Cyrl": 7_000, "hin_Deva": 7_000}
+    mix["tam_Taml"] = 22_000
+    first, second = (max(ex.measure_mix(mix, half).values()) for half in (0, 1))
+    assert first < 1.43 <= second, (first, second)
+    cases = [Case(expected=ex.WorstPremiumUnder(1.43, 0))]
+    cases.append(Case(expected=ex.WorstPremiumUnder(1.43, 1), hidden=True))
+    result = ex.training_mix.judge(cases, run_cases(mix, ex.training_mix.inputs(cases), 30), False)
+    assert result.status == "partial"
+    assert "other half of devtest" in result.reason and "about 1.40" in result.reason
+    assert str(first) not in result.reason and str(second) not in result.reason, result.reason
+
+
+def test_a_float_amount_is_refused_with_how_to_write_it():
+    mix = {"eng_Latn": 4e3, "spa_Latn": 4_000, "rus_Cyrl": 9_000, "hin_Deva": 14_000}
+    reason = ex.training_mix.grade({"training_mix": mix | {"tam_Taml": 19_000}}).reason
+    assert "must be an int (write 4_000, not 4e3 or 4000.0)" in " ".join(reason.split()), reason

@@ -4,6 +4,8 @@ ones."""
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -176,6 +178,13 @@ WRAPPERS = {
         "import numpy as np",
         "def uint16_bytes(ids):\n    return np.array(ids, dtype='<u2').tobytes()",
     ],
+    "dropout_bpe": [
+        "from lib import bpe_dropout",
+        "class Replay:\n    def __init__(self, draws):\n        self.draws = iter(draws)\n"
+        "    def random(self):\n        return next(self.draws)",
+        "def dropout_bpe(word, ranks, p, draws):\n"
+        "    return bpe_dropout.segment(word, ranks, p, Replay(draws))",
+    ],
 }
 
 
@@ -220,8 +229,6 @@ def test_predictions_accept_words_in_any_case_but_numbers_only_as_int():
 
 
 def test_tiktoken_line_names_the_bytes_written_as_bytes():
-    import base64
-
     from lib.exercises import lesson8
 
     def tiktoken_line(token: bytes, rank: int) -> str:
@@ -229,6 +236,17 @@ def test_tiktoken_line_names_the_bytes_written_as_bytes():
 
     result = lesson8.tiktoken_line.grade({"tiktoken_line": tiktoken_line})
     assert result.score == 0 and ".decode('ascii')" in result.reason
+
+
+def test_tiktoken_line_names_a_line_break_left_on():
+    """A trailing "\n" fails every case: without a word on why, the answer looks right."""
+    from lib.exercises import lesson8
+
+    def tiktoken_line(token: bytes, rank: int) -> str:
+        return f"{base64.b64encode(token).decode('ascii')} {rank}\n"
+
+    result = lesson8.tiktoken_line.grade({"tiktoken_line": tiktoken_line})
+    assert result.score == 0 and "Without the line break" in result.reason
 
 
 def test_a_prediction_with_several_misses_explains_each_one():
@@ -265,20 +283,116 @@ def test_unsafe_cuts_slips_fail_the_shown_cases(slip):
     assert result.status in ("partial", "failed") and result.score < exercise.points / 2, slip
 
 
-FIRST_MERGE_SLIPS = {
-    "each pre-token counted once": ("+ n  #", "+ 1  #"),
-    "pairs that do not overlap": ("zip(token, token[1:])", "zip(token[::2], token[1::2])"),
-    "the least pair on ties": ("(pairs[pair], pair)", "(pairs[pair], [-b[0] for b in pair])"),
-    "ints instead of bytes": ("(bytes([left]), bytes([right]))", "(left, right)"),
+FIRST_MERGE_SLIPS = {  # [(what the published solution has, what the slip has instead)]
+    "each pre-token counted once": [("+ n  #", "+ 1  #")],
+    "the first worker only": [("for part in parts:", "for part in parts[:1]:")],
+    "every other pair only": [("zip(token, token[1:])", "zip(token[::2], token[1::2])")],
+    "the least pair on ties": [("(pairs[pair], pair)", "(pairs[pair], [-b[0] for b in pair])")],
+    "ints instead of bytes": [("(bytes([left]), bytes([right]))", "(left, right)")],
+    # Each worker's pre-tokens written out as one text, so pairs run across them.
+    "pairs across pre-tokens": [
+        ("part.items()", "[(b''.join(t * k for t, k in part.items()), 1)]"),
+    ],
+    # Pairs counted as bytes.count counts them, without overlaps: b"aaa" holds one (a, a).
+    "overlapping pairs skipped": [
+        ("zip(token, token[1:])", "set(zip(token, token[1:]))"),
+        ("+ n  #", "+ n * token.count(bytes([left, right]))  #"),
+    ],
 }
 
 
 @pytest.mark.parametrize("slip", sorted(FIRST_MERGE_SLIPS))
 def test_first_merge_slips_fail_the_shown_cases(slip):
+    """Each slip gives another pair in two shown cases at least (one only, before, for some):
+    one failed case in eight kept 0.88 of the point."""
     exercise = EXERCISES["first_merge"]
-    old, new = FIRST_MERGE_SLIPS[slip]
-    wrong = exercise.solution_code.replace(old, new)
-    assert wrong != exercise.solution_code
+    wrong = exercise.solution_code
+    for old, new in FIRST_MERGE_SLIPS[slip]:
+        assert old in wrong
+        wrong = wrong.replace(old, new)
     shown = exercise.cases()
     outcomes = run_cases(namespace(wrong)[exercise.target], exercise.inputs(shown), 10)
-    assert exercise.judge(shown, outcomes).status in ("partial", "failed"), slip
+    result = exercise.judge(shown, outcomes)
+    assert result.status in ("partial", "failed"), slip
+    assert result.score <= exercise.points * (len(shown) - 2) / len(shown), (slip, result.reason)
+
+
+STRICT_STREAM = """\
+import codecs
+def stream_decode(ids, vocab):
+    utf8 = codecs.getincrementaldecoder("utf-8")()  # strict
+    chunks = [utf8.decode(vocab[i]) for i in ids]
+    try:
+        chunks.append(utf8.decode(b"", final=True))
+    except UnicodeDecodeError:
+        chunks.append("\\ufffd")
+    return chunks
+"""
+
+WAITING_STREAM = """\
+def stream_decode(ids, vocab):
+    buffer, chunks = b"", []
+    for i in ids:  # show nothing until everything so far decodes
+        buffer += vocab[i]
+        try:
+            chunks.append(buffer.decode("utf-8"))
+            buffer = b""
+        except UnicodeDecodeError:
+            chunks.append("")
+    return chunks + [buffer.decode("utf-8", errors="replace")]
+"""
+
+GREEDY_VITERBI = """\
+def viterbi(text, scores):
+    out, i = [], 0
+    while i < len(text):  # the piece with the best score per character, left to right
+        options = [(scores[text[i:j]] / (j - i), j) for j in range(i + 1, len(text) + 1)
+                   if text[i:j] in scores]
+        j = max(options)[1]
+        out.append(text[i:j])
+        i = j
+    return out
+"""
+
+PER_GRAPHEME = """\
+import regex
+def bytes_per_char(text):
+    return len(text.encode("utf-8")) / len(regex.findall(r"\\X", text)) if text else 0.0
+"""
+
+WRONG_IDEAS = {
+    # Each once passed every shown case (and most hidden ones) or lost only one.
+    ("bytes_per_char", "the int 0 for no text"): ("return 0.0", "return 0"),
+    ("bytes_per_char", "per grapheme"): PER_GRAPHEME,
+    ("bytes_per_char", "spaces left out"): (
+        'len(text.encode("utf-8")) / len(text)',
+        'len(text.replace(" ", "").encode("utf-8")) / len(text.replace(" ", ""))',
+    ),
+    ("stream_decode", "strict, a bad byte shown only at the end"): STRICT_STREAM,
+    ("stream_decode", "waits until the whole buffer decodes"): WAITING_STREAM,
+    ("vocab_from_merges", "the dict's own order"): (
+        "sorted(merges.items(), key=lambda item: item[1])",
+        "merges.items()",
+    ),
+    ("vocab_from_merges", "ids read as bytes"): (
+        "vocab[left] + vocab[right]",
+        "bytes([left % 256, right % 256])",
+    ),
+    ("viterbi", "greedy, best score per character"): GREEDY_VITERBI,
+}
+
+
+@pytest.mark.parametrize(("name", "idea"), sorted(WRONG_IDEAS))
+def test_a_plausible_wrong_answer_fails_a_shown_case(name, idea):
+    """check() alone catches these (a ❌ on a shown case), and the grader gives less than full
+    marks."""
+    exercise = EXERCISES[name]
+    wrong = WRONG_IDEAS[name, idea]
+    if isinstance(wrong, tuple):
+        wrong = exercise.solution_code.replace(*wrong)
+    assert wrong != exercise.solution_code
+    target = namespace(wrong)[exercise.target]
+    shown = exercise.cases()
+    outcomes = run_cases(target, exercise.inputs(shown), 10)
+    assert exercise.judge(shown, outcomes).status in ("partial", "failed"), idea
+    assert graded(exercise, target)[1] < exercise.points

@@ -18,9 +18,12 @@ import pytest
 from lib.grade import grade_submissions
 from lib.grading import sandbox
 
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0 or not shutil.which("bwrap"), reason="needs root and bubblewrap"
-)
+pytestmark = [
+    pytest.mark.machine,  # see pyproject's markers
+    pytest.mark.skipif(
+        os.geteuid() != 0 or not shutil.which("bwrap"), reason="needs root and bubblewrap"
+    ),
+]
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -18,12 +18,15 @@ import nbformat
 import pytest
 
 from lib.grading import scratch_disk
-from lib.grading.execute import Limits
+from lib.grading.grading_job import Limits
 from lib.grading.notebook import load_catalog
 from lib.grading.one_submission import Settings, grade_one
 from lib.grading.submissions import find_submissions
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to mount a tmpfs")
+pytestmark = [
+    pytest.mark.machine,  # see pyproject's markers
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root, to mount a tmpfs"),
+]
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "grading_fixtures"
 MANY_FILES = "import os\nfor i in range(60_000):\n    open(f'empty{i}', 'w').close()"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lib.grade import main
-from lib.grading import gradescope, selftest
+from lib.grading import gradescope_bundle, selftest
 from lib.grading.notebook import identify_lesson, load_catalog
 from lib.grading.submissions import read_notebook
 
@@ -89,7 +89,7 @@ def test_the_solved_lessons_are_every_lesson_recognised_by_content(tmp_path):
 
 @pytest.mark.parametrize("lesson", [None, 3])
 def test_the_gradescope_image_runs_the_selftest_last_for_its_lessons(tmp_path, lesson):
-    gradescope.build_bundle(tmp_path / "bundle.zip", lesson)
+    gradescope_bundle.build_bundle(tmp_path / "bundle.zip", lesson)
     with zipfile.ZipFile(tmp_path / "bundle.zip") as bundle:
         setup = bundle.read("setup.sh").decode()
     commands = [line for line in setup.splitlines() if line and line[0] != "#"]

@@ -1,5 +1,8 @@
 """`python -m lib.train`, run as a learner would run it: in a subprocess."""
 
+import ast
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,9 +17,10 @@ EOT = "<|endoftext|>"
 TEXT = "The cat sat on the mat.\nThe dog sat on the log.\n" * 40
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "lib.train", *map(str, args)]
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # finds `lib` from any folder
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture
@@ -88,6 +92,24 @@ def test_the_advice_on_tiktoken_s_cache_is_right(corpus, tmp_path, monkeypatch):
     assert tiktoken.load.load_tiktoken_bpe(str(out)) == old  # stale: 270 tokens, not 280
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
     assert len(tiktoken.load.load_tiktoken_bpe(str(out))) == 280
+
+
+def test_the_suggested_line_loads_this_file_from_anywhere(corpus, tmp_path, monkeypatch):
+    """The printed `load_tiktoken_bpe(...)` names the file by its full path. With `--out
+    ours.tiktoken` run in two folders, the relative name printed before was one cache entry for
+    both (tiktoken keys its cache by the path string), so the second folder got the first's
+    ranks; and from the learner's own folder it named no file at all."""
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path / "cache"))
+    loaded = []
+    for folder, size in (("d1", 270), ("d2", 280)):
+        (tmp_path / folder).mkdir()
+        result = run(*corpus, "--vocab-size", size, "--out", "ours.tiktoken",
+                     "--format", "tiktoken", cwd=tmp_path / folder)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        path = ast.literal_eval(re.search(r"load_tiktoken_bpe\(('[^']*')\)", result.stdout)[1])
+        assert Path(path) == tmp_path / folder / "ours.tiktoken"
+        loaded.append(tiktoken.load.load_tiktoken_bpe(path))  # from this test's folder, ROOT
+    assert [len(ranks) for ranks in loaded] == [270, 280]
 
 
 def test_huggingface_format_loads_in_hugging_face_tokenizers(corpus, tmp_path):

@@ -1,7 +1,8 @@
 """The lessons' exercises: `from lib.exercises import lesson1 as ex`, then `ex.utf8_encode.check()`.
 
-Each lesson's module (`lesson1` … `lesson9`) defines its `Exercise` objects and lists them in
-`EXERCISES`; the framework itself is in `core`.
+Each lesson has one place: a module (`lesson6` … `lesson9`), or a package when one module would be
+too long to read (`lesson1` … `lesson5`, one module a part of the lesson). Either defines the
+lesson's `Exercise` objects and lists them in `EXERCISES`; the framework itself is in `core`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,8 @@ from __future__ import annotations
 import dataclasses
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from lib.exercises.cases import SOLUTION_MIME, STATUSES, Case, Raises, Result, close, show
@@ -30,65 +31,64 @@ from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 from lib.exercises.verdicts import (
     answer_of,
+    describe_failure,
     is_stub,
     raised_expected,
     trivial_answer,
     verdict,
+    wrong_turn_words,
 )
 
 # The names lessons and the grader import from here; the data types live in cases.py.
 __all__ = ["SOLUTION_MIME", "STATUSES", "Case", "Exercise", "Raises", "Result", "close"]
 
 
+@dataclass(frozen=True, kw_only=True)
 class Exercise:
-    """One graded exercise. All arguments are keywords:
-
-    name: short id, e.g. "utf8_encode"; lesson: the lesson's number; points: what it is worth;
-    target: the name the learner defines; cases: a function returning the list of Cases (called
-    at check time, so expected values come from lib); compare: `compare(got, expected) -> bool`
-    when the strict `plain.same` is too strict (e.g. `close` for measurements); hidden_cases:
-    more cases that only the grader runs, so that hard-coding the answers `check()` shows earns
-    nothing; hint: a nudge in words, or a sequence of them from gentle to nearly the answer
-    (`hint()`, `hint(2)`, ...); solution: Python source that defines the target; time_limit:
-    seconds per case in `check()`; allowed_lib: what the learner may use beyond `allowed`'s
-    list: `lib` helpers by full name ("lib.bpe.merge") or modules ("codecs"); anything else is
-    not own code (`own_code`); forbidden: what of that list this exercise takes away (".encode"
-    for any such attribute, "bytes" for a name; see `forbidden.py`); literal: the target is a
-    prediction, which must be a value written out; wrong_turns: `wrong_turns(cases, answers)`,
-    returning a str or None, called when some case fails with every case's answer (None where
-    there was none), to name a known mistake the answers fit (e.g. a different tie rule);
-    its words join the feedback;
-    well_done: a line `check()` adds when every case passes, saying what the learner has built.
+    """One graded exercise, made once per lesson with keywords and never changed after.
 
     A target that is not callable (e.g. `first_merge = ...`) is compared with each case's
     `expected` as it is; the value `...` counts as not attempted.
     """
 
-    def __init__(
-        self,
-        *,
-        name: str,
-        lesson: int,
-        target: str,
-        cases: Callable[[], list[Case]],
-        hint: str | Sequence[str],
-        solution: str,
-        points: int = 1,
-        compare: Callable[[Any, Any], bool] | None = None,
-        time_limit: float = 10.0,
-        allowed_lib: tuple[str, ...] = (),
-        forbidden: tuple[str, ...] = (),
-        literal: bool = False,
-        hidden_cases: Callable[[], list[Case]] | None = None,
-        wrong_turns: Callable[[list[Case], list[Any]], str | None] | None = None,
-        well_done: str = "",
-    ):
-        self.name, self.lesson, self.target, self.points = name, lesson, target, points
-        self.cases, self.compare, self.time_limit = cases, compare, time_limit
-        self.hints = (hint,) if isinstance(hint, str) else tuple(hint)
-        self.solution_code, self.hidden_cases = solution, hidden_cases
-        self.allowed_lib, self.forbidden, self.literal = allowed_lib, forbidden, literal
-        self.wrong_turns, self.well_done = wrong_turns, well_done
+    name: str
+    """Short id, e.g. "utf8_encode": what `ex.<name>.check()` and the grade tables call it."""
+    lesson: int
+    """The lesson's number, 1 to 9."""
+    target: str
+    """The name the learner defines in the notebook (a function, or a value for a prediction)."""
+    cases: Callable[[], list[Case]]
+    """Returns the cases `check()` shows. Called at check time, so the expected answers come
+    from lib's reference implementation, never from numbers typed in by hand."""
+    hints: tuple[str, ...]
+    """Nudges in words, from gentle to nearly the answer: `hint()`, `hint(2)`, ..."""
+    solution_code: str
+    """Python source that defines the target: what `solution()` shows, and what the tests and
+    the grader's self-test run to prove the exercise can be passed."""
+    points: int = 1
+    """What passing every case is worth; each case passed earns an equal share."""
+    compare: Callable[[Any, Any], bool] | None = None
+    """`compare(got, expected) -> bool` where the strict `plain.same` is too strict (e.g.
+    `close` for measurements); None for `plain.same`."""
+    hidden_cases: Callable[[], list[Case]] | None = None
+    """Returns more cases that only the grader runs, so that hard-coding the answers `check()`
+    shows earns nothing; None when there are none."""
+    time_limit: float = 10.0
+    """Seconds per case in `check()` (the grader sets its own limits)."""
+    allowed_lib: tuple[str, ...] = ()
+    """What the learner may use beyond `allowed`'s list: `lib` helpers by full name
+    ("lib.bpe.merge") or modules ("codecs"); anything else is not own code (`own_code`)."""
+    forbidden: tuple[str, ...] = ()
+    """What of `allowed`'s list this exercise takes away: ".encode" for any such attribute,
+    "bytes" for a name (see `forbidden.py`)."""
+    literal: bool = False
+    """The target is a prediction: it must be a value written out, not computed."""
+    wrong_turns: Callable[[list[Case], list[Any]], str | None] | None = None
+    """Called when some case fails, with the cases and every case's answer (None where there was
+    none); returns words naming a known mistake the answers fit (e.g. a different tie rule), which
+    join the feedback, or None."""
+    well_done: str = ""
+    """A line `check()` adds when every case passes, saying what the learner has built."""
 
     def __repr__(self) -> str:
         return f"<Exercise {self.name!r} (lesson {self.lesson}, {self.points} points)>"
@@ -188,7 +188,7 @@ class Exercise:
             )
             if ok or (first_failure and hidden_failure):
                 continue
-            described = self._describe(case, is_callable, got)
+            described = describe_failure(case, self.target if is_callable else None, got)
             if not case.hidden:
                 first_failure = first_failure or described
             elif not hidden_failure:  # the student sees its number and kind; the rest is detail
@@ -200,28 +200,13 @@ class Exercise:
         if passed == total:
             return self._result("passed", score, f"all {total} cases passed")
         status = "partial" if passed else ("failed" if answered else "error")
-        turn = self._wrong_turn(cases, answers)
+        turn = wrong_turn_words(self.wrong_turns, cases, answers)
         secret = [show(a) for a, c in zip(answers, cases, strict=True) if c.hidden]
         if any(len(answer) > 3 and answer in turn for answer in secret):
             turn = ""  # the hint would quote the student's answer to a hidden case
         first = first_failure or hidden_failure
         reason = f"{total - passed} of {total} cases failed\n{first}{turn}"
         return self._result(status, score, reason, detail)
-
-    def _wrong_turn(self, cases: list[Case], answers: list[Any]) -> str:
-        """The exercise's words on a known mistake the answers fit, as a last line ("" if none).
-        A bug in the recogniser must never cost the learner their feedback."""
-        if self.wrong_turns is None:
-            return ""
-        try:
-            words = self.wrong_turns(cases, answers)
-        except Exception:
-            return ""
-        if not isinstance(words, str) or not words:
-            return ""
-        lines = f"💡 {words}".split("\n")  # a hook may give several lines: each is wrapped
-        wrap = [textwrap.fill(line, width=85, subsequent_indent="   ") for line in lines]
-        return "\n" + "\n   ".join(wrap)
 
     def _result(self, status: str, score: float, reason: str, detail: str = "") -> Result:
         return Result(self.name, self.lesson, score, self.points, status, reason, detail)
@@ -252,11 +237,3 @@ class Exercise:
             print(f"❌ {summary} ({result.score:g}/{self.points} points){first}")
             if detail:
                 print("   " + detail.replace("\n", "\n   "))
-
-    def _describe(self, case: Case, is_callable: bool, got: str) -> str:
-        expected = f"expected: {show(case.expected)}\n"
-        if not is_callable:
-            return expected + got
-        arguments = [show(a, 60) for a in case.args]
-        arguments += [f"{key}={show(value, 60)}" for key, value in case.kwargs.items()]
-        return f"input:    {self.target}({', '.join(arguments)})\n{expected}{got}"

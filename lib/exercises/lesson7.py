@@ -56,6 +56,9 @@ def _hidden_wordpiece_cases() -> list[Case]:
 _SCORES = {"a": -2.1, "b": -2.6, "c": -3.3, "ab": -3.9, "bc": -4.4, "abc": -7.2, "ca": -4.0}
 _SCORES |= {"▁": -1.7, "▁a": -3.1, "▁ab": -5.3, "ा": -2.9, "क": -3.05, "का": -4.6, "▁का": -6.4}
 _TEXTS = ["abc", "abcabc", "cab", "▁abc▁ca", "bcbc", "a", "▁का▁क", "काका", "▁abcab▁bca", "ccca"]
+# Where a greedy answer (at each step, the piece with the best score per character) goes wrong:
+# a piece that looks best where it starts costs more further on.
+_TEXTS += ["▁ab", "aabc", "abcb"]
 
 
 def _segmentations(text: str) -> list[list[str]]:
@@ -117,7 +120,7 @@ wordpiece_word = Exercise(
     target="wordpiece_word",
     cases=_wordpiece_cases,
     hidden_cases=_hidden_wordpiece_cases,
-    hint=(
+    hints=(
         "Greedy means: at each position take the longest piece the vocabulary has, then "
         "carry on from where it ends. Two details: pieces inside a word carry '##', and a"
         " dead end loses the whole word.",
@@ -128,7 +131,7 @@ wordpiece_word = Exercise(
         " match in the middle of 'unable'. If no candidate fits, the answer for the whole"
         " word is the one unknown piece.",
     ),
-    solution="""\
+    solution_code="""\
 def wordpiece_word(word: str, vocab: set[str]) -> list[str]:
     pieces, start = [], 0
     while start < len(word):
@@ -151,7 +154,7 @@ viterbi = Exercise(
     target="viterbi",
     cases=_viterbi_cases,
     hidden_cases=_hidden_viterbi_cases,
-    hint=(
+    hints=(
         "Solve it for every prefix of the text, shortest first: the best way to spell "
         "text[:end] is the best way to spell some shorter prefix text[:start], plus one "
         "piece text[start:end].",
@@ -163,7 +166,7 @@ viterbi = Exercise(
         "pieces from right to left, so reverse them. Check by hand on 'abc': the best for"
         " 'ab' is 'ab' (-3.9), and for 'abc' 'a' + 'bc' (-6.5).",
     ),
-    solution="""\
+    solution_code="""\
 def viterbi(text: str, scores: dict[str, float]) -> list[str]:
     best = [(0.0, 0)] + [None] * len(text)
     for end in range(1, len(text) + 1):
@@ -189,13 +192,13 @@ byte_fallback = Exercise(
     target="byte_fallback",
     cases=_byte_fallback_cases,
     hidden_cases=_hidden_byte_fallback_cases,
-    hint=(
+    hints=(
         "One piece per UTF-8 byte of the text, not per character, each written like <0xE0>.",
         "Iterating over the bytes of text.encode('utf-8') gives integers. A format spec "
         "writes an integer in hexadecimal: X for upper case, with a width of 2 and a "
         "leading 0 so that 10 becomes 0A.",
     ),
-    solution="""\
+    solution_code="""\
 def byte_fallback(text: str) -> list[str]:
     return [f"<0x{b:02X}>" for b in text.encode("utf-8")]
 """,

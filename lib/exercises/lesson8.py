@@ -70,13 +70,20 @@ def _cut_cases(texts: list[tuple[str, str]]) -> list[Case]:
     return [Case(args=(t, p), expected=unsafe_boundaries(t, p)) for t, p in texts]
 
 
-# Workers' counts where the plausible slips give another pair: one worker only, each pre-token
-# once, pairs across pre-tokens, no overlapping pairs, text instead of bytes, the wrong tie rule.
+# Workers' counts where the plausible slips give another pair, each slip in two cases at least
+# (so none keeps most of the points): one worker only, each pre-token once, pairs across
+# pre-tokens, no overlapping pairs (skipped, or only every other one), the wrong tie rule, and
+# text or ints instead of bytes.
 _PARTS = [
     [{b" the": 3, b" cat": 1}, {b"the": 2, b" dog": 5}],
     [{b"ab": 1, b"cd": 1}, {b"cd": 1}, {b"ab": 3}],
     [{b"x": 5, b"y": 5}, {b"zz": 1}],
     [{b"aaa": 2, b"ab": 3}],
+    [{b"aaa": 1, b"ab": 2}],
+    [{b"aaa": 1, b"ba": 1}],
+    [{b"bbbb": 1, b"cb": 2}],
+    [{b"ab": 1}, {b"cd": 2, b"aaa": 1}],
+    [{b"abab": 1}, {b"ab": 1, b"ba": 2}],
     [{" न".encode(): 2}, {" न".encode(): 3, b"!": 1}],
     [{b"ba": 2}, {b"ab": 2}],
     [{b"a": 3}, {}],
@@ -132,7 +139,7 @@ unsafe_cuts = Exercise(
     allowed_lib=("lib.patterns.split_text",),
     cases=lambda: _cut_cases(_CUT_TEXTS),
     hidden_cases=lambda: _cut_cases(_hidden_cut_texts()),
-    hint=(
+    hints=(
         "Two questions for every position p: does one of the whole text's pre-tokens end at p? "
         "And if so, do the two halves, split on their own, give the same pre-tokens as the "
         "whole? You want the positions where the first answer is yes and the second no.",
@@ -143,7 +150,7 @@ unsafe_cuts = Exercise(
         "differently. Position 3, inside the run of spaces, is no boundary at all, so it is not "
         "in the answer even though the halves differ there.",
     ),
-    solution="""\
+    solution_code="""\
 from lib import patterns
 
 
@@ -169,7 +176,7 @@ first_merge = Exercise(
     target="first_merge",
     cases=lambda: _merge_cases(_PARTS),
     hidden_cases=lambda: _merge_cases(_hidden_parts()),
-    hint=(
+    hints=(
         "Three questions, in order: how often does a pre-token occur, over all the workers? "
         "Which pairs of bytes does one pre-token hold, and so how often does the whole text "
         "hold each pair? Which pair wins?",
@@ -182,7 +189,7 @@ first_merge = Exercise(
         "4 against 2. If you get (b'c', b'd'), you counted each pre-token once, or one worker "
         "only. Ties go to the greatest pair, as in lesson 3.",
     ),
-    solution="""\
+    solution_code="""\
 def first_merge(parts: list[dict[bytes, int]]) -> tuple[bytes, bytes] | None:
     pairs = {}
     for part in parts:
@@ -198,9 +205,12 @@ def first_merge(parts: list[dict[bytes, int]]) -> tuple[bytes, bytes] | None:
 
 
 def _line_turns(cases: list[Case], answers: list) -> str | None:
-    """Name the usual slip: the bytes of base64 written with their b'...' around them."""
+    """Name the usual slips: base64's bytes written with their b'...' around them, or the line
+    break that the file, not the line, ends with."""
     if any(isinstance(a, str) and a.startswith(("b'", 'b"')) for a in answers):
         return "base64.b64encode returns bytes: .decode('ascii') turns them into text first."
+    if any(isinstance(a, str) and a.endswith("\n") for a in answers):
+        return "Without the line break: whoever writes the file adds it after each line."
     return None
 
 
@@ -213,13 +223,13 @@ tiktoken_line = Exercise(
     hidden_cases=lambda: _line_cases(_hidden_tokens()),
     allowed_lib=("base64",),
     wrong_turns=_line_turns,
-    hint=(
+    hints=(
         "The bytes go through base64 (the module `base64`), then a space, then the rank as digits.",
         "base64.b64encode gives bytes, not text: turn them into a str (they are plain "
         "ASCII) before you put the space and the rank after them. Check: b' the' with "
         "rank 262 is 'IHRoZQ== 262'.",
     ),
-    solution="""\
+    solution_code="""\
 import base64
 
 

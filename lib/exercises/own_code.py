@@ -35,10 +35,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import copy
-import importlib
 import inspect
-import linecache
-import sys
 import textwrap
 from collections.abc import Iterable
 from typing import Any
@@ -52,134 +49,20 @@ from lib.exercises.allowed import (
     outside,
     plain_hint,
 )
+from lib.exercises.cell_reading import (
+    binds,
+    cells_run,
+    is_import,
+    is_literal,
+    lib_imports,
+    local_names,
+    parse_cell,
+    public_names,
+    type_hints,
+)
 from lib.exercises.forbidden import forbidden_name
 
 Where = tuple[int, int, int]  # cell, statement, name of an import: the order units run in
-
-
-def _parse(source: str) -> ast.Module | None:
-    """A cell as Python, IPython's `!shell` and `%magic` lines turned into calls first. A cell
-    magic (`%%time`) is read without its first line: its body is usually Python."""
-    if source.lstrip().startswith("%%"):
-        source = source.lstrip().partition("\n")[2]
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
-
-        source = TransformerManager().transform_cell(source)
-    except Exception:  # IPython missing or confused: parse what is there
-        pass
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-
-
-def _public_names(module: str) -> list[str]:
-    try:
-        found = importlib.import_module(module)
-    except Exception:
-        return []
-    return list(getattr(found, "__all__", None) or [n for n in vars(found) if n[:1] != "_"])
-
-
-def _imports(node: ast.AST) -> dict[str, str]:
-    """Names that `node` binds to something in `lib`: alias -> full dotted name."""
-    bound = {}
-    for item in ast.walk(node):
-        if isinstance(item, ast.Import):
-            for name in item.names:
-                if name.name.partition(".")[0] == "lib":
-                    alias = name.asname or name.name.partition(".")[0]
-                    bound[alias] = name.name if name.asname else "lib"
-        elif isinstance(item, ast.ImportFrom) and (item.module or "").partition(".")[0] == "lib":
-            for name in item.names:
-                bound[name.asname or name.name] = f"{item.module}.{name.name}"
-    return bound
-
-
-def _local_names(node: ast.AST) -> set[str]:
-    """Parameters and variables a unit assigns, its inner functions and classes, what it catches
-    and imports: names that do not reach out (its imports are read themselves)."""
-    names = set()
-    for item in ast.walk(node):
-        if isinstance(item, ast.arg):
-            names.add(item.arg)
-        elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
-            names.add(item.id)
-        elif item is not node and isinstance(item, ast.FunctionDef | ast.ClassDef):
-            names.add(item.name)
-        elif isinstance(item, ast.ExceptHandler) and item.name:
-            names.add(item.name)
-        elif item is not node and isinstance(item, ast.Import | ast.ImportFrom):
-            names.update(a.asname or a.name.partition(".")[0] for a in item.names)
-    return names - set(_imports(node))
-
-
-def _hints(node: ast.AST) -> list[ast.AST]:
-    """The type hints in `node`."""
-    found = [getattr(n, "annotation", None) or getattr(n, "returns", None) for n in ast.walk(node)]
-    return [hint for hint in found if hint is not None]
-
-
-def _base(node: ast.AST) -> str:
-    """`vocab` for vocab, vocab[i], vocab.x.y; "" for anything else."""
-    while isinstance(node, ast.Attribute | ast.Subscript):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else ""
-
-
-def _binds(statement: ast.stmt) -> tuple[set[str], set[str]]:
-    """The notebook's names a top-level statement binds, stores into or registers with
-    (`@f.register`), not a function's locals (those are its own, except what it declares
-    `global`); and the names whose methods it calls, which may change them (`d.update(...)`)."""
-    names, called, todo = set(), set(), [statement]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(item.name)
-            names.update(n for i in ast.walk(item) if isinstance(i, ast.Global) for n in i.names)
-            names.update(_base(d) for d in item.decorator_list if isinstance(d, ast.Attribute))
-            continue
-        if isinstance(item, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp):
-            item = ast.GeneratorExp(elt=item, generators=[])  # a scope of its own, as below
-        if isinstance(item, ast.GeneratorExp):  # its loop variables are its own; `:=` is not
-            inner = list(ast.walk(item))
-            names.update(n.target.id for n in inner if isinstance(n, ast.NamedExpr))
-            calls = [n.func for n in inner if isinstance(n, ast.Call)]
-            called.update(_base(f) for f in calls if isinstance(f, ast.Attribute))
-            continue
-        if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load):
-            names.add(item.id)
-        elif isinstance(item, ast.Attribute | ast.Subscript) and type(item.ctx) is not ast.Load:
-            names.add(_base(item))
-        elif isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute):
-            called.add(_base(item.func))
-        elif isinstance(item, ast.ExceptHandler) and item.name:
-            names.add(item.name)
-        elif isinstance(item, ast.Import | ast.ImportFrom):
-            names.update(a.asname or a.name.partition(".")[0] for a in item.names)
-        todo.extend(ast.iter_child_nodes(item))
-    return names - {""}, called - {""}
-
-
-def _is_literal(node: ast.AST) -> bool:
-    """Does this binding give a value written out (`{"A": 1}`), which `ast.literal_eval` reads?"""
-    try:
-        ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False
-    return True
-
-
-def _cells_run(namespace: dict[str, Any]) -> list[str] | None:
-    """Every cell a kernel ran, in order: IPython caches each one's code for its tracebacks,
-    whether or not it keeps a history (nbval does not); else the history `In`; None outside."""
-    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
-    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
-    if isinstance(names, dict):
-        return ["".join(linecache.getlines(name)) for name in names]
-    history = namespace.get("In")
-    return history if isinstance(history, list) else None
 
 
 class Notebook:
@@ -194,12 +77,12 @@ class Notebook:
             cells = [c.source if c.cell_type == "code" else "" for c in cells.cells]
         self.called: set[str] = set()  # names whose methods a statement calls: not predictions
         for c, source in enumerate(cells):
-            tree = _parse(source)
+            tree = parse_cell(source)
             for s, statement in enumerate(tree.body if tree else []):
                 if isinstance(statement, ast.Import | ast.ImportFrom):
                     self._read_import((c, s), statement)
                     continue
-                names, called = _binds(statement)
+                names, called = binds(statement)
                 self.called |= called
                 for name in names:
                     self.units.setdefault(name, []).append(((c, s, 0), statement))
@@ -211,11 +94,11 @@ class Notebook:
         if [n.name for n in names] == ["*"] and (
             module_allowed(module, set()) or module[:4] == "lib."
         ):
-            names = [ast.alias(name=n) for n in _public_names(module)]  # `from math import *`
+            names = [ast.alias(name=n) for n in public_names(module)]  # `from math import *`
         for k, name in enumerate(names):
             alone = copy.copy(statement)
             alone.names = [name]
-            self.lib.update(_imports(alone))
+            self.lib.update(lib_imports(alone))
             bound = name.asname or name.name.partition(".")[0]
             self.units.setdefault(bound, []).append(((*where, k), alone))
 
@@ -223,7 +106,7 @@ class Notebook:
     def of_kernel(cls, namespace: dict[str, Any]) -> Notebook | None:
         """The code of a running notebook, for `check()`: its functions and classes as they are
         now, and every other statement of the cells it ran, in the order they ran."""
-        history = _cells_run(namespace)
+        history = cells_run(namespace)
         if history is None:
             return None
         sources = []
@@ -232,7 +115,7 @@ class Notebook:
                 with contextlib.suppress(OSError, TypeError):
                     sources.append(textwrap.dedent(inspect.getsource(value)))
         for cell in history:
-            tree = _parse(cell) if isinstance(cell, str) else None
+            tree = parse_cell(cell) if isinstance(cell, str) else None
             defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
             rest = [s for s in tree.body if not isinstance(s, defined)] if tree else []
             sources.append(ast.unparse(ast.Module(body=rest, type_ignores=[])))
@@ -253,7 +136,7 @@ class Notebook:
         if literal:
             where, last = self.units[target][-1]
             names = [getattr(t, "id", "") for t in getattr(last, "targets", [])]
-            plain = names == [target] and _is_literal(last.value)  # type: ignore[attr-defined]
+            plain = names == [target] and is_literal(last.value)  # type: ignore[attr-defined]
             if target in self.called or not plain:
                 return f"`{target}` is computed: write it out as a value, like {{'A': 1}}"
             self.accepted[target] = [(where, last)]
@@ -281,7 +164,7 @@ class Notebook:
         """The `lib` function that this unit makes `target` another name for, if any: an
         allowed helper may be used, not handed in as the answer."""
         if isinstance(unit, ast.ImportFrom):
-            return _imports(unit).get(target, "")
+            return lib_imports(unit).get(target, "")
         value, parts = getattr(unit, "value", None), []
         while isinstance(value, ast.Attribute):
             parts.insert(0, value.attr)
@@ -302,10 +185,10 @@ class Notebook:
     def _read_unit(self, node: ast.AST, allowed: set[str], forbidden: set[str], todo: list) -> str:
         """What one unit uses that the target may not; the notebook's names it reaches out to
         are added to `todo`."""
-        local = _imports(node)
-        own = _local_names(node)
+        local = lib_imports(node)
+        own = local_names(node)
         hints = set()  # `tok: Tokenizer` names a type: not judged; `x: "f()"` is code
-        for hint in _hints(node):
+        for hint in type_hints(node):
             if plain_hint(hint):
                 hints.update(id(n) for n in ast.walk(hint))
             elif isinstance(hint, ast.Constant):  # `typing.get_type_hints` would run it
@@ -313,7 +196,7 @@ class Notebook:
         for parent in ast.walk(node):  # so a name knows the attributes read from it
             for child in ast.iter_child_nodes(parent):
                 child.parent = parent  # type: ignore[attr-defined]
-        imports = [u for units in self.units.values() for _, u in units if _is_import(u)]
+        imports = [u for units in self.units.values() for _, u in units if is_import(u)]
         modules = {n: m for n, m in imported(imports, allowed).items() if n not in own}
         modules.update(imported([node], allowed))  # names bound to modules, here or above
         computed = ""  # said only if nothing more telling is found
@@ -338,7 +221,7 @@ class Notebook:
     def _lib_use(self, item: ast.AST, local: dict[str, str], allowed: set[str]) -> str:
         """`lib` as used by this node: only what the exercise allows, and the modules it is in."""
         if isinstance(item, ast.ImportFrom):
-            for full in _imports(item).values():
+            for full in lib_imports(item).values():
                 if not any(a == full or a.startswith(f"{full}.") for a in allowed):
                     return f"imports `{full}` from the course's library"
             return ""
@@ -349,7 +232,3 @@ class Notebook:
             node = node.parent  # type: ignore[attr-defined]
             use += f".{node.attr}"
         return "" if use in allowed else f"uses `{use}` from the course's library"
-
-
-def _is_import(unit: ast.AST) -> bool:
-    return isinstance(unit, ast.Import | ast.ImportFrom)

@@ -18,10 +18,11 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lib.exercises.core import Case
+from lib.exercises.core import Case, Exercise
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,27 @@ def every_miss(cases: list[Case], answers: list[Any]) -> str | None:
 def cases(answers: list[Answer]) -> list[Case]:
     """One case per question: the target is a value (the dict), so there are no arguments."""
     return [Case(expected=answer) for answer in answers]
+
+
+def question(
+    *,
+    name: str,
+    lesson: int,
+    target: str,
+    cases: Callable[[], list[Case]],
+    hints: tuple[str, ...],
+    solution_code: str,
+) -> Exercise:
+    """A "predict, then run" exercise worth a point: the learner's dict is a literal, compared
+    question by question (`predicted`), and a miss lists every other one too (`every_miss`)."""
+    return Exercise(
+        name=name,
+        lesson=lesson,
+        target=target,
+        cases=cases,
+        hints=hints,
+        solution_code=solution_code,
+        compare=predicted,
+        wrong_turns=every_miss,
+        literal=True,
+    )

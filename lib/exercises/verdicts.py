@@ -7,6 +7,7 @@ answer, as wire data), or "raised" and "kinds", or "not_plain", "timeout", "stub
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -120,3 +121,34 @@ def raised_expected(case: Case, outcome: dict) -> bool:
         and isinstance(kinds, list)
         and case.expected.error.__name__ in kinds
     )
+
+
+def describe_failure(case: Case, target: str | None, got: str) -> str:
+    """A failed case as the learner reads it: the call (`target` None for a value, not a
+    function), the expected answer, and what came instead (`got`, from `verdict`)."""
+    expected = f"expected: {show(case.expected)}\n"
+    if target is None:
+        return expected + got
+    arguments = [show(a, 60) for a in case.args]
+    arguments += [f"{key}={show(value, 60)}" for key, value in case.kwargs.items()]
+    return f"input:    {target}({', '.join(arguments)})\n{expected}{got}"
+
+
+def wrong_turn_words(
+    hook: Callable[[list[Case], list[Any]], str | None] | None,
+    cases: list[Case],
+    answers: list[Any],
+) -> str:
+    """An exercise's `wrong_turns` words on a known mistake the answers fit, as a last line
+    ("" if none). A bug in the recogniser must never cost the learner their feedback."""
+    if hook is None:
+        return ""
+    try:
+        words = hook(cases, answers)
+    except Exception:
+        return ""
+    if not isinstance(words, str) or not words:
+        return ""
+    lines = f"💡 {words}".split("\n")  # a hook may give several lines: each is wrapped
+    wrap = [textwrap.fill(line, width=85, subsequent_indent="   ") for line in lines]
+    return "\n" + "\n   ".join(wrap)

@@ -15,7 +15,7 @@ import re
 import nbformat
 
 from lib.exercises import Exercise
-from lib.exercises.own_code import _parse  # the cell as Python, IPython's magics turned into calls
+from lib.exercises.cell_reading import parse_cell  # IPython's magics turned into calls first
 
 MAX_CODE = 20_000  # characters of one exercise's code kept in the record
 
@@ -25,7 +25,7 @@ def _definitions(notebook: nbformat.NotebookNode) -> dict[str, tuple[ast.AST, st
     cell's source); a later definition replaces an earlier one, as when the cells run in order."""
     found: dict[str, tuple[ast.AST, str]] = {}
     for cell in notebook.cells:
-        tree = _parse(cell.source) if cell.cell_type == "code" else None
+        tree = parse_cell(cell.source) if cell.cell_type == "code" else None
         for node in tree.body if tree else []:
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 found[node.name] = (node, cell.source)
@@ -80,7 +80,7 @@ def exercise_code(
             rf"^\s*(?:async\s+)?(?:def|class)\s+{re.escape(exercise.target)}\b", re.M
         )
         for cell in notebook.cells:
-            if cell.cell_type != "code" or _parse(cell.source) is not None:
+            if cell.cell_type != "code" or parse_cell(cell.source) is not None:
                 continue
             if cell.metadata.get("exercise") == exercise.name or defines.search(cell.source):
                 code[exercise.name] = cell.source[:MAX_CODE]

@@ -1,5 +1,6 @@
-"""What the instructor and the students read: the CSV tables, feedback pages, written answers,
-the gradebook, the class summary and the roster report, all from the records (`write_all`).
+"""Every file of the grader's output folder, written from the records (`write_all`): the CSV
+tables (`grade_tables`), feedback pages, written answers, the gradebook, the class summary and
+the roster report. What the run prints at its end is `run_summary`.
 
 Every file is rewritten whole from all the records of the output folder after each graded
 submission (a class is small), through a temporary file and a rename, so an interrupted run
@@ -14,99 +15,25 @@ from pathlib import Path
 
 from lib.grading import (
     feedback,
+    feedback_pages,
     gradebook,
-    protections,
     similarity,
     similarity_report,
     summary_chart,
     written_marks,
 )
 from lib.grading.feedback_names import feedback_stems, person
+from lib.grading.grade_tables import GRADE_COLUMNS, TOTAL_COLUMNS, grade_rows, total_row
 from lib.grading.roster import Student
 from lib.grading.safe_text import md_block, md_code, md_inline, printable
 from lib.grading.tables import csv_text, write_text
-from lib.grading.versions import counting_records, identity, total
-
-GRADE_COLUMNS = ["student", "lesson", "exercise", "score", "max", "status", "reason", "submission"]
-GRADE_COLUMNS += ["solution_opened", "matches_solution", "counts", "sandboxed"]
-TOTAL_COLUMNS = ["student", "lesson", "score", "max", "percent", "outcome", "notes", "submission"]
-TOTAL_COLUMNS += ["student_id", "counts", "graded_at", "sandboxed"]
-
-
-def yes_no(flag: bool) -> str:
-    return "yes" if flag else "no"
-
-
-def one_line(text: str) -> str:
-    """A multi-line reason (summary, then the first failing case) as one CSV-friendly line."""
-    return "; ".join(" ".join(line.split()) for line in text.splitlines() if line.strip())
+from lib.grading.versions import counting_records, identity
 
 
 def _in_order(records: list[dict]) -> list[dict]:
     return sorted(
         records, key=lambda r: (r["student"].casefold(), r["lesson"] or 0, r["submission"])
     )
-
-
-def grade_rows(
-    record: dict, counts: bool = True, references: dict[str, similarity.Reference] | None = None
-) -> list[dict]:
-    """grades.csv's rows for one submission: one per exercise, or one saying why there are none.
-    `counts`: whether this is the version of the lesson that counts (`counting_records`);
-    `references`: the exercises' published solutions, for `matches_solution`."""
-    base = {
-        "student": record["student"],
-        "lesson": record["lesson"],
-        "submission": record["submission"],
-        "counts": yes_no(counts),
-        "sandboxed": yes_no(record.get("sandboxed", True)),
-    }
-    if not record["exercises"]:
-        return [
-            {**base, "score": 0, "max": 0, "status": record["outcome"], "reason": record["note"]}
-        ]
-    opened = set(record.get("solutions") or [])
-    return [
-        {
-            **base,
-            "exercise": e["name"],
-            "score": e["score"],
-            "max": e["max_score"],
-            "status": e["status"],
-            "reason": one_line(e["reason"] + (f"\n{e['detail']}" if e.get("detail") else "")),
-            "solution_opened": yes_no(e["name"] in opened),
-            "matches_solution": _matches(record, e["name"], references or {}),
-        }
-        for e in record["exercises"]
-    ]
-
-
-def _matches(record: dict, exercise: str, references: dict[str, similarity.Reference]) -> str:
-    """grades.csv's `matches_solution`: yes, no, or empty when there is no code to compare."""
-    code = (record.get("code") or {}).get(exercise)
-    if code is None or exercise not in references or exercise in (record.get("unparsable") or []):
-        return ""
-    return yes_no(similarity.matches_solution(code, references[exercise]))
-
-
-def total_row(record: dict, counts: bool = True) -> dict:
-    """totals.csv's row for one submission: the lesson's score and what went wrong, if anything."""
-    score, most = total(record)
-    notes = [note for note in [record["note"], *record["events"]] if note]
-    return {
-        "student": record["student"],
-        "lesson": record["lesson"],
-        "score": score,
-        "max": most,
-        "percent": 100 * score / most if most else 0,
-        "outcome": record["outcome"],
-        "notes": "; ".join(notes),
-        "submission": record["submission"],
-        "student_id": record.get("student_id"),
-        "counts": yes_no(counts),
-        "graded_at": record.get("graded_at"),
-        "sandboxed": yes_no(record.get("sandboxed", True)),
-    }
 
 
 def answers_page(
@@ -194,8 +121,9 @@ def write_all(
     pages = set()
     for record, stem in zip(records, feedback_stems(records, people, counts), strict=True):
         notice, asked = _version_notice(record, counting), questions.get(record["lesson"])
-        write_text(out_dir / "feedback" / f"{stem}.md", feedback.markdown(record, notice))
-        write_text(out_dir / "feedback" / f"{stem}.html", feedback.html_page(record, notice, asked))
+        page = feedback.of_record(record, notice, asked)
+        write_text(out_dir / "feedback" / f"{stem}.md", feedback_pages.markdown(page))
+        write_text(out_dir / "feedback" / f"{stem}.html", feedback_pages.html(page))
         pages |= {f"{stem}.md", f"{stem}.html"}
     for page in (out_dir / "feedback").glob("*.*"):  # pages named otherwise by an earlier run
         if page.suffix in (".md", ".html") and page.name not in pages:
@@ -216,50 +144,3 @@ def write_all(
         write_text(out_dir / "roster_report.md", report)
     else:  # a report of an earlier roster would no longer match these tables
         (out_dir / "roster_report.md").unlink(missing_ok=True)
-
-
-def summary(records: list[dict], seconds: float, out_dir: Path, since: str = "") -> str:
-    """What the instructor sees at the end of a run: counts, what failed and why, where to look.
-    `since`: when the run started (as `graded_at` writes it); records graded before then were
-    kept from an earlier run, and are counted apart (a resumed run grades nothing again)."""
-    out_dir = Path(out_dir)
-    failed = [r for r in records if r["outcome"] != "graded"]
-    troubled = [r for r in records if r["outcome"] == "graded" and r["events"]]
-    kept = sum(r not in failed and (r.get("graded_at") or "") < since for r in records)
-    minutes, secs = divmod(round(seconds), 60)
-    done = f"{len(records) - len(failed) - kept} graded"
-    done += f", {kept} kept from an earlier run (unchanged)" if kept else ""
-    lines = [
-        f"{len(records)} submissions: {done}, {len(failed)} could not be graded "
-        f"({minutes} min {secs} s)."
-    ]
-    lines += [
-        f"  not graded: {r['student']} ({Path(r['submission']).name}): {r['outcome']}, {r['note']}"
-        for r in failed
-    ]
-    if troubled:
-        lines.append(
-            f"{len(troubled)} graded notebooks had problems while running "
-            "(details in their feedback):"
-        )
-        lines += [f"  {r['student']}, lesson {r['lesson']}: {r['events'][0]}" for r in troubled]
-    if unsandboxed_warning(records):
-        bare = sum(not r.get("sandboxed", True) for r in records)
-        lines.append(f"WARNING: {bare} submissions were graded WITHOUT the sandbox (--no-sandbox).")
-    lines.append(protections.line(all(r.get("sandboxed", True) for r in records), records))
-    lines += filter(None, [summary_chart.png_note(out_dir)])
-    roster = out_dir / "roster_report.md"
-    if not roster.exists():
-        lines.append(
-            "No roster (--roster): gradebook.csv has no ids and names students by their file "
-            "names, so an LMS cannot import it. Grade again with --roster (a Canvas gradebook "
-            "export works as it is) to fill them in."
-        )
-    lines.append(
-        f"Scores: {out_dir / 'grades.csv'} and {out_dir / 'totals.csv'}; for the LMS: "
-        f"{out_dir / 'gradebook.csv'}; class summary: {out_dir / 'summary.md'}"
-        f"{f'; roster: {roster}' if roster.exists() else ''}; feedback for students (.md and "
-        f".html) in {out_dir / 'feedback'}; written answers in {out_dir / 'answers.md'}; "
-        f"similar code (a hint, not a verdict) in {out_dir / 'similarity.html'}."
-    )
-    return printable("\n".join(lines))  # names and notes hold what notebooks wrote

@@ -21,7 +21,7 @@ import nbformat
 
 from lib.grading import protections, sandbox, summary_chart
 from lib.grading.batch import grade_submissions
-from lib.grading.execute import Limits
+from lib.grading.grading_job import Limits
 from lib.grading.notebook import handouts
 from lib.grading.prepare import ROOT
 from lib.grading.solved import solved

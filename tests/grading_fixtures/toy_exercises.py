@@ -14,8 +14,8 @@ double = Exercise(
     target="double",
     time_limit=1,
     cases=lambda: [Case(args=(x,), expected=2 * x) for x in (0, 1, 5, -3)],
-    hint="Add x to itself.",
-    solution="def double(x):\n    return 2 * x\n",
+    hints=("Add x to itself.",),
+    solution_code="def double(x):\n    return 2 * x\n",
     # So that a kernel killed while grading is still tested: by `os.kill`, since an allowed
     # module offers its public names only (`os._exit` is out).
     allowed_lib=("os",),
@@ -28,8 +28,8 @@ shout = Exercise(
     target="shout",
     time_limit=1,
     cases=lambda: [Case(args=(w,), expected=w.upper() + "!") for w in ("hi", "ok", "yes", "hello")],
-    hint="str.upper, then add the '!'.",
-    solution="def shout(word):\n    return word.upper() + '!'\n",
+    hints=("str.upper, then add the '!'.",),
+    solution_code="def shout(word):\n    return word.upper() + '!'\n",
 )
 
 EXERCISES = [double, shout]

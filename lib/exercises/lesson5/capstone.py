@@ -2,7 +2,7 @@
 
 `recover_merges` is checked against `lib.bpe.recover_merges` on tables cut from GPT-2's and GPT-4's
 vocabularies (the tokens below some id form a tokenizer of their own). `gpt4_encode` is checked
-against tiktoken itself, on sentences written for it (`lesson5_texts`): the check shows eight, the
+against tiktoken itself, on sentences written for it (`texts`): the check shows eight, the
 grader adds the hidden ones.
 """
 
@@ -13,7 +13,7 @@ import functools
 from lib import bpe, tiktoken_files
 from lib.exercises.core import Case, Exercise, Raises
 from lib.exercises.generated import random_texts, rng
-from lib.exercises.lesson5_texts import GPT4_HIDDEN, GPT4_SHOWN
+from lib.exercises.lesson5.texts import GPT4_HIDDEN, GPT4_SHOWN
 
 
 @functools.cache
@@ -35,6 +35,9 @@ def _toy_ranks() -> dict[bytes, int]:
 def _recover_cases(sources: list[tuple[str, int]], toy: bool) -> list[Case]:
     tables = [_toy_ranks()] if toy else []
     tables += [_first_ranks(name, count) for name, count in sources]
+    # Each table lists its tokens in byte order, not rank order, as any dict may: an answer that
+    # takes the merges in the dict's order, instead of sorting by rank, gets them wrong.
+    tables = [dict(sorted(ranks.items())) for ranks in tables]
     return [Case(args=(ranks,), expected=bpe.recover_merges(ranks)) for ranks in tables]
 
 
@@ -71,7 +74,7 @@ recover_merges = Exercise(
     cases=lambda: _recover_cases([("cl100k_base", 1000)], toy=True),
     hidden_cases=lambda: _recover_cases([("gpt2", 3000), ("cl100k_base", 6000)], toy=False),
     time_limit=30,
-    hint=(
+    hints=(
         "A token was made by joining two tokens that existed before it, so both have lower "
         "ranks. Which encoder from this lesson, allowed only the tokens ranked below, would "
         "stop exactly at those two parts?",
@@ -81,7 +84,7 @@ recover_merges = Exercise(
         "Those two parts, as a tuple (left, right), are the merge; append it. Sorting "
         "ranks.items() by the rank gives the order; single bytes have no merge.",
     ),
-    solution="""\
+    solution_code="""\
 def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
     merges = []
     for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
@@ -131,7 +134,7 @@ gpt4_encode = Exercise(
     well_done="Your tokenizer gives tiktoken's ids, id for id, from GPT-4's own file: you have "
     "rebuilt GPT-4's tokenizer, regex split, special tokens, merges and all.",
     time_limit=30,
-    hint=(
+    hints=(
         "Three layers, outside in: special tokens, which are cut out first or make you "
         "raise; the split pattern, after which each chunk is on its own; and BPE on each "
         "chunk's bytes. Get the two inner layers right on text without special tokens "
@@ -145,7 +148,7 @@ gpt4_encode = Exercise(
         "recover_merges turns the ranks into merges. Then gpt4_encode only hands the text"
         " and allowed_special to your tokenizer, together with those.",
     ),
-    solution="""\
+    solution_code="""\
 import regex
 
 from lib import bpe, tiktoken_files

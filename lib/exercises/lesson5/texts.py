@@ -28,9 +28,18 @@ TEXTS = [
     "12345678901",
     "zebra quiz",  # letters the training text never paired
     "",
+    # The longest token first is not BPE: 'cat' is a token, but 'at ' was learned first ...
+    "the cat on a hat",
+    "that hat",
+    "hat + cat = 2",
+    # ... and where a pair overlaps itself, the leftmost copy is joined first.
+    "x   y",
+    "baaab",
+    "a   b   c",
 ]
 
 HIDDEN_TEXTS = ["that hat, that cat", "मैं चाय", "aaaaaaa", "def f(x):\n\treturn x", "日本語"]
+HIDDEN_TEXTS += ["the hat on a cat", "a     b", "aaa aaa"]
 
 EOT = "<|endoftext|>"
 

@@ -1,5 +1,5 @@
-"""Lesson 9 exercises: find special-token text in a user's message, grow an embedding matrix,
-write ids as uint16 bytes.
+"""Lesson 9, sections 2 to 4: find special-token text in a user's message, grow an embedding
+matrix, write ids as uint16 bytes.
 
 Expected values come from `lib.specials.split` (how `encode` finds special tokens: leftmost, then
 longest), and from numpy for the embedding rows and the bytes a `uint16` memmap holds.
@@ -100,13 +100,13 @@ find_specials = Exercise(
     hidden_cases=lambda: (
         _find_cases(_hidden_messages(91, 8), CHAT) + _find_cases(_hidden_messages(92, 6), _NESTED)
     ),
-    hint=(
+    hints=(
         "Walk through the text with an index. At each position ask: which of the special tokens "
         "start here? (str.startswith takes a position as its second argument.)",
         "When several start at the same position, keep the longest one, record (position, token) "
         "and jump past its end; when none does, move on by one character.",
     ),
-    solution="""\
+    solution_code="""\
 def find_specials(text: str, tokens: list[str]) -> list[tuple[int, str]]:
     found, p = [], 0
     while p < len(text):
@@ -129,14 +129,14 @@ grow_embeddings = Exercise(
     cases=lambda: _mean_cases([(2, 3, 1), (4, 2, 2), (1, 4, 1), (3, 1, 0), (5, 3, 3)], 93),
     hidden_cases=lambda: _mean_cases([(n % 7 + 1, n % 5 + 1, n % 3 + 1) for n in range(12)], 94),
     compare=_rows_close,
-    hint=(
+    hints=(
         "The new rows are all the same: column j of each holds the average of column j over the "
         "existing rows. Compute that one row first.",
         "Add up column j over all the rows and divide by how many rows there are: that is entry "
         "j of the mean row. The answer is the old rows, then n_new separate copies of that row "
         "(copies, not the same list object n_new times).",
     ),
-    solution="""\
+    solution_code="""\
 def grow_embeddings(rows: list[list[float]], n_new: int) -> list[list[float]]:
     width = len(rows[0])
     mean = [sum(row[j] for row in rows) / len(rows) for j in range(width)]
@@ -151,13 +151,13 @@ uint16_bytes = Exercise(
     target="uint16_bytes",
     cases=lambda: _uint16_cases([[0, 1, 255, 256], [50_256], [65_535], [], [3, 70_000], [-1]]),
     hidden_cases=lambda: _uint16_cases(_hidden_ids()),
-    hint=(
+    hints=(
         "Each id becomes two bytes, the low byte first (little-endian, as numpy's '<u2' stores "
         "it). Check every id before writing anything: 0 <= id < 65536.",
         "For one id, id % 256 is the first byte and id // 256 the second; int.to_bytes can do "
         "both. Raise ValueError, naming the id, for one that does not fit.",
     ),
-    solution="""\
+    solution_code="""\
 def uint16_bytes(ids: list[int]) -> bytes:
     out = bytearray()
     for i in ids:
@@ -167,5 +167,3 @@ def uint16_bytes(ids: list[int]) -> bytes:
     return bytes(out)
 """,
 )
-
-EXERCISES = [find_specials, grow_embeddings, uint16_bytes]

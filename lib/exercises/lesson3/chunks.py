@@ -1,18 +1,16 @@
-"""Lesson 3, sections 7 to 9: training on chunks with special tokens, and the speed challenge.
+"""Lesson 3: `train_with_pattern`, training on a text's chunks with special tokens cut out.
 
-`train_with_pattern` is graded against `bpe.train(..., method="naive")` with a split pattern and
-special tokens. `speed_challenge` is optional and not graded: it checks that a learner's
-incremental trainer learns the reference's merges and is clearly faster than recounting.
+It is graded against `bpe.train(..., method="naive")` with a split pattern and special tokens,
+and the feedback names the usual slips: merging across special tokens or chunks, a wrong count.
 """
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections.abc import Callable
 from typing import Any
 
-from lib import bpe, data, patterns
+from lib import bpe, patterns
 from lib.exercises.core import Case, Exercise
 
 EOT = "<|endoftext|>"
@@ -29,7 +27,8 @@ _HIDDEN_DOCS = [
 ]
 
 
-def _reference(text: str, vocab_size: int, pattern: str, special_tokens: list[str]) -> Any:
+def reference_merges(text: str, vocab_size: int, pattern: str, special_tokens: list[str]) -> Any:
+    """The merges lib's naive trainer learns: what the learner's are compared with."""
     with warnings.catch_warnings():  # tiny texts run out of pairs: expected here
         warnings.simplefilter("ignore")
         return bpe.train(text, vocab_size, pattern, special_tokens, method="naive")[1]
@@ -39,7 +38,7 @@ def _cases(docs: list[tuple[str, str, list[str]]], merges: int) -> list[Case]:
     cases = []
     for text, name, specials in docs:
         args = (text, 256 + merges + len(specials), patterns.resolve(name), specials)
-        cases.append(Case(args=args, expected=_reference(*args)))
+        cases.append(Case(args=args, expected=reference_merges(*args)))
     return cases
 
 
@@ -50,7 +49,7 @@ def _turns(cases: list[Case], answers: list[Any]) -> str | None:
         return None
 
     def all_match(change: Callable[[str, int, str, list[str]], tuple]) -> bool:
-        return all(a == _reference(*change(*c.args)) for c, a in failed)
+        return all(a == reference_merges(*change(*c.args)) for c, a in failed)
 
     if all_match(lambda t, v, p, s: (t, v - len(s), p, [])):
         return (
@@ -97,7 +96,7 @@ train_with_pattern = Exercise(
         "lib.patterns.split_text",
         "lib.patterns.split_on_special",
     ),
-    hint=(
+    hints=(
         "Two stages. First turn the text into chunks and count how often each distinct chunk "
         "occurs (special tokens are not chunks). Then train on those counts: a chunk that occurs "
         "5 times adds 5 to each of its pairs.",
@@ -107,7 +106,7 @@ train_with_pattern = Exercise(
         "Learn vocab_size - 256 - len(special_tokens) merges. Each round: stats[pair] += count "
         "for every pair of every chunk; pick the pair as in train_bpe; merge it in every chunk.",
     ),
-    solution="""\
+    solution_code="""\
 from collections import Counter
 
 from lib import bpe, patterns
@@ -137,69 +136,3 @@ def train_with_pattern(
     return merges
 """,
 )
-
-SPEED_TEXT_CHARS = 15_000
-SPEED_MERGES = 150
-SPEEDUP_TARGET = 3.0
-SPEED_ROUNDS = 5
-"""The challenge: 150 merges on the first 15,000 characters of The Verdict, the reference's
-merges, at least 3 times faster than the naive loop. A plain-Python incremental trainer that still
-scans all counts for the maximum each round measured 4.5 to 5.5 times faster on 2 shared cores.
-(lib's fast trainer, which also keeps the counts in a heap, measured about 35 times.)
-
-One timing on a shared machine can be off by a factor of 2 (seen here: the same call took 0.12 s
-and 0.30 s), so the trainers run in turn for up to 5 rounds and the best time of each counts. The
-check stops as soon as the verdict is clear: a fast trainer usually passes after one round."""
-
-
-def _timed(train: Callable[[str, int], Any], text: str, vocab_size: int) -> tuple[float, Any]:
-    """CPU seconds of one call, and its result. CPU time, not wall time: another program busy on
-    the same cores stretches wall time but not the time this process itself computed."""
-    start = time.process_time()
-    merges = train(text, vocab_size)
-    return time.process_time() - start, merges
-
-
-def _naive_merges(text: str, vocab_size: int) -> list[tuple[bytes, bytes]]:
-    return bpe.train(text, vocab_size, method="naive")[1]
-
-
-def speed_challenge(train_incremental: Callable[[str, int], Any]) -> None:
-    """Check the optional challenge and print the verdict (no timings: they vary per run)."""
-    text = data.read_text("the-verdict")[:SPEED_TEXT_CHARS]
-    size = 256 + SPEED_MERGES
-    mine, theirs = float("inf"), float("inf")
-    try:
-        for case in _cases_without_pattern():
-            if train_incremental(*case.args) != case.expected:
-                print(f"❌ different merges from the reference for train_incremental{case.args!r}")
-                return
-        for round_ in range(1, SPEED_ROUNDS + 1):
-            seconds, merges = _timed(train_incremental, text, size)
-            mine = min(mine, seconds)
-            seconds, expected = _timed(_naive_merges, text, size)
-            theirs = min(theirs, seconds)
-            if merges != expected:
-                print("❌ same merges on the small texts, but not on The Verdict")
-                return
-            speedup = theirs / mine
-            # Clear either way: fast enough, or after two rounds not even half way there.
-            if speedup >= SPEEDUP_TARGET or (round_ >= 2 and speedup < SPEEDUP_TARGET / 2):
-                break
-    except NotImplementedError:
-        print("⏳ not attempted yet: this challenge is optional")
-        return
-    except Exception as error:
-        print(f"❌ train_incremental raised {type(error).__name__}: {error}")
-        return
-    if speedup < SPEEDUP_TARGET:
-        print(
-            f"❌ the same merges, but less than {SPEEDUP_TARGET:g} times faster than the naive loop"
-        )
-        return
-    print(f"✅ the same {SPEED_MERGES} merges, at least {SPEEDUP_TARGET:g} times faster")
-
-
-def _cases_without_pattern() -> list[Case]:
-    texts = ["aaaa", "aaabdaaabac", "abababab abba", "नमस्ते नमस्ते", "a cab, a tab"]
-    return [Case(args=(t, 262), expected=_reference(t, 262, None, [])) for t in texts]

@@ -1,10 +1,9 @@
-"""Lesson 3 exercises: training byte-pair encoding.
+"""Lesson 3: `get_stats`, `merge` and `train_bpe`, byte-pair encoding's training loop.
 
 Expected values come from `lib.bpe` (`get_stats`, `merge`, and the lesson's own loop,
 `train(..., method="naive")`). The texts are short sentences written for these checks, in several
-scripts, with ties and long runs of one letter, where a careless loop goes wrong. The prediction
-exercise is in `lesson3_predict`, training on chunks and the speed challenge in `lesson3_chunks`,
-and the feedback on known wrong turns in `lesson3_turns`.
+scripts, with ties and long runs of one letter, where a careless loop goes wrong. The feedback on
+known wrong turns is in `turns`.
 """
 
 from __future__ import annotations
@@ -12,13 +11,9 @@ from __future__ import annotations
 import warnings
 
 from lib import bpe
-from lib.exercises import lesson3_turns
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts
-from lib.exercises.lesson3_chunks import speed_challenge as speed_challenge  # ex.speed_...
-from lib.exercises.lesson3_chunks import train_with_pattern
-from lib.exercises.lesson3_predict import first_merges
-from lib.exercises.lesson3_predict import show_tallies as show_tallies  # ex.show_tallies()
+from lib.exercises.lesson3.turns import stats_turns, train_turns
 
 _TEXTS = [
     "aaabdaaabac",
@@ -58,7 +53,7 @@ def _merge_cases() -> list[Case]:
     return [Case(args=call, expected=bpe.merge(*call)) for call in calls]
 
 
-_HIDDEN_TEXTS = ["abcabcabc", "zzzz zzz", "ééé éé", "ok, ok. ok!", "日本語の日本"]
+_HIDDEN_TEXTS = ["abcabcabc", "zzzz zzz", "ééé éé", "ok, ok. ok!", "日本語の日本", "abb b b a"]
 
 
 def _hidden_texts() -> list[str]:
@@ -95,6 +90,9 @@ def _hidden_train_bpe_cases() -> list[Case]:
 def _train_bpe_cases() -> list[Case]:
     sizes = [(text, 256 + 3) for text in _TEXTS] + [(text, 256 + 12) for text in _TEXTS[1:]]
     sizes += [("aaabdaaabac", 256), ("the cat sat on the mat. " * 4 + "नमस्ते " * 3, 256 + 40)]
+    # Ties where comparing the joined bytes picks another pair than comparing (left, right):
+    # in "aaab", after aa, the pair aa + a beats a + b, though "ab" > "aaa".
+    sizes += [("aaab", 256 + 2), ("a a ab", 256 + 6), ("b b abb", 256 + 6)]
     return _naive_train_cases(sizes)
 
 
@@ -105,8 +103,8 @@ get_stats = Exercise(
     target="get_stats",
     cases=_get_stats_cases,
     hidden_cases=_hidden_get_stats_cases,
-    wrong_turns=lesson3_turns.stats_turns,
-    hint=(
+    wrong_turns=stats_turns,
+    hints=(
         "Look at each position i and the id just after it: together they are one pair. "
         "Keep a dictionary of how many times you have met each pair.",
         "zip of the list with itself shifted by one gives every adjacent pair, "
@@ -115,7 +113,7 @@ get_stats = Exercise(
         "Check your loop on [1, 2, 3]: it must see exactly (1, 2) and (2, 3), two pairs "
         "from three ids. One pair too few or too many is the usual slip.",
     ),
-    solution="""\
+    solution_code="""\
 def get_stats(ids: list[int]) -> dict[tuple[int, int], int]:
     counts = {}
     for pair in zip(ids, ids[1:]):  # every adjacent pair, overlapping ones included
@@ -131,7 +129,7 @@ merge = Exercise(
     target="merge",
     cases=_merge_cases,
     hidden_cases=_hidden_merge_cases,
-    hint=(
+    hints=(
         "Build a new list while walking over ids. When the pair starts at the current "
         "position, both of its ids are used up at once; a for loop cannot skip ahead like"
         " that.",
@@ -141,7 +139,7 @@ merge = Exercise(
         " ids are used up) or it does not (ids[i] goes out as it is, one id used up). Try"
         " [5, 5, 5] with the pair (5, 5): the answer keeps the last 5.",
     ),
-    solution="""\
+    solution_code="""\
 def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
     out = []
     i = 0
@@ -163,11 +161,11 @@ train_bpe = Exercise(
     target="train_bpe",
     cases=_train_bpe_cases,
     hidden_cases=_hidden_train_bpe_cases,
-    wrong_turns=lesson3_turns.train_turns,
+    wrong_turns=train_turns,
     well_done="The same merges as the course's trainer, ties and overlapping runs included: this "
     "loop is byte-pair encoding's whole training algorithm.",
     allowed_lib=("lib.bpe.get_stats", "lib.bpe.merge"),
-    hint=(
+    hints=(
         "Follow the numbered steps of section 5. Keep two things up to date: the list of "
         "ids, and a dictionary vocab from each id to the bytes it stands for (the merges "
         "are bytes).",
@@ -179,7 +177,7 @@ train_bpe = Exercise(
         " bytes to the merges. The key for max is a tuple: the count first, then what "
         "breaks ties.",
     ),
-    solution="""\
+    solution_code="""\
 from lib import bpe
 
 
@@ -199,5 +197,3 @@ def train_bpe(text: str, vocab_size: int) -> list[tuple[bytes, bytes]]:
     return merges
 """,
 )
-
-EXERCISES = [get_stats, merge, train_bpe, first_merges, train_with_pattern]

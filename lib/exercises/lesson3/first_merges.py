@@ -110,7 +110,7 @@ first_merges = Exercise(
     compare=_predicted,
     literal=True,
     wrong_turns=_why_not,
-    hint=(
+    hints=(
         "In each tally, look only at the pairs with the highest count. If there is just one, "
         "that is the merge.",
         "When several pairs share the highest count, the rule compares them as (left bytes, "
@@ -119,10 +119,10 @@ first_merges = Exercise(
         "Byte values: b' ' is 32, b',' is 44, letters a to z are 97 to 122, and every byte of "
         "a multi-byte character such as b'\\xe0' is 128 or more. Take the greatest.",
     ),
-    solution="""\
+    solution_code="""\
 first_merges = [(b"a", b"b"), (b"c", b"a"), (b"\\xe0", b"\\xa4")]
 # text 1: (b"a", b" ") and (b"a", b"b") tie; b"b" (98) > b" " (32).
 # text 2: three pairs tie; b"c" is the greatest left byte.
-# text 3: four pairs tie; b"\\xe0" (224) beats every ASCII byte.
+# text 3: five pairs tie; b"\\xe0" (224) beats every ASCII byte.
 """,
 )

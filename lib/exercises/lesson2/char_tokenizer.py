@@ -1,4 +1,4 @@
-"""Lesson 2 exercises: a character-level tokenizer.
+"""Lesson 2: `build_vocab`, `encode_chars` and `compression_ratio`, a character-level tokenizer.
 
 Expected values come from `lib.char_tokenizer.CharTokenizer`, so the learner is checked against the
 library the rest of the course uses. The texts are a few words written for these checks, in several
@@ -12,7 +12,6 @@ from typing import Any
 from lib.char_tokenizer import CharTokenizer
 from lib.exercises.core import Case, Exercise, Raises, close
 from lib.exercises.generated import random_texts, rng
-from lib.exercises.predict_lessons import predict_words
 
 _TEXTS = [
     "banana",
@@ -108,13 +107,13 @@ build_vocab = Exercise(
     target="build_vocab",
     cases=_build_vocab_cases,
     hidden_cases=_hidden_build_vocab_cases,
-    hint=(
+    hints=(
         "Three steps: find the distinct characters, put them in a fixed order, number them.",
         "A set finds the distinct characters, sorting them gives code point order, and "
         "enumerate numbers anything from 0. Turn the numbered characters into a dict from"
         " character to number (not number to character).",
     ),
-    solution="""\
+    solution_code="""\
 def build_vocab(text: str) -> dict[str, int]:
     return {ch: i for i, ch in enumerate(sorted(set(text)))}
 """,
@@ -127,7 +126,7 @@ encode_chars = Exercise(
     target="encode_chars",
     cases=_encode_chars_cases,
     hidden_cases=_hidden_encode_chars_cases,
-    hint=(
+    hints=(
         "One id per known character. The only question is what to do with a character "
         "that is not in vocab: that is what `unknown` decides, and section 4 describes "
         "each choice.",
@@ -139,7 +138,7 @@ encode_chars = Exercise(
         " other value of `unknown` should raise ValueError with a message that names the "
         "character. Do your ids still work when vocab is empty?",
     ),
-    solution="""\
+    solution_code="""\
 def encode_chars(text: str, vocab: dict[str, int], unknown: str = "error") -> list[int]:
     ids = []
     for position, ch in enumerate(text):
@@ -163,15 +162,13 @@ compression_ratio = Exercise(
     cases=_compression_ratio_cases,
     hidden_cases=_hidden_compression_ratio_cases,
     compare=close,
-    hint=(
+    hints=(
         "Bytes of the text over tokens in ids: which of the two do you get with len directly?",
         "The tokens you can count as they are. The bytes are those of the text's UTF-8 "
         "encoding, not its characters: 'é' is one character but two bytes.",
     ),
-    solution="""\
+    solution_code="""\
 def compression_ratio(text: str, ids: list[int]) -> float:
     return len(text.encode("utf-8")) / len(ids)
 """,
 )
-
-EXERCISES = [build_vocab, encode_chars, compression_ratio, predict_words]

@@ -1,8 +1,7 @@
-"""Lesson 5 exercises: encoding, special tokens, predicting GPT-4's digit groups, and the capstone
-(`lesson5_capstone`: GPT-4's tokenizer in the learner's own code).
+"""Lesson 5: `encode`, `encode_with_specials` and `digit_groups` (GPT-4's way of cutting numbers).
 
 Expected values come from `lib`'s reference code. The small tokenizers behind the cases are
-trained on a few sentences written for these checks (`lesson5_texts`).
+trained on a few sentences written for these checks (`texts`).
 """
 
 from __future__ import annotations
@@ -12,8 +11,7 @@ import functools
 from lib import bpe
 from lib.exercises.core import Case, Exercise, Raises
 from lib.exercises.generated import random_texts, rng
-from lib.exercises.lesson5_capstone import gpt4_encode, recover_merges
-from lib.exercises.lesson5_texts import HIDDEN_TEXTS, SPECIALS, TEXTS, TRAINING_TEXT
+from lib.exercises.lesson5.texts import HIDDEN_TEXTS, SPECIALS, TEXTS, TRAINING_TEXT
 from lib.tokenizer import Tokenizer
 
 
@@ -71,6 +69,28 @@ _OVERLAPPING = [
     (f"a{EOT}{EOT}{EOT}b", {EOT, DOUBLE}),
     (f"{DOUBLE}", {EOT, DOUBLE}),
 ]
+
+
+def _shorter_special_first(cases: list[Case], answers: list) -> str | None:
+    """Name the overlap mistake: the doubled special token cut as two single ones. (The check's
+    input line cuts the special-token dict short, so the doubled token may not show there.)"""
+    for case, answer in zip(cases, answers, strict=True):
+        specials, expected = case.args[2], case.expected
+        if DOUBLE not in specials or not isinstance(expected, list) or answer == expected:
+            continue
+        double, single = specials[DOUBLE], specials[EOT]
+        as_singles = [
+            i for token in expected for i in ([single] * 2 if token == double else [token])
+        ]
+        if answer == as_singles:
+            return (
+                f"These cases have a third special token, {DOUBLE!r} (id {double}), and your "
+                f"answer cut it as two {EOT!r}. Where two specials match at the same place, the "
+                "longer one wins."
+            )
+    return None
+
+
 _HIDDEN_OVERLAPPING = [(f"{EOT}x{DOUBLE}{EOT}{EOT}", {EOT, DOUBLE}), (f"{EOT}{EOT}", {EOT})]
 _HIDDEN_SPECIALS = [
     (f"{USER}{USER}zebra{EOT}", {EOT, USER}),
@@ -100,7 +120,7 @@ encode = Exercise(
     target="encode",
     cases=lambda: _encode_cases(TEXTS, (300, 420)),
     hidden_cases=lambda: _encode_cases(HIDDEN_TEXTS + random_texts(50, 4, 30), (360, 500)),
-    hint=(
+    hints=(
         "Work with a list of byte strings, one per token, starting from the single bytes. What "
         "do you need to know about a pair of neighbours to decide which one to join first?",
         "Build a table from merged bytes to id: merge i, (left, right), makes left + right with "
@@ -111,7 +131,7 @@ encode = Exercise(
         "here), any longer part the id from your table. `min` over (id, position) tuples picks "
         "the lowest id and, among equal ids, the leftmost position.",
     ),
-    solution="""\
+    solution_code="""\
 def encode(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
     rank = {left + right: 256 + i for i, (left, right) in enumerate(merges)}
     parts = [bytes([b]) for b in text.encode("utf-8")]
@@ -137,7 +157,8 @@ encode_with_specials = Exercise(
     hidden_cases=lambda: (
         _specials_cases(_HIDDEN_SPECIALS) + _specials_cases(_HIDDEN_OVERLAPPING, (DOUBLE,))
     ),
-    hint=(
+    wrong_turns=_shorter_special_first,
+    hints=(
         "Two jobs, in this order: decide whether the text may be encoded at all, then cut it "
         "into pieces that are either an allowed special token or ordinary text.",
         "Raise ValueError if a special token that is not allowed occurs in the text (`in` on "
@@ -149,7 +170,7 @@ encode_with_specials = Exercise(
         "in exercise 1 (your `encode`, or bpe.encode_chunk with the ranks of "
         "bpe.build_vocab(merges) turned around). With nothing allowed there is nothing to cut.",
     ),
-    solution="""\
+    solution_code="""\
 import re
 
 from lib import bpe
@@ -184,18 +205,17 @@ digit_groups = Exercise(
     forbidden=("re", "regex", ".encode", ".encode_ordinary", ".split_text"),
     cases=lambda: _digit_cases(["7", "77", "777", "7777", "1234567", "2024"]),
     hidden_cases=lambda: _digit_cases(["80235", "3141592653", "१२३४५", "", "00000000"] + _digits()),
-    hint=(
+    hints=(
         "Predict from the pattern alone: GPT-4's pattern has the piece \\p{N}{1,3}. Which "
         "end of the number does a regular expression start matching from?",
         "It starts at the left and takes as many digits as it may, up to three, then "
         "starts again after them. Only the last group can be shorter.",
-        "So '1234567' becomes '123', '456', '7'. Slicing with a step of three positions, "
-        "starting at 0, gives exactly those groups; an empty string gives none.",
+        "So '1234567' becomes '123', '456', '7'. Write down where each group starts and "
+        "ends: what do the starts have in common, and what happens to the last group? An "
+        "empty string has no groups at all.",
     ),
-    solution="""\
+    solution_code="""\
 def digit_groups(digits: str) -> list[str]:
     return [digits[i : i + 3] for i in range(0, len(digits), 3)]
 """,
 )
-
-EXERCISES = [encode, encode_with_specials, recover_merges, gpt4_encode, digit_groups]

@@ -1,4 +1,4 @@
-"""Lesson 4 exercises: decoding ids to text.
+"""Lesson 4: `vocab_from_merges`, `decode` and `stream_decode`, from ids back to text.
 
 Expected values come from `lib`: `bpe.build_vocab` for vocabularies, `Tokenizer.decode` for text and
 `lib.streaming.StreamingDecoder` for the chunks a chat UI should print. The tokenizers behind the
@@ -13,10 +13,6 @@ import functools
 from lib import bpe
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts, rng
-from lib.exercises.predict_lessons import (
-    PREDICT_SENTENCES as PREDICT_SENTENCES,
-)  # the notebook shows them
-from lib.exercises.predict_lessons import predict_fewer_tokens
 from lib.streaming import StreamingDecoder
 from lib.tokenizer import Tokenizer
 
@@ -65,23 +61,65 @@ def _hidden_id_sequences(tok: Tokenizer, random_ids: bool = True) -> list[list[i
     return seqs
 
 
-def _hidden_vocab_from_merges_cases() -> list[Case]:
-    """Other merge lists, and made-up ones: the vocabulary follows from any list of pairs."""
-    draw = rng(22)
-    pieces = [text.encode("utf-8") for text in random_texts(22, 30, longest=3)]
-    made_up = []
-    for _ in range(8):
-        count = draw.randint(1, 20)
-        made_up.append([tuple(draw.sample(pieces, 2)) for _ in range(count)])
-    merge_lists = [list(_tokenizer(size).merges) for size in (257, 333)] + made_up
-    return [Case(args=(merges,), expected=bpe.build_vocab(merges)) for merges in merge_lists]
+def _by_ids(merges: list[tuple[bytes, bytes]]) -> dict[tuple[int, int], int]:
+    """The same merges as Karpathy's minbpe keeps them: {(left id, right id): new id}."""
+    ids: dict[bytes, int] = {}
+    for i, token in bpe.build_vocab(merges).items():
+        ids.setdefault(token, i)  # the first id with these bytes: always older than its merges
+    return {(ids[left], ids[right]): 256 + i for i, (left, right) in enumerate(merges)}
+
+
+def _in_order(merges: dict, order: str, seed: int = 0) -> dict:
+    """The same dict listed in another order: as learned, reversed, or shuffled."""
+    items = list(merges.items())
+    if order == "reversed":
+        items.reverse()
+    elif order == "shuffled":
+        rng(seed).shuffle(items)
+    return dict(items)
+
+
+def _id_merge_case(merges: list[tuple[bytes, bytes]], order: str, seed: int = 0) -> Case:
+    return Case(args=(_in_order(_by_ids(merges), order, seed),), expected=bpe.build_vocab(merges))
+
+
+def _made_up_merges(seed: int, count: int) -> list[tuple[bytes, bytes]]:
+    """Merges of any two tokens made so far (secret when the grader draws them), each new."""
+    draw = rng(seed)
+    tokens, merges = [bytes([b]) for b in range(256)], []
+    while len(merges) < count:
+        left, right = draw.choice(tokens), draw.choice(tokens)
+        if left + right not in tokens:  # one id per byte string, as training makes them
+            merges.append((left, right))
+            tokens.append(left + right)
+    return merges
+
+
+def _out_of_order(cases: list[Case], answers: list) -> str | None:
+    """Name the order mistake: an answer that raised on a dict not listed in id order."""
+    for case, answer in zip(cases, answers, strict=True):
+        new_ids = list(case.args[0].values())
+        if answer is None and new_ids != sorted(new_ids):
+            return (
+                "Your code raised on a dict that does not list its merges in the order they were "
+                "learned. Both halves of a merge must be in your vocabulary before the merge is."
+            )
+    return None
 
 
 def _vocab_from_merges_cases() -> list[Case]:
-    cases = [Case(args=([],), expected=bpe.build_vocab([]))]
-    for vocab_size in (260, 300, 400):
-        merges = _tokenizer(vocab_size).merges
-        cases.append(Case(args=(list(merges),), expected=bpe.build_vocab(merges)))
+    cases = [_id_merge_case([], "as learned")]
+    for vocab_size, order in ((260, "as learned"), (300, "reversed"), (400, "shuffled")):
+        cases.append(_id_merge_case(list(_tokenizer(vocab_size).merges), order, vocab_size))
+    return cases
+
+
+def _hidden_vocab_from_merges_cases() -> list[Case]:
+    """Other trained merges, and made-up ones, each in a shuffled order."""
+    cases = [_id_merge_case(list(_tokenizer(size).merges), "shuffled", size) for size in (257, 333)]
+    for seed in range(8):
+        merges = _made_up_merges(220 + seed, 1 + 3 * seed)
+        cases.append(_id_merge_case(merges, "shuffled", seed))
     return cases
 
 
@@ -109,17 +147,30 @@ def _streamed(tok: Tokenizer, sequences: list[list[int]]) -> list[Case]:
     ]
 
 
+def _broken_streams(tok: Tokenizer) -> list[list[int]]:
+    """Streams with bytes that can never become a character, which must show as "\ufffd" at once
+    while the stream goes on: a byte that never occurs in UTF-8 (ff) first, a lone continuation
+    byte (80) in the middle, a character cut short by the next one (e0, then "ok"), and lone
+    tokens that are fragments of a character."""
+    ids, ok = tok.encode(_TEXTS[1]), tok.encode("ok")
+    fragments = [
+        [i] for i in sorted(tok.vocab) if i >= 256 and "\ufffd" in tok.decode([i], errors="replace")
+    ]
+    return [[0xFF, *ids], [*ids[:3], 0x80, *ids[3:]], [0xE0, *ok], *fragments[:3]]
+
+
 def _stream_decode_cases() -> list[Case]:
     # 256: no merges at all, every token is a single byte
     return [
         case
         for size in (256, 400)
-        for case in _streamed(_tokenizer(size), _id_sequences(_tokenizer(size))[:12])
+        for tok in [_tokenizer(size)]
+        for case in _streamed(tok, _id_sequences(tok)[:12] + _broken_streams(tok))
     ]
 
 
 def _hidden_stream_decode_cases() -> list[Case]:
-    return _streamed(_tokenizer(350), _hidden_id_sequences(_tokenizer(350), random_ids=False))
+    return _streamed(_tokenizer(350), _hidden_id_sequences(_tokenizer(350)))
 
 
 vocab_from_merges = Exercise(
@@ -129,19 +180,20 @@ vocab_from_merges = Exercise(
     target="vocab_from_merges",
     cases=_vocab_from_merges_cases,
     hidden_cases=_hidden_vocab_from_merges_cases,
-    hint=(
-        "Two parts: the 256 ids every byte-level vocabulary starts with, then one new id "
-        "per merge, in order. What bytes does a merge's new token stand for?",
-        "Id i below 256 stands for the one byte with value i (bytes of a one-item list "
-        "makes it). Merge number i in the list (counting from 0) gets id 256 + i, and "
-        "stands for its left and right halves put together. Check: the first merge gets "
-        "id 256.",
+    wrong_turns=_out_of_order,
+    hints=(
+        "Ids 0 to 255 are the single bytes. Every other id's bytes are its two halves' bytes "
+        "joined, and you can only join halves whose bytes you already know.",
+        "A merge's two halves existed before it, so they have smaller ids than the merge "
+        "itself. In which order can you go through the merges so that both halves are always "
+        "known? The dict's own order may be any.",
     ),
-    solution="""\
-def vocab_from_merges(merges: list[tuple[bytes, bytes]]) -> dict[int, bytes]:
+    solution_code="""\
+def vocab_from_merges(merges: dict[tuple[int, int], int]) -> dict[int, bytes]:
     vocab = {i: bytes([i]) for i in range(256)}  # ids 0..255: the single bytes
-    for i, (left, right) in enumerate(merges):
-        vocab[256 + i] = left + right  # a merge's token is its two halves joined
+    # A merge's halves are older tokens: go in the order of the new ids, whatever the dict's.
+    for (left, right), new_id in sorted(merges.items(), key=lambda item: item[1]):
+        vocab[new_id] = vocab[left] + vocab[right]
     return vocab
 """,
 )
@@ -153,7 +205,7 @@ decode = Exercise(
     target="decode",
     cases=_decode_cases,
     hidden_cases=_hidden_decode_cases,
-    hint=(
+    hints=(
         "Section 2 did this by hand: look up, join, and only then turn bytes into text. "
         "Which errors= setting keeps going past bytes that are not UTF-8?",
         "Join first, decode once: a token may hold half a character, so decoding token by"
@@ -161,7 +213,7 @@ decode = Exercise(
         "bytes with errors='replace', which turns invalid bytes into '\\ufffd' instead of "
         "raising.",
     ),
-    solution="""\
+    solution_code="""\
 def decode(ids: list[int], vocab: dict[int, bytes]) -> str:
     raw = b"".join(vocab[i] for i in ids)  # join the bytes first: tokens may split characters
     return raw.decode("utf-8", errors="replace")
@@ -176,7 +228,7 @@ stream_decode = Exercise(
     target="stream_decode",
     cases=_stream_decode_cases,
     hidden_cases=_hidden_stream_decode_cases,
-    hint=(
+    hints=(
         "Each token's bytes go into something that remembers what came before: it gives "
         "back only the characters that are complete, and the rest waits for the next "
         "token. At the end of the stream, whatever still waits must come out too.",
@@ -189,7 +241,7 @@ stream_decode = Exercise(
         "character that still needs more bytes. Either way the list has one more string "
         "than ids.",
     ),
-    solution="""\
+    solution_code="""\
 import codecs
 
 
@@ -201,5 +253,3 @@ def stream_decode(ids: list[int], vocab: dict[int, bytes]) -> list[str]:
     return chunks
 """,
 )
-
-EXERCISES = [vocab_from_merges, decode, stream_decode, predict_fewer_tokens]

@@ -1,0 +1,145 @@
+"""A notebook cell read as Python, statement by statement, never run: the pieces `own_code`
+builds its reading from.
+
+`parse_cell` turns IPython's `!shell` and `%magic` lines into calls before parsing; the others
+say what one statement binds (`binds`), which of its names are its own (`local_names`), what it
+imports from `lib` (`lib_imports`), where its type hints are (`type_hints`), and whether a value
+is written out (`is_literal`). `cells_run` finds the cells a running kernel has run.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import linecache
+import sys
+from typing import Any
+
+
+def parse_cell(source: str) -> ast.Module | None:
+    """A cell as Python, IPython's `!shell` and `%magic` lines turned into calls first. A cell
+    magic (`%%time`) is read without its first line: its body is usually Python."""
+    if source.lstrip().startswith("%%"):
+        source = source.lstrip().partition("\n")[2]
+    try:
+        from IPython.core.inputtransformer2 import TransformerManager
+
+        source = TransformerManager().transform_cell(source)
+    except Exception:  # IPython missing or confused: parse what is there
+        pass
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def public_names(module: str) -> list[str]:
+    try:
+        found = importlib.import_module(module)
+    except Exception:
+        return []
+    return list(getattr(found, "__all__", None) or [n for n in vars(found) if n[:1] != "_"])
+
+
+def lib_imports(node: ast.AST) -> dict[str, str]:
+    """Names that `node` binds to something in `lib`: alias -> full dotted name."""
+    bound = {}
+    for item in ast.walk(node):
+        if isinstance(item, ast.Import):
+            for name in item.names:
+                if name.name.partition(".")[0] == "lib":
+                    alias = name.asname or name.name.partition(".")[0]
+                    bound[alias] = name.name if name.asname else "lib"
+        elif isinstance(item, ast.ImportFrom) and (item.module or "").partition(".")[0] == "lib":
+            for name in item.names:
+                bound[name.asname or name.name] = f"{item.module}.{name.name}"
+    return bound
+
+
+def local_names(node: ast.AST) -> set[str]:
+    """Parameters and variables a unit assigns, its inner functions and classes, what it catches
+    and imports: names that do not reach out (its imports are read themselves)."""
+    names = set()
+    for item in ast.walk(node):
+        if isinstance(item, ast.arg):
+            names.add(item.arg)
+        elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
+            names.add(item.id)
+        elif item is not node and isinstance(item, ast.FunctionDef | ast.ClassDef):
+            names.add(item.name)
+        elif isinstance(item, ast.ExceptHandler) and item.name:
+            names.add(item.name)
+        elif item is not node and isinstance(item, ast.Import | ast.ImportFrom):
+            names.update(a.asname or a.name.partition(".")[0] for a in item.names)
+    return names - set(lib_imports(node))
+
+
+def type_hints(node: ast.AST) -> list[ast.AST]:
+    """The type hints in `node`."""
+    found = [getattr(n, "annotation", None) or getattr(n, "returns", None) for n in ast.walk(node)]
+    return [hint for hint in found if hint is not None]
+
+
+def base_name(node: ast.AST) -> str:
+    """`vocab` for vocab, vocab[i], vocab.x.y; "" for anything else."""
+    while isinstance(node, ast.Attribute | ast.Subscript):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def binds(statement: ast.stmt) -> tuple[set[str], set[str]]:
+    """The notebook's names a top-level statement binds, stores into or registers with
+    (`@f.register`), not a function's locals (those are its own, except what it declares
+    `global`); and the names whose methods it calls, which may change them (`d.update(...)`)."""
+    names, called, todo = set(), set(), [statement]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(item.name)
+            names.update(n for i in ast.walk(item) if isinstance(i, ast.Global) for n in i.names)
+            names.update(base_name(d) for d in item.decorator_list if isinstance(d, ast.Attribute))
+            continue
+        if isinstance(item, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp):
+            item = ast.GeneratorExp(elt=item, generators=[])  # a scope of its own, as below
+        if isinstance(item, ast.GeneratorExp):  # its loop variables are its own; `:=` is not
+            inner = list(ast.walk(item))
+            names.update(n.target.id for n in inner if isinstance(n, ast.NamedExpr))
+            calls = [n.func for n in inner if isinstance(n, ast.Call)]
+            called.update(base_name(f) for f in calls if isinstance(f, ast.Attribute))
+            continue
+        if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load):
+            names.add(item.id)
+        elif isinstance(item, ast.Attribute | ast.Subscript) and type(item.ctx) is not ast.Load:
+            names.add(base_name(item))
+        elif isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute):
+            called.add(base_name(item.func))
+        elif isinstance(item, ast.ExceptHandler) and item.name:
+            names.add(item.name)
+        elif isinstance(item, ast.Import | ast.ImportFrom):
+            names.update(a.asname or a.name.partition(".")[0] for a in item.names)
+        todo.extend(ast.iter_child_nodes(item))
+    return names - {""}, called - {""}
+
+
+def is_literal(node: ast.AST) -> bool:
+    """Does this binding give a value written out (`{"A": 1}`), which `ast.literal_eval` reads?"""
+    try:
+        ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def cells_run(namespace: dict[str, Any]) -> list[str] | None:
+    """Every cell a kernel ran, in order: IPython caches each one's code for its tracebacks,
+    whether or not it keeps a history (nbval does not); else the history `In`; None outside."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
+    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    if isinstance(names, dict):
+        return ["".join(linecache.getlines(name)) for name in names]
+    history = namespace.get("In")
+    return history if isinstance(history, list) else None
+
+
+def is_import(unit: ast.AST) -> bool:
+    return isinstance(unit, ast.Import | ast.ImportFrom)

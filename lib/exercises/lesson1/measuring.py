@@ -1,0 +1,143 @@
+"""Lesson 1: `bytes_per_char` (how many bytes a text costs per code point) and `is_valid_utf8`,
+checked against Python's strict decoder on broken, overlong and surrogate bytes."""
+
+from __future__ import annotations
+
+from lib import unicode_tools
+from lib.exercises.core import Case, Exercise, close
+from lib.exercises.generated import random_texts
+from lib.exercises.lesson1.texts import TEXTS
+
+
+def _per_char(texts: list[str]) -> list[Case]:
+    return [Case(args=(text,), expected=unicode_tools.bytes_per_char(text)) for text in texts]
+
+
+def _bytes_per_char_cases() -> list[Case]:
+    # More code points than a reader sees (a family emoji, an e with a combining accent), and a
+    # space between 2-byte letters: each counts as a code point like any other.
+    return _per_char(TEXTS + ["👩\u200d👩\u200d👧", "e\u0301", "é é", ""])
+
+
+def _a_float_close(got: object, expected: float) -> bool:
+    """A float within rounding of `expected`: the empty string's 0.0 too, not the int 0."""
+    return type(got) is float and close(got, expected)
+
+
+def _hidden_bytes_per_char_cases() -> list[Case]:
+    return _per_char(random_texts(4, 20, longest=30))
+
+
+def _is_valid(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")  # strict: Python's decoder is the reference
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+_BYTE_STRINGS = [text.encode("utf-8") for text in TEXTS] + [
+    b"",
+    b"\xc2\x80",  # U+0080, the smallest 2-byte character: valid, not overlong
+    b"\xef\xbf\xbf",  # U+FFFF
+    b"\xf4\x8f\xbf\xbf",  # U+10FFFF, the very last code point
+    b"\xff",  # 0xFF never appears in UTF-8
+    b"\x80",  # a continuation byte with no lead byte
+    b"abc\xe2\x82",  # '€' cut short at the end
+    b"\xe2\x82abc",  # '€' cut short in the middle
+    b"\xe2\x82\xac\x80",  # a valid '€' followed by a stray continuation byte
+    b"\xc0\xaf",  # '/' in 2 bytes instead of 1: overlong
+    b"\xe0\x80\xaf",  # '/' in 3 bytes: overlong
+    b"\xf0\x82\x82\xac",  # '€' in 4 bytes: overlong
+    b"\xed\xa0\x80",  # U+D800, a surrogate
+    b"\xf4\x90\x80\x80",  # U+110000, beyond Unicode
+    b"\xf8\x88\x80\x80\x80",  # an old 5-byte form that UTF-8 no longer allows
+]
+
+
+def _validity(byte_strings: list[bytes]) -> list[Case]:
+    return [Case(args=(data,), expected=_is_valid(data)) for data in byte_strings]
+
+
+def _is_valid_utf8_cases() -> list[Case]:
+    return _validity(_BYTE_STRINGS)
+
+
+def _hidden_is_valid_utf8_cases() -> list[Case]:
+    """Valid texts, the same cut one byte short or with one byte changed, and surrogates,
+    overlong and too-large code points written out by hand."""
+    texts = [text.encode("utf-8") for text in random_texts(5, 12, longest=6)]
+    broken = [data[:-1] for data in texts if len(data) > 1]
+    broken += [data[:1] + bytes([0x80 | data[1]]) + data[2:] for data in texts if len(data) > 2]
+    by_hand = [b"x\xed\xbf\xbf", b"\xc1\xbf", b"\xf0\x8f\xbf\xbf", b"\xf5\x80\x80\x80", b"\xfe"]
+    return _validity(texts + broken + by_hand)
+
+
+bytes_per_char = Exercise(
+    name="bytes_per_char",
+    lesson=1,
+    points=1,
+    target="bytes_per_char",
+    cases=_bytes_per_char_cases,
+    hidden_cases=_hidden_bytes_per_char_cases,
+    compare=_a_float_close,
+    hints=(
+        "Count two things for the same text: bytes and code points. Which Python call "
+        "counts each? And what should happen when there is nothing to count?",
+        "len of a str counts its code points; len of its UTF-8 encoding counts bytes. The"
+        " answer is bytes per code point, always a float, and 0.0 for the empty string "
+        "(which has neither).",
+    ),
+    solution_code="""\
+def bytes_per_char(text: str) -> float:
+    if not text:
+        return 0.0
+    return len(text.encode("utf-8")) / len(text)
+""",
+)
+
+is_valid_utf8 = Exercise(
+    name="is_valid_utf8",
+    lesson=1,
+    points=2,
+    target="is_valid_utf8",
+    forbidden=(".decode",),
+    cases=_is_valid_utf8_cases,
+    hidden_cases=_hidden_is_valid_utf8_cases,
+    hints=(
+        "Walk through the bytes one character at a time, the way utf8_decode_first reads one "
+        "character, and return False the moment something breaks a rule of the table above.",
+        "The rules: a lead byte is 0xxxxxxx, 110xxxxx, 1110xxxx or 11110xxx; exactly that many "
+        "continuation bytes 10xxxxxx follow (are they all there?); and the code point they spell "
+        "must not be overlong, a surrogate, or beyond U+10FFFF.",
+        "Try three inputs by hand before the check does. e0 80 af: which rule does it break, "
+        "and what is the smallest code point a 3-byte form may carry? ed a0 80: which code point "
+        "does it spell? f4 90 80 80: is that still Unicode? If your function accepts one of them, "
+        "that is the rule it is missing.",
+    ),
+    solution_code="""\
+def is_valid_utf8(data: bytes) -> bool:
+    i = 0
+    while i < len(data):
+        lead = data[i]
+        if lead < 0x80:
+            n_bytes, cp, smallest = 1, lead, 0
+        elif lead >> 5 == 0b110:
+            n_bytes, cp, smallest = 2, lead & 0b11111, 0x80
+        elif lead >> 4 == 0b1110:
+            n_bytes, cp, smallest = 3, lead & 0b1111, 0x800
+        elif lead >> 3 == 0b11110:
+            n_bytes, cp, smallest = 4, lead & 0b111, 0x10000
+        else:  # 10xxxxxx cannot start a character, and 0xF8..0xFF never appear at all
+            return False
+        tail = data[i + 1 : i + n_bytes]
+        if len(tail) < n_bytes - 1 or any(byte >> 6 != 0b10 for byte in tail):
+            return False  # cut short, or a byte that should continue the character does not
+        for byte in tail:
+            cp = (cp << 6) | (byte & 0b111111)
+        if cp < smallest or 0xD800 <= cp <= 0xDFFF or cp > 0x10FFFF:
+            return False  # overlong, a surrogate, or beyond Unicode
+        i += n_bytes
+    return True
+""",
+)

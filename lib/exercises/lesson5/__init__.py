@@ -1,0 +1,23 @@
+"""Lesson 5's exercises: encoding, special tokens, GPT-4's digit groups, and the capstone.
+
+- `encoding`: `encode`, `encode_with_specials` and `digit_groups`;
+- `capstone`: `recover_merges` and `gpt4_encode`, GPT-4's tokenizer in the learner's own code,
+  checked against tiktoken;
+- `texts`: the sentences they are checked on, written for them.
+"""
+
+from __future__ import annotations
+
+from lib.exercises.lesson5.capstone import gpt4_encode, recover_merges
+from lib.exercises.lesson5.encoding import digit_groups, encode, encode_with_specials
+
+__all__ = [
+    "EXERCISES",
+    "digit_groups",
+    "encode",
+    "encode_with_specials",
+    "gpt4_encode",
+    "recover_merges",
+]
+
+EXERCISES = [encode, encode_with_specials, recover_merges, gpt4_encode, digit_groups]

@@ -1,0 +1,119 @@
+"""Lesson 9, section 5: BPE-dropout on one word, with its random numbers given (exercise 4).
+
+Randomness makes a poor test: two right answers that draw differently disagree. So the learner's
+`dropout_bpe(word, ranks, p, draws)` takes its random numbers as a list, one per candidate pair,
+left to right, step after step, and the answer is then exact: `lib.bpe_dropout.segment` replaying
+the same list is the reference. Hidden cases draw their words, p and draws per student.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from lib import bpe, bpe_dropout
+from lib.exercises.core import Case, Exercise
+from lib.exercises.generated import rng
+
+_ABC = {b"ab": 0, b"bc": 1, b"abc": 2}
+_TRAINING = (
+    "low lower lowest newer newest wider widest tokenization tokens token "
+    "नमस्ते नमस्कार नमन 日本語 日本 "
+) * 3
+
+
+def _ranks() -> dict[bytes, int]:
+    """Merge ranks learned from a small text in three scripts: {token bytes: rank}."""
+    with warnings.catch_warnings():  # the text may run out of pairs: fine here
+        warnings.simplefilter("ignore")
+        merges = bpe.train(_TRAINING, 330, pattern="gpt4")[1]
+    ranks: dict[bytes, int] = {}
+    for k, (left, right) in enumerate(merges):
+        ranks.setdefault(left + right, k)
+    return ranks
+
+
+class _Replay:
+    """The draws of a case, handed out in order (a `bpe_dropout.Draws`)."""
+
+    def __init__(self, draws: list[float]):
+        self.draws, self.used = draws, 0
+
+    def random(self) -> float:
+        self.used += 1
+        return self.draws[self.used - 1]
+
+
+def _case(
+    word: bytes, ranks: dict[bytes, int], p: float, draws: list[float], kind: str = ""
+) -> Case:
+    expected = bpe_dropout.segment(word, ranks, p, _Replay(draws))
+    return Case(args=(word, ranks, p, draws), expected=expected, kind=kind)
+
+
+def _draws(seed: int, word: bytes) -> list[float]:
+    """Enough draws for any order of merges: at most one per pair per step."""
+    source = rng(seed)
+    return [round(source.random(), 3) for _ in range(len(word) ** 2 + 1)]
+
+
+def _shown_cases() -> list[Case]:
+    ranks = _ranks()
+    word, hindi = b" lowest", " नमस्ते".encode()
+    return [
+        _case(b"abc", _ABC, 0.5, [0.9, 0.1, 0.7]),
+        _case(b"abc", _ABC, 0.5, [0.2, 0.6, 0.4]),
+        _case(b"abc", _ABC, 0.5, [0.2, 0.3]),
+        _case(b"aaaa", {b"aa": 0, b"aaaa": 1}, 0.0, [0.5] * 17),
+        _case(word, ranks, 0.0, _draws(95, word)),
+        _case(word, ranks, 0.3, _draws(96, word)),
+        _case(hindi, ranks, 0.1, _draws(97, hindi)),
+    ]
+
+
+def _hidden_cases() -> list[Case]:
+    ranks, source = _ranks(), rng(98)
+    words = [w.encode() for w in _TRAINING.split()[:17]]
+    cases = []
+    for n in range(14):
+        word = (b" " if n % 3 else b"") + source.choice(words)
+        p = (0.0, 0.1, 0.3, 0.5, 0.9)[n % 5]
+        cases.append(_case(word, ranks, p, _draws(200 + n, word), f"p = {p}"))
+    return cases
+
+
+dropout_bpe = Exercise(
+    name="dropout_bpe",
+    lesson=9,
+    points=2,
+    target="dropout_bpe",
+    cases=_shown_cases,
+    hidden_cases=_hidden_cases,
+    hints=(
+        "Keep the word as a list of pieces, one bytes object per byte to start with (word[i:i+1] "
+        "is a bytes of length 1; word[i] would be an int). Keep one counter for the draws that "
+        "only ever moves forward, across all the steps.",
+        "One step: for i from 0 to len(pieces) - 2, join pieces i and i+1; if the join is a key "
+        "of ranks, read the next draw, and if that draw is not below p, remember (rank, i) when "
+        "its rank is lower than the best so far. No best after the walk: return the pieces. "
+        "Otherwise put the joined piece in place of the two, and take another step.",
+    ),
+    solution_code="""\
+def dropout_bpe(word: bytes, ranks: dict[bytes, int], p: float, draws: list[float]) -> list[bytes]:
+    pieces = [word[i : i + 1] for i in range(len(word))]
+    used = 0
+    while True:
+        best = None
+        for i in range(len(pieces) - 1):
+            joined = pieces[i] + pieces[i + 1]
+            if joined in ranks:
+                draw = draws[used]
+                used += 1
+                if draw >= p and (best is None or ranks[joined] < best[0]):
+                    best = (ranks[joined], i)
+        if best is None:
+            return pieces
+        i = best[1]
+        pieces[i : i + 2] = [pieces[i] + pieces[i + 1]]
+""",
+    well_done="That is BPE-dropout: lib.bpe_dropout.segment does the same, with random.Random.",
+)

@@ -1,0 +1,64 @@
+"""How a class is graded (`Settings`): limits, sandbox, the exercises, and each student's cases.
+
+The cases are computed in the grader's process, never in a kernel: the shown ones once per run,
+the hidden ones once per student, their made-up inputs drawn from a salt of the instructor's key
+and the student, so that one student's hidden cases are no use to another.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from lib.exercises import Case, Exercise
+from lib.exercises.generated import secret_inputs
+from lib.grading import sandbox
+from lib.grading.grading_job import Limits
+from lib.grading.prepare import ROOT
+from lib.grading.roster import Student, match
+from lib.grading.submissions import Submission
+
+
+@dataclass
+class Settings:
+    """How to grade: limits, sandbox, and the exercises (`registry`, a module with
+    `for_lesson(n)`, importable from `import_paths`, the instructor's root first)."""
+
+    limits: Limits = field(default_factory=Limits)
+    registry: str = "lib.exercises"
+    import_paths: tuple[str, ...] = (str(ROOT),)
+    catalog: dict[int, list[Exercise]] = field(default_factory=dict)
+    handouts: dict[int, set[str]] = field(default_factory=dict)
+    sandboxed: bool = True
+    boxed: bool = True  # bubblewrap runs here; else (sandboxed) an own user only: `sandbox.choose`
+    caps: sandbox.Caps = field(default_factory=sandbox.Caps)
+    cases: dict[tuple[str, str | None], list[Case]] = field(default_factory=dict)
+    salt: str = ""  # makes the hidden cases' made-up inputs secret (`generated.secret_inputs`)
+    roster: list[Student] = field(default_factory=list)
+    student_id: str = ""  # whose every submission is (on Gradescope, from its metadata)
+
+    def student_of(self, submission: Submission) -> str:
+        """Who the hidden cases are drawn for: the id Gradescope gives, else the roster's id of
+        the student the submission matches, else the name it was handed in under."""
+        found = match(submission.student, self.roster).student if self.roster else None
+        return self.student_id or (found.id if found else submission.student)
+
+    def cases_of(self, exercise: Exercise, student: str = "") -> list[Case]:
+        """The exercise's test cases, computed here (never in a kernel): the shown ones once per
+        run, the hidden ones once per student, with made-up inputs drawn from a salt of the
+        instructor's key and the student, so that one student's cases are no use to another."""
+        shown, hidden = (exercise.name, None), (exercise.name, student)
+        if shown not in self.cases:
+            self.cases[shown] = _made(exercise.cases, "")
+        if hidden not in self.cases:
+            salt = hashlib.sha256(f"{self.salt}\n{student}".encode()).hexdigest()
+            self.cases[hidden] = _made(exercise.secret_cases, salt)
+        return self.cases[shown] + self.cases[hidden]
+
+
+def _made(make: Callable[[], list[Case]], salt: str) -> list[Case]:
+    with warnings.catch_warnings(), secret_inputs(salt):
+        warnings.simplefilter("ignore")
+        return make()

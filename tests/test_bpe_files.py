@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from lib import Tokenizer, bpe, bpe_files, corpus_files, patterns
 
+pytestmark = pytest.mark.scale  # memory bounds on large generated corpora
+
 EOT = "<|endoftext|>"
 # Pieces chosen to break naive cuts: whitespace runs of every kind, multi-byte characters (2, 3
 # and 4 bytes), contractions, digits, and special tokens, one a prefix of another.

@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from lib import Tokenizer, data, lazy_encode
 
+pytestmark = pytest.mark.scale  # memory bounds on large files
+
 EOT = "<|endoftext|>"
 SPECIALS = [EOT, "<|end|>", "<|user|>"]
 

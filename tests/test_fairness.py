@@ -6,6 +6,8 @@ import pytest
 
 from lib import Tokenizer, data, fairness
 
+pytestmark = pytest.mark.scale  # counts all of FLORES
+
 # Short texts in different scripts: enough to cover Latin, Devanagari, Myanmar and Han characters
 # without making the pure-Python encoder run for long.
 FEW_LANGUAGES = ["eng_Latn", "hin_Deva", "mya_Mymr", "zho_Hant"]

@@ -8,6 +8,8 @@ from tokenizers import Tokenizer as HFTokenizer
 
 from lib import Tokenizer, data, patterns
 
+pytestmark = pytest.mark.scale  # agreement with SentencePiece and Hugging Face files
+
 EOT = "<|endoftext|>"
 LANGUAGES = ["eng_Latn", "hin_Deva", "zho_Hans", "arb_Arab", "rus_Cyrl", "kor_Hang", "ell_Grek"]
 

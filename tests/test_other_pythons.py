@@ -6,7 +6,8 @@
 in tests/. What cannot differ between Pythons runs once, in the main run: the notebooks, the
 tests marked `end_to_end` (whole classes graded, a lesson regenerated) and those marked `machine`
 (sandbox users, bubblewrap, cgroups, a browser: the machine's, and a sandbox user could not even
-start a Python that lives under root's home, as pyenv's do).
+start a Python that lives under root's home, as pyenv's do), and those marked `scale` (whole
+corpora, memory bounds, agreement with SentencePiece, Hugging Face, copydetect, nbconvert).
 
 Both runs start in the background as soon as pytest has collected this test (conftest.py), at a
 lower priority, so they use what the main run leaves of the CPU (it waits on kernels half of the
@@ -36,8 +37,9 @@ INSIDE = "COURSE_TESTING_OTHER_PYTHON"  # set in the child runs, so that they do
 ASKED = "COURSE_REQUIRE_PYTHONS"  # set to run this test (.ci/run sets it)
 MINUTES = 30  # one Python's install and tests, beside the main run: 8 alone, 13+ beside it
 STUCK = 180  # seconds one test may take before pytest prints every thread's stack into the log
-# What the main run alone runs (pyproject's markers): whole batches, and checks of the machine.
-SELECTION = "not end_to_end and not machine"
+# What the main run alone runs (pyproject's markers): whole batches, checks of the machine, and
+# tests of scale and of agreement with third-party tokenizers.
+SELECTION = "not end_to_end and not machine and not scale"
 
 
 @dataclass

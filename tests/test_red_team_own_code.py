@@ -1,21 +1,31 @@
 """Red team on the own-code allow-list and hidden cases (issue 27): each test is an answer that
 earns marks it did not earn, or learns a hidden case, through a door the rules do not name.
 
-Each is reproduced as the grader meets it: the cells read by `Notebook` (as the grader reads the
-.ipynb) and run in a real IPython shell (as the kernel runs them); the function the shell holds
-is then run on every case the grader runs, hidden ones included. All of these earned full marks
-(or leaked hidden inputs into the feedback) from `python -m lib.grade` on lesson 1 notebooks.
+Each is judged as the grader judges it: the cells are read by `Notebook` (as the grader reads
+the .ipynb), and only the program it read and accepted (`graded_program`, the grader's own
+function) runs, in a fresh IPython shell, as in the grader's second kernel; the function that
+shell holds is then run on every case the grader runs, hidden ones included. All of these earned
+full marks (or leaked hidden inputs into the feedback) from `python -m lib.grade` on lesson 1
+notebooks before their door was closed.
 """
 
 from __future__ import annotations
 
+import ast
+import sys
+from pathlib import Path
+
+import nbformat
 import pytest
 
 from lib.exercises import for_lesson
+from lib.exercises.forbidden import forbidden_use
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
+from lib.grading.grading_job import Job, Limits, graded_program
 from lib.grading.rounds import rounds
 
+ROOT = Path(__file__).resolve().parents[1]
 EXERCISES = {e.name: e for lesson in (1, 3) for e in for_lesson(lesson)}
 # Reads as own code, and fails most cases: what the grader reads when the real answer is elsewhere.
 DECOY = "def utf8_encode(cp):\n    return bytes([cp % 256])\n"
@@ -26,20 +36,26 @@ def shell():
     """A fresh IPython shell: it runs magics and `get_ipython()` as a notebook kernel does."""
     from IPython.core.interactiveshell import InteractiveShell
 
+    main = sys.modules["__main__"]  # the shell puts its own `__main__`, history and all, there
     shell = InteractiveShell.instance()
     shell.reset(new_session=True)
     yield shell
     shell.reset(new_session=True)
     InteractiveShell.clear_instance()  # later tests' check() must not find this shell's cells
+    sys.modules["__main__"] = main
 
 
 def earns_full_marks(shell, name: str, *cells: str) -> bool:
-    """Would the grader score these cells' answer to `name` as own code, passing every case?"""
+    """Would the grader score these cells' answer to `name` as own code, passing every case?
+    As `lib.grading.one_submission` does: read, then run only the program accepted."""
     exercise = EXERCISES[name]
-    if Notebook(list(cells)).borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden):
+    code = Notebook(list(cells))
+    if code.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden):
         return False
-    for cell in cells:
-        shell.run_cell(cell, store_history=True)
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    job = Job([exercise], {}, Limits(), [str(ROOT)], program=code.program([exercise.target]))
+    for cell in graded_program(notebook, job).cells:
+        shell.run_cell(cell.source, store_history=True)
     cases = exercise.grading_cases()
     outcomes = run_cases(shell.user_ns[exercise.target], exercise.inputs(cases), 10)
     return exercise.judge(cases, outcomes).status == "passed"
@@ -80,7 +96,8 @@ def test_the_course_library_is_not_reached_through_an_allowed_module(shell):
     assert not earns_full_marks(shell, "train_bpe", source)
 
 
-# `bytes(…, encoding)` is forbidden by its spelling; another name for `bytes` is not.
+# `bytes(…, encoding)` under another name: closed by one rule (`forbidden.restricted_use`), as
+# `bytes` may only be called directly, its arguments written out, never handed on as a value.
 BYTES_BY_ANOTHER_NAME = {
     "local alias": "def utf8_encode(cp):\n    b = bytes\n    return b(chr(cp), 'utf8')",
     "starred": "def utf8_encode(cp):\n    return bytes(*(chr(cp), 'utf8'))",
@@ -89,9 +106,6 @@ BYTES_BY_ANOTHER_NAME = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="red team: bytes(…, encoding) under another name"
-)
 @pytest.mark.parametrize("source", BYTES_BY_ANOTHER_NAME.values(), ids=list(BYTES_BY_ANOTHER_NAME))
 def test_encoding_with_bytes_under_another_name_is_not_own_code(shell, source):
     assert not earns_full_marks(shell, "utf8_encode", source)
@@ -110,33 +124,16 @@ REPLACED_UNSEEN = {
 }
 
 
-# Read now (issue 27b: every statement that binds or stores into a reached name is read): fixed.
-READ_NOW = {"def inside try/except*", "__code__ assigned", "math.comb"}
-# The others earn nothing from `python -m lib.grade` either, which runs only the program it read in
-# a fresh kernel (tests/test_grade_hostile.py's swaps); this harness runs every cell, so they stay.
-UNSEEN = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="red team: graded function replaced after the grader read it",
-)
-
-
-def marked(cases: dict, mark: pytest.MarkDecorator) -> list:
-    return [
-        pytest.param(
-            *([v] if isinstance(v, str) else v), id=k, marks=[] if k in READ_NOW else [mark]
-        )
-        for k, v in cases.items()
-    ]
-
-
-@pytest.mark.parametrize("cell", marked(REPLACED_UNSEEN, UNSEEN))
+# Closed by design: a swap the reading follows (`def` in `try/except*`, `__code__`) is read and
+# refused; one it does not follow is in no unit accepted, so the program graded never runs it.
+@pytest.mark.parametrize("cell", REPLACED_UNSEEN.values(), ids=list(REPLACED_UNSEEN))
 def test_a_function_replaced_where_reading_cannot_follow_earns_nothing(shell, cell):
     assert not earns_full_marks(shell, "utf8_encode", DECOY, cell)
 
 
 # A cell no graded function reaches replaces a builtin, or an allowed module's function, that
-# the answer calls: the answer reads as own code, the kernel runs the replacement.
+# the answer calls: the answer reads as own code, but the patching cell is not in the program
+# graded, so the fresh kernel runs the real builtin.
 UNDER_ITS_FEET = {
     "builtins.ascii": (
         "def utf8_encode(cp):\n    return ascii(cp)",
@@ -149,12 +146,7 @@ UNDER_ITS_FEET = {
 }
 
 
-PATCHED = pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="red team: a builtin or allowed module patched"
-)
-
-
-@pytest.mark.parametrize("answer, patch", marked(UNDER_ITS_FEET, PATCHED))
+@pytest.mark.parametrize("answer, patch", UNDER_ITS_FEET.values(), ids=list(UNDER_ITS_FEET))
 def test_a_builtin_or_module_the_answer_uses_is_not_replaced_unseen(shell, answer, patch):
     import builtins
     import math
@@ -188,3 +180,93 @@ def test_hidden_inputs_do_not_reach_the_feedback_of_a_later_exercise(shell):
     assert hidden and shell.user_ns["SEEN"][-1] == hidden[-1]  # the inputs were kept
     reason = decode.judge(cases["utf8_decode_first"], outcomes["utf8_decode_first"]).reason
     assert str(hidden[-1]) not in reason, reason
+
+
+def test_the_learner_is_told_what_was_refused_and_what_to_do():
+    """The reason names the builtin and the way that is allowed; a type hint or a plain call of
+    the same builtin is no use of the forbidden method, for `check()` as for the grader."""
+    exercise = EXERCISES["utf8_encode"]
+    alias = Notebook([BYTES_BY_ANOTHER_NAME["local alias"]])
+    reason = alias.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+    assert "hands `bytes` on as a value" in reason and "call `bytes(…)` directly" in reason
+    starred = Notebook([BYTES_BY_ANOTHER_NAME["starred"]])
+    reason = starred.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+    assert "`*` or `**`" in reason and "write the arguments out" in reason
+    honest = "def utf8_encode(cp: int) -> bytes:\n    return bytes([cp])"
+    assert not Notebook([honest]).borrowed(exercise.target, (), exercise.forbidden)
+    assert not forbidden_use(ast.parse(honest), exercise.forbidden)
+    assert forbidden_use(ast.parse(BYTES_BY_ANOTHER_NAME["map"]), exercise.forbidden)
+
+
+# Round 2 (issue 27, after the rule above): new doors to `bytes(…, encoding)`, or to the class
+# `bytes` itself, none in tests/test_allowed.py or above.
+NEW_DOORS = {
+    "functools.reduce": "import functools\ndef utf8_encode(cp):\n"
+    "    return functools.reduce(bytes, ['utf8'], chr(cp))",
+    "subclass": "class Raw(bytes):\n    pass\n"
+    "def utf8_encode(cp):\n    return bytes(Raw(chr(cp), 'utf8'))",
+    "comprehension variable": "def utf8_encode(cp):\n"
+    "    return [f(chr(cp), 'utf8') for f in (bytes,)][0]",
+    "dataclass field type": "import dataclasses\n@dataclasses.dataclass\nclass Box:\n"
+    "    raw: bytes\ndef utf8_encode(cp):\n"
+    "    return dataclasses.fields(Box)[0].type(chr(cp), 'utf8')",
+    "type of a literal": "def utf8_encode(cp):\n    return type(b'')(chr(cp), 'utf8')",
+}
+
+
+@pytest.mark.parametrize("source", NEW_DOORS.values(), ids=list(NEW_DOORS))
+def test_new_doors_to_bytes_earn_nothing(shell, source):
+    assert not earns_full_marks(shell, "utf8_encode", source)
+
+
+# `functools.singledispatch` evaluates a registered function's type hints into classes, and
+# keeps them in `.registry`: `bytes`, named only in a hint, comes out as a value.
+SINGLEDISPATCH = {
+    "registered by decorator": "import functools\n@functools.singledispatch\ndef kind(x):\n"
+    "    return 0\n@kind.register\ndef _(x: bytes):\n    return 1\n"
+    "def utf8_encode(cp):\n    return [*kind.registry][-1](chr(cp), 'utf8')",
+    "registered by a call": "import functools\n@functools.singledispatch\ndef kind(x):\n"
+    "    return 0\ndef raw(x: bytes):\n    return 1\n"
+    "def utf8_encode(cp):\n    kind.register(raw)\n"
+    "    return [*kind.registry][-1](chr(cp), 'utf8')",
+}
+
+
+@pytest.mark.parametrize("source", SINGLEDISPATCH.values(), ids=list(SINGLEDISPATCH))
+def test_a_class_named_in_a_type_hint_is_not_handed_out(shell, source):
+    assert not earns_full_marks(shell, "utf8_encode", source)
+
+
+def test_singledispatch_without_its_registry_is_own_code():
+    exercise = EXERCISES["utf8_encode"]
+    honest = SINGLEDISPATCH["registered by decorator"].replace(
+        "[*kind.registry][-1](chr(cp), 'utf8')", "bytes([cp]) if kind(cp) else b''"
+    )
+    assert not Notebook([honest]).borrowed(exercise.target, (), exercise.forbidden)
+
+
+# Round 2, other exercises: the same doors to `str(…, encoding)` where `.decode` is forbidden,
+# and the course's library reached through a module an allowed helper lives in.
+OTHER_DOORS = {
+    "str by functools.partial": (
+        "is_valid_utf8",
+        "import functools\ndef is_valid_utf8(data):\n    try:\n"
+        "        functools.partial(str, encoding='utf8')(data)\n        return True\n"
+        "    except UnicodeDecodeError:\n        return False",
+    ),
+    "str as type of a literal": (
+        "utf8_decode_first",
+        "def utf8_decode_first(data):\n    text = type('')(data[:4], 'utf8', 'ignore')\n"
+        "    return ord(text[0]), len(chr(ord(text[0])).encode())",
+    ),
+    "lib.bpe.train by a computed name": (
+        "train_bpe",
+        "import lib.bpe\ndef train_bpe(text, vocab_size):\n"
+        "    return getattr(lib.bpe, 'tr' + 'ain'.strip())(text, vocab_size)[1]",
+    ),
+}
+
+
+@pytest.mark.parametrize("name, source", OTHER_DOORS.values(), ids=list(OTHER_DOORS))
+def test_other_doors_earn_nothing(shell, name, source):
+    assert not earns_full_marks(shell, name, source)

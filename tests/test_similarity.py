@@ -24,6 +24,8 @@ from lib.grading.notebook import load_catalog, solutions_opened
 from lib.grading.solved import solved
 from lib.grading.submissions import read_notebook
 
+pytestmark = pytest.mark.scale  # copydetect's comparisons; reading code: test_own_code.py
+
 ROOT = Path(__file__).resolve().parents[1]
 LESSON3 = ROOT / "notebooks" / "03_training_bpe.ipynb"
 

@@ -12,6 +12,8 @@ import tiktoken.load
 
 from lib import Tokenizer, train
 
+pytestmark = pytest.mark.scale  # trains on whole data files
+
 ROOT = Path(__file__).resolve().parent.parent
 EOT = "<|endoftext|>"
 TEXT = "The cat sat on the mat.\nThe dog sat on the log.\n" * 40

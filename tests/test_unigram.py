@@ -19,6 +19,8 @@ from lib import data, sentencepiece_text, unigram_train
 from lib.sentencepiece_text import decode_pieces, original_spans, to_sentencepiece
 from lib.unigram import Unigram, byte_fallback
 
+pytestmark = pytest.mark.scale  # agreement with SentencePiece and Hugging Face tokenizers
+
 TRAIN_LANGUAGES = ["eng_Latn", "deu_Latn", "rus_Cyrl", "hin_Deva", "arb_Arab", "zho_Hans"]
 TEST_LANGUAGES = [*TRAIN_LANGUAGES, "jpn_Jpan", "kor_Hang", "tam_Taml", "tha_Thai", "mya_Mymr"]
 TEST_LANGUAGES += ["vie_Latn", "amh_Ethi", "ell_Grek", "heb_Hebr", "yor_Latn"]

@@ -23,6 +23,8 @@ from lib.notebooks import NOTEBOOKS, ROOT, main, notebook_paths
 from lib.static_figures import PNG, figure_outputs
 from lib.website import build_site
 
+pytestmark = pytest.mark.scale  # builds the site with nbconvert: the same HTML on every Python
+
 REPO = "https://github.com/ada/tokenization-course"
 LESSONS = notebook_paths()
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -11,6 +11,8 @@ from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 
 from lib import data, wordpiece
 
+pytestmark = pytest.mark.scale  # agreement with Hugging Face tokenizers on FLORES
+
 TRAIN_LANGUAGES = ["eng_Latn", "deu_Latn", "rus_Cyrl", "hin_Deva", "arb_Arab", "zho_Hans"]
 # Trained-on languages, and others whose scripts the vocabulary barely has (many [UNK]s).
 TEST_LANGUAGES = [*TRAIN_LANGUAGES, "jpn_Jpan", "kor_Hang", "tam_Taml", "tha_Thai", "mya_Mymr"]

@@ -3,8 +3,11 @@
 An exercise like "encode a code point to UTF-8 by hand" is passed trivially by calling
 `str.encode`. `Exercise(forbidden=(".encode", "bytes"))` names such shortcuts: an entry starting
 with a dot is any attribute of that name (`chr(cp).encode()`), any other entry a plain name
-(`bytes(...)`). `check()` reads the learner's function with `inspect` and says so at once; the
-grader reads the notebook's cells (see `lib.exercises.own_code`) and scores it `not own code`.
+(`bytes(...)`). A builtin that does a forbidden method's job with some arguments (`bytes`, when
+`.encode` is) may only be called directly, its arguments written out (`restricted_use`): handed
+on as a value, it could be called with any. `check()` reads the learner's function with `inspect`
+and says so at once; the grader reads the notebook's cells (see `lib.exercises.own_code`) and
+scores it `not own code`.
 
 >>> import ast
 >>> forbidden_use(ast.parse("def f(cp):\\n    return chr(cp).encode('utf-8')"), (".encode",))
@@ -19,17 +22,53 @@ import textwrap
 from collections.abc import Iterable
 from typing import Any
 
+from lib.exercises.cell_reading import type_hints
+
 # The same conversions without the method's name: bytes(text, "utf-8") is text.encode("utf-8").
 _SAME_AS = {".encode": ("bytes", "bytearray"), ".decode": ("str",)}
 
 
+def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
+    """ "" unless `item` reaches a builtin that does a forbidden method's job with some arguments
+    (`bytes` when `.encode` is forbidden) other than as the callee of a call whose arguments can
+    all be read. Such a builtin may be called (`bytes([65])`), never handed on as a value: bound
+    to another name, a default, passed to `map` or `functools.reduce`, whatever reaches it calls
+    it with arguments no reading sees. Nor may the class be had from elsewhere: `type(b"")`, or
+    the `.registry` where `functools.singledispatch` keeps the classes its type hints name.
+    Type hints themselves are not judged here (the reader skips them). Needs `parent` links."""
+    restricted = {n: m for m, names in _SAME_AS.items() if m in forbidden for n in names}
+    shown = ", ".join(f"`{name}`" for name in restricted)
+    if restricted and isinstance(item, ast.Attribute) and item.attr == "registry":
+        return f"uses `.registry`, which hands out classes ({shown}...) that type hints name"
+    if not isinstance(item, ast.Name) or isinstance(item.ctx, ast.Store | ast.Del):
+        return ""
+    if restricted and item.id == "type":
+        return f"uses `type`, which hands back a value's class ({shown}...): use `isinstance`"
+    method = restricted.get(item.id)
+    if not method:
+        return ""
+    call = getattr(item, "parent", None)
+    if not (isinstance(call, ast.Call) and call.func is item):
+        return (
+            f"hands `{item.id}` on as a value, which could run `{method}` by another name:"
+            f" call `{item.id}(…)` directly, without an encoding"
+        )
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return f"calls `{item.id}` with `*` or `**` arguments: write the arguments out"
+    if len(call.args) >= 2 or any(k.arg in {"encoding", "errors"} for k in call.keywords):
+        return f"uses `{item.id}(…, encoding)`, which is `{method}` by another name"
+    return ""
+
+
 def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
-    """ "" unless this one node is a use of a `forbidden` entry; then which, in words."""
+    """ "" unless this one node is a use of a `forbidden` entry; then which, in words. Needs
+    `parent` links, for `restricted_use`."""
+    found = restricted_use(item, forbidden)
+    if found:
+        return found
     if isinstance(item, ast.Call) and isinstance(item.func, ast.Name):
-        converts = len(item.args) >= 2 or any(k.arg == "encoding" for k in item.keywords)
-        for method, names in _SAME_AS.items():
-            if converts and method in forbidden and item.func.id in names:
-                return f"uses `{item.func.id}(…, encoding)`, which is `{method}` by another name"
         attribute = item.args[1] if item.func.id == "getattr" and len(item.args) > 1 else None
         if isinstance(attribute, ast.Constant) and f".{attribute.value}" in forbidden:
             name = f".{attribute.value}"
@@ -54,7 +93,12 @@ def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
 def forbidden_use(node: ast.AST, forbidden: Iterable[str]) -> str:
     """ "" if `node` uses none of `forbidden`, else which one, in words."""
     forbidden = set(forbidden)
-    return next(filter(None, (forbidden_name(item, forbidden) for item in ast.walk(node))), "")
+    hints = {id(n) for hint in type_hints(node) for n in ast.walk(hint)}  # `-> bytes` is no use
+    for parent in ast.walk(node):
+        for child in ast.iter_child_nodes(parent):
+            child.parent = parent  # type: ignore[attr-defined]
+    found = (forbidden_name(item, forbidden) for item in ast.walk(node) if id(item) not in hints)
+    return next(filter(None, found), "")
 
 
 def forbidden_in_function(function: Any, forbidden: Iterable[str]) -> str:

@@ -4,17 +4,19 @@
     python tests/playground_in_jupyter.py --browser-python /var/tmp/pw/bin/python shots/
     python tests/playground_in_jupyter.py --browser-python ... --front-end notebook shots/
 
-Not collected by pytest (about a minute and a half per front end). For each front end asked for
-(default: both) it starts that server (`jupyter lab` or `jupyter notebook`, with this Python's
-packages) on a fresh folder holding a notebook with lesson 5's playground cell. Then a second
-Python, one that has playwright (it drives the system's Chromium, so no browser download is
+Not collected by pytest (under a minute per front end on an idle machine). For each front end
+asked for (default: both) it starts that server (`jupyter lab` or `jupyter notebook`, with this
+Python's packages) on a fresh folder holding a notebook with lesson 5's playground cell. Then a
+second Python, one that has playwright (it drives the system's Chromium, so no browser download is
 needed), opens the notebook, waits for its kernel, runs the cell, types into the text box like a
-person (one key at a time) and reads the rows' summaries before and after. The two front ends share
-everything but the server's command and the notebook's address.
+person (one key at a time), reads the rows' summaries before and after, and ticks the box that
+marks whitespace and byte fragments. The two front ends share everything but the server's command
+and the notebook's address.
 
 It prints one JSON line per front end and keeps a screenshot of each, `<folder>/jupyterlab.png`
 and `<folder>/notebook7.png`, for a person to look at. Exit status 1 if any front end's counts did
-not change. VS Code's notebooks cannot be driven this way (they need VS Code itself).
+not change or the tick did not redraw its rows. VS Code's notebooks cannot be driven this way:
+they run inside VS Code itself, which this check does not start.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from playwright.sync_api import sync_playwright
 url, kernels, shot, typed = sys.argv[1:5]
 cell = ".jp-Notebook .jp-Cell .cm-content"
 summaries = "els => els.map(e => e.textContent)"
+rows = "els => els.map(e => e.innerHTML).join('')"
 with sync_playwright() as p:
     browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
     page = browser.new_page(viewport={"width": 1200, "height": 800})
@@ -87,11 +90,13 @@ with sync_playwright() as p:
     page.keyboard.type(typed, delay=40)
     page.wait_for_timeout(1500)  # the debounce, and the kernel's answer
     after = page.eval_on_selector_all(".widget-html b", summaries)
+    unmarked = page.eval_on_selector_all(".widget-html", rows)
     page.click(".widget-checkbox input")
     page.wait_for_timeout(1000)
+    marked = page.eval_on_selector_all(".widget-html", rows) != unmarked
     page.screenshot(path=shot, full_page=True)
     browser.close()
-print(json.dumps({"before": before, "after": after}))
+print(json.dumps({"before": before, "after": after, "toggle redrew the rows": marked}))
 """
 
 
@@ -155,7 +160,8 @@ def main() -> None:
     for name in args.front_end or ["lab", "notebook"]:
         front = FRONT_ENDS[name]
         seen = drive(front, args.browser_python, (args.folder / front.shot).resolve(), args.port)
-        changed &= bool(seen["before"] and seen["after"] and seen["before"] != seen["after"])
+        typed = seen["before"] and seen["after"] and seen["before"] != seen["after"]
+        changed &= bool(typed and seen["toggle redrew the rows"])
         print(json.dumps({"front end": front.module, **seen}, ensure_ascii=False))
     sys.exit(0 if changed else 1)
 

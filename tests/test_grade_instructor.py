@@ -4,13 +4,14 @@ students for the instructor's machine."""
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 
 from lib import data
 from lib.grade import main
-from lib.grading import reports, run_summary
+from lib.grading import reports, run_summary, store
 from lib.grading.store import RecordStore
 from lib.grading.submissions import Submission
 from tests.test_grade_reports import record, rows
@@ -78,3 +79,30 @@ def test_a_dropped_submission_leaves_the_tables_for_good(tmp_path):
     assert [r["student"] for r in again.all()] == ["ann"] and again.rejected == 0
     reports.write_all(out, again.all(), {}, charts=False)
     assert [t["student"] for t in rows(out / "totals.csv")] == ["ann"]
+
+
+def test_graders_starting_at_once_share_one_whole_key(tmp_path, monkeypatch):
+    """Two graders started together both found no key: one's O_EXCL create failed (the run
+    stopped) or it read the other's file before a byte was written (an empty key)."""
+    for attempt in range(20):
+        monkeypatch.setenv(store.KEY_VAR, str(tmp_path / f"key-{attempt}"))
+        keys, errors = _signing_keys_of_graders_starting_at_once(8)
+        assert errors == [] and len(set(keys)) == 1 and len(keys[0]) == 32, (errors, keys)
+
+
+def _signing_keys_of_graders_starting_at_once(count: int) -> tuple[list[bytes], list[OSError]]:
+    start, keys, errors = threading.Barrier(count), [], []
+
+    def grader() -> None:
+        start.wait()
+        try:
+            keys.append(store.signing_key())
+        except OSError as error:
+            errors.append(error)
+
+    threads = [threading.Thread(target=grader) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return keys, errors

@@ -360,6 +360,69 @@ def bytes_per_char(text):
     return len(text.encode("utf-8")) / len(regex.findall(r"\\X", text)) if text else 0.0
 """
 
+FIRST_ALTERNATIVE = """\
+import re
+def find_specials(text, tokens):
+    pattern = "|".join(re.escape(t) for t in tokens)  # the first that matches wins
+    return [(m.start(), m.group()) for m in re.finditer(pattern, text)] if tokens else []
+"""
+
+EVERY_OCCURRENCE = """\
+def find_specials(text, tokens):
+    found = []
+    for token in tokens:
+        at = text.find(token)
+        while at != -1:
+            found.append((at, token))
+            at = text.find(token, at + 1)
+    return sorted(found)
+"""
+
+BYTE_POSITION = "found.append((len(text[:p].encode()), token))"
+
+EVERY_PAIR_MERGED = """\
+def dropout_bpe(word, ranks, p, draws):
+    pieces, used = [word[i : i + 1] for i in range(len(word))], 0
+    while True:
+        best = None
+        for i in range(len(pieces) - 1):
+            joined = pieces[i] + pieces[i + 1]
+            if joined in ranks:
+                used += 1
+                if draws[used - 1] >= p and (best is None or ranks[joined] < ranks[best]):
+                    best = joined
+        if best is None:
+            return pieces
+        merged, i = [], 0
+        while i < len(pieces):  # like training's merge: every place the pair occurs
+            if i + 1 < len(pieces) and pieces[i] + pieces[i + 1] == best:
+                merged.append(best)
+                i += 2
+            else:
+                merged.append(pieces[i])
+                i += 1
+        pieces = merged
+"""
+
+DROPPED_FOR_GOOD = """\
+def dropout_bpe(word, ranks, p, draws):
+    pieces, used, dropped = [word[i : i + 1] for i in range(len(word))], 0, set()
+    while True:
+        best = None
+        for i in range(len(pieces) - 1):
+            joined = pieces[i] + pieces[i + 1]
+            if joined in ranks and joined not in dropped:
+                used += 1
+                if draws[used - 1] < p:
+                    dropped.add(joined)
+                elif best is None or ranks[joined] < best[0]:
+                    best = (ranks[joined], i)
+        if best is None:
+            return pieces
+        i = best[1]
+        pieces[i : i + 2] = [pieces[i] + pieces[i + 1]]
+"""
+
 WRONG_IDEAS = {
     # Each once passed every shown case (and most hidden ones) or lost only one.
     ("bytes_per_char", "the int 0 for no text"): ("return 0.0", "return 0"),
@@ -379,6 +442,27 @@ WRONG_IDEAS = {
         "bytes([left % 256, right % 256])",
     ),
     ("viterbi", "greedy, best score per character"): GREEDY_VITERBI,
+    ("find_specials", "a regex's first alternative, not the longest"): FIRST_ALTERNATIVE,
+    ("find_specials", "every occurrence, overlapping ones too"): EVERY_OCCURRENCE,
+    ("find_specials", "positions in bytes"): ("found.append((p, token))", BYTE_POSITION),
+    ("uint16_bytes", "65536 let through"): ("0 <= i < 65536", "0 <= i <= 65536"),
+    ("uint16_bytes", "big-endian"): ('"little"', '"big"'),
+    ("uint16_bytes", "wraps around like astype"): (
+        "if not 0 <= i < 65536:",
+        "i %= 65536\n        if not 0 <= i < 65536:",
+    ),
+    ("dropout_bpe", "a draw for every pair, token or not"): (
+        "            if joined in ranks:\n                draw = draws[used]\n"
+        "                used += 1\n",
+        "            draw = draws[used]\n            used += 1\n            if joined in ranks:\n",
+    ),
+    ("dropout_bpe", "the draws start again at each step"): (
+        "        best = None\n",
+        "        best = None\n        used = 0\n",
+    ),
+    ("dropout_bpe", "a draw equal to p drops"): ("draw >= p", "draw > p"),
+    ("dropout_bpe", "every occurrence of the best pair merged"): EVERY_PAIR_MERGED,
+    ("dropout_bpe", "a dropped merge stays dropped for the word"): DROPPED_FOR_GOOD,
 }
 
 

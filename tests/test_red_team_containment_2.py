@@ -10,6 +10,7 @@ About 15-20 s in all on 2 busy cores.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import os
@@ -93,14 +94,9 @@ for uid, step in ((int(sys.argv[3]), "plant"), (int(sys.argv[4]), "look")):
 
 @X86_64
 @pytest.mark.parametrize("mode", ["box", "own user"])
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE: kernels inherit the grader's session keyring (setpriv and bwrap keep it): a key "
-    "student A's kernel adds there stays after A's kernel and reap (user_reset clears the user "
-    "keyrings only) and student B's kernel, another uid, reads it; any kernel may also read, add "
-    "to or clear the instructor's own session keys (possessor rights)",
-)
 def test_a_key_one_kernel_adds_to_its_session_keyring_never_reaches_another(shared_tmp, mode):
+    """Kernels inherited the grader's session keyring (setpriv and bwrap keep it): student B's
+    kernel read the key student A's added. Each now joins a new one (`kernel_start`)."""
     if mode == "box" and not box_runs():
         pytest.skip("bubblewrap cannot run here")
     (shared_tmp / "keys.py").write_text(KEYS)
@@ -115,15 +111,10 @@ def test_a_key_one_kernel_adds_to_its_session_keyring_never_reaches_another(shar
 
 
 @pytest.mark.parametrize("mode", ["box", "own user"])
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (both modes): kernels start as `python -m ipykernel_launcher` in the working "
-    "folder, and -m puts that folder first on sys.path: an ipykernel_launcher.py handed in (or "
-    "written by the notebook's first run, before the graded kernel starts in the same folder) "
-    "runs as the kernel, before the grader's set-up: it can patch the graded program (say, the "
-    "lessons' reference solutions in place of the student's stubs) past the own-code checks",
-)
 def test_a_file_in_the_students_folder_never_replaces_the_kernel(shared_tmp, mode):
+    """Kernels started as `python -m ipykernel_launcher` in the working folder ran a handed-in
+    `ipykernel_launcher.py` (first on sys.path) before the grader's set-up: it could swap in the
+    reference solutions. `kernel_start.module_runner` drops that folder from the path first."""
     from lib.notebooks import ThisPython
 
     if mode == "box" and not box_runs():
@@ -138,6 +129,19 @@ def test_a_file_in_the_students_folder_never_replaces_the_kernel(shared_tmp, mod
     done = subprocess.run(command, cwd=shared_tmp, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr[-500:]
     assert "launcher ran" not in done.stdout
+
+
+def test_each_kernel_start_gets_a_fresh_ipython_folder(shared_tmp):
+    """An IPython startup file the notebook's first run wrote in its IPYTHONDIR would run first
+    in the graded kernel: each start gets a new, empty folder instead."""
+    (shared_tmp / "where.py").write_text("import os; print(os.environ['IPYTHONDIR'])")
+    kernel = sandbox.kernel_start.module_runner([sys.executable, "-m", "where"])
+    env = {**os.environ, "IPYTHONDIR": str(shared_tmp), "TMPDIR": str(shared_tmp)}
+    env["PYTHONPATH"] = str(shared_tmp)  # as the course's folders are: found, but not first
+    runs = [subprocess.run(kernel, capture_output=True, text=True, env=env) for _ in range(2)]
+    folders = [run.stdout.strip() for run in runs]
+    assert len(set(folders)) == 2 and str(shared_tmp) not in folders, folders
+    assert all(os.listdir(folder) == [] for folder in folders)
 
 
 # --- What user_reset misses: left for the next kernel of the same user ------------------------
@@ -180,14 +184,10 @@ for folder in sys.argv[1:]:
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (own user): a folder its user made mode 000 in /tmp or /dev/shm outlives reap "
-    "(user_reset's rmtree cannot open it; its owner may chmod it back): the next kernel of that "
-    "uid reads what is inside; named /tmp/course-grader-user-N.lock it also takes sandbox user N "
-    "from every later grader (_claim cannot open it), and 1000 of them refuse all grading",
-)
 def test_reap_removes_folders_the_user_made_unreadable_to_itself():
+    """Own user: a folder made mode 000 in /tmp or /dev/shm outlived reap (rmtree could not open
+    it), and as /tmp/course-grader-user-N.lock took user N from every later grader. user_reset's
+    `remove_tree` gives its owner's folders back their rights first."""
     squatted = kernel_users.FIRST_UID + kernel_users.USERS - 1  # the last any grader claims
     lock = f"{tempfile.gettempdir()}/course-grader-user-{squatted}.lock"
     folders = [lock, f"/dev/shm/red-team-2-{os.getpid()}"]
@@ -209,12 +209,9 @@ def world_writable(folder: str) -> bool:
 
 
 @pytest.mark.skipif(not world_writable("/run/lock"), reason="no world-writable /run/lock here")
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (own user): user_reset cleans /tmp, /var/tmp, /dev/shm and /dev/mqueue only; "
-    "a file in /run/lock (= /var/lock, mode 1777 on Debian) outlives reap for the next kernel",
-)
 def test_reap_removes_what_the_user_left_in_every_world_writable_folder():
+    """Own user: user_reset cleaned four folders by name; a file in /run/lock outlived reap. It
+    now also cleans every world-writable folder in /, /run, /var and /dev."""
     planted = Path(f"/run/lock/red-team-2-{os.getpid()}")
     try:
         as_user(UID, f"open({str(planted)!r}, 'w').write('student A')")
@@ -282,14 +279,11 @@ print("started 8 threads")
 
 
 @X86_64
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (own user): a kernel's clone(CLONE_PARENT) children become the grader's own "
-    "zombies of the sandbox uid: reap cannot kill them, spends its whole time-out on them after "
-    "every later notebook of the slot (15 s by default), and they keep counting against the "
-    "uid's 256 processes: the next student's kernel cannot start its threads (8 at once)",
-)
 def test_zombies_a_kernel_hands_to_the_grader_leave_the_next_student_its_processes():
+    """Own user: a kernel's clone(CLONE_PARENT) children became the grader's zombies of the
+    sandbox uid; reap could not kill them, spent its whole time-out on them, and they kept
+    counting against the uid's 256 processes. Reap now waits for those (only zombies, only
+    the grader's own), and user_reset no longer counts them as still running."""
     caps = sandbox.Caps()
     out = as_user(UID, ZOMBIES, str(caps.processes - 4))
     zombies = [int(line) for line in out.split() if line.isdigit()]
@@ -348,14 +342,9 @@ def remove_deep(top: Path) -> None:
         sys.setrecursionlimit(limit)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (no tmpfs: the command line as non-root, Gradescope): a working copy of 1,100 "
-    "nested folders (a kernel makes them in a second) makes scratch_disk.remove raise "
-    "RecursionError (shutil.rmtree recurses, Python < 3.13): the folder stays on the grader's "
-    "disk and the record becomes 'grader error'",
-)
 def test_removing_a_working_copy_of_deeply_nested_folders_leaves_nothing():
+    """No tmpfs: 1,100 nested folders made scratch_disk.remove raise RecursionError (rmtree
+    recurses) and the record a grader error; `remove_tree` holds at most 64 folders open."""
     # In memory: on this machine's ext4, 1,100 nested folders take seconds to remove.
     copy = Path(tempfile.mkdtemp(prefix="course-grade-deep-", dir=memory_folder()))
     fd = os.open(copy, os.O_RDONLY)
@@ -374,13 +363,9 @@ def test_removing_a_working_copy_of_deeply_nested_folders_leaves_nothing():
     assert not survived
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (no tmpfs): prepare copies a sparse file in full: a submission holding a 1 TB "
-    "sparse file (no disk of its own) makes the grader write 1 TB into its temporary folder, in a "
-    "thread no deadline stops, filling the disk --out is on; only the file count is bounded",
-)
 def test_a_sparse_file_in_a_submission_costs_the_copy_little(tmp_path, monkeypatch):
+    """No tmpfs: a 1 TB sparse file (no disk in the student's folder) was copied in full, in a
+    thread no deadline stops. Files larger than a kernel may write are now left out, named."""
     folder = tmp_path / "ada"
     folder.mkdir()
     (folder / "03_training_bpe.ipynb").write_text("{}")
@@ -398,8 +383,51 @@ def test_a_sparse_file_in_a_submission_costs_the_copy_little(tmp_path, monkeypat
 
     monkeypatch.setattr(prepare.shutil, "copyfileobj", counted)
     submission = Submission(folder / "03_training_bpe.ipynb", "ada", "", folder)
+    left_out: list[str] = []
     try:
-        prepare.working_copy(submission, tmp_path / "copy")
+        prepare.working_copy(submission, tmp_path / "copy", left_out)
     except prepare.TooManyFiles:
         pass  # refused: as good as left out
     assert copied[0] <= budget
+    assert left_out == ["data.bin"]
+
+
+def test_a_copy_stops_at_the_bytes_its_own_disk_holds(tmp_path, monkeypatch):
+    """Many files each under the per-file cap add up: past `MAX_COPY_BYTES` the copy is refused
+    (`TooManyFiles`) before it writes more than that."""
+    folder = tmp_path / "ada"
+    folder.mkdir()
+    (folder / "03_training_bpe.ipynb").write_text("{}")
+    for n in range(4):
+        (folder / f"part{n}.bin").write_bytes(b"x" * 1000)
+    monkeypatch.setattr(prepare, "MAX_COPY_BYTES", 2500)
+    submission = Submission(folder / "03_training_bpe.ipynb", "ada", "", folder)
+    with pytest.raises(prepare.TooManyFiles, match="MB"):
+        prepare.working_copy(submission, tmp_path / "copy")
+    copied = sum(f.stat().st_size for f in (tmp_path / "copy").rglob("*") if f.is_file())
+    assert copied <= 2500
+
+
+def test_a_daemon_of_the_first_run_is_gone_before_the_graded_kernel_starts(monkeypatch):
+    """Own user: reap ran only after the notebook, so a daemon its first run left (`setsid`)
+    ran beside the graded kernel, the same uid. Every kernel start of a user reaps it first."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    from lib.grading.kernel_manager import boxed_manager
+
+    async def started(self, **kw):  # what jupyter_client does next: not needed here
+        return [], kw
+
+    monkeypatch.setattr(AsyncKernelManager, "_async_pre_start_kernel", started)
+    as_user(
+        UID,
+        "import os, time\nif os.fork() == 0:\n    os.setsid(); os.closerange(0, 9); time.sleep(60)",
+    )
+    try:
+        time.sleep(0.2)
+        assert sandbox.processes_of(UID), "the attack ran"
+        manager = boxed_manager(Path(tempfile.gettempdir()), lambda command: command, UID)
+        asyncio.run(manager._async_pre_start_kernel())
+        assert sandbox.processes_of(UID) == []
+    finally:
+        sandbox.reap(UID)

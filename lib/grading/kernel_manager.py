@@ -71,6 +71,15 @@ class BoxedManager(AsyncKernelManager):
     def _pinned_client(self) -> type[PinnedClient]:
         return PinnedClient
 
+    async def _async_pre_start_kernel(self, **kw) -> tuple[list[str], dict]:
+        """Boxed as a user of its own, first kill whatever that user still runs: without
+        namespaces a daemon of the notebook's first run (`setsid`) would otherwise run beside
+        the graded kernel, the same uid, and could rewrite it. One kernel at a time per user
+        (`OwnUser`), so nothing of the kernel to come is touched."""
+        if self.box is not None and self.owner is not None:
+            await asyncio.to_thread(sandbox.reap, self.owner)
+        return await super()._async_pre_start_kernel(**kw)
+
     async def _async_post_start_kernel(self, **kw) -> None:
         """Boxed, wait (without holding the event loop) for the kernel's sockets, and hold them
         open before anything connects: the control channel connects next."""

@@ -20,7 +20,7 @@ import nbformat
 
 from lib.exercises import Exercise
 from lib.exercises.own_code import Notebook
-from lib.grading import protections, sandbox, scratch_disk
+from lib.grading import prepare, protections, sandbox, scratch_disk
 from lib.grading.execute import run_and_grade
 from lib.grading.exercise_code import exercise_code
 from lib.grading.grading_job import Job, result_row
@@ -48,13 +48,14 @@ class _Box:
 
 
 def _set_up(
-    submission: Submission, settings: Settings, tmp: Path, uid: int | None
+    submission: Submission, settings: Settings, tmp: Path, uid: int | None, left_out: list[str]
 ) -> tuple[Path, dict[str, str], Path | None, _Box | None]:
     """The kernel's folders in `tmp`, handed to its user: returns the folder the notebook runs
     in, the kernel's environment, and (sandboxed) the runtime folder and the box. They are
     handed over here, new, while `tmp` is private to us (no process of the user can reach them
-    yet), and never again: a kernel restart touches nothing in them (`_Box`)."""
-    work = working_copy(submission, tmp)
+    yet), and never again: a kernel restart touches nothing in them (`_Box`). Files too large
+    to copy are named in `left_out`."""
+    work = working_copy(submission, tmp, left_out)
     if not settings.sandboxed:
         return work, unboxed_env(tmp, settings.import_paths), None, None
     runtime = Path(tmp, "runtime")
@@ -150,12 +151,12 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         skip_grading=not_own,
         program=program,
     )
-    events, outcome, note = [], "graded", label_note
+    events, outcome, note, left_out = [], "graded", label_note, []
     tmp = Path(tempfile.mkdtemp(prefix="course-grade-"))
     try:  # copying, handing over and removing the student's files: in a worker thread too
         await asyncio.to_thread(scratch_disk.mount, tmp)  # its own small disk, where we may
         work, env, job.runtime, job.box = await asyncio.to_thread(
-            _set_up, submission, settings, tmp, uid
+            _set_up, submission, settings, tmp, uid, left_out
         )
         job.owner = uid
         results, events = await run_and_grade(prepared(notebook), work, env, job)
@@ -166,6 +167,10 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     finally:
         await asyncio.to_thread(scratch_disk.remove, tmp)
     rows = [_checked(results[e.name], e) for e in exercises]
+    big = prepare.MAX_FILE_BYTES // 2**20
+    events = [
+        f"left out {name}: larger than {big} MB, no kernel could write it" for name in left_out
+    ] + events
     if settings.sandboxed is False:
         events = [NO_SANDBOX_NOTE, *events]
     return new_record(

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import nbformat
 
+from lib.grading import sandbox, scratch_disk
 from lib.grading.submissions import Submission
 from lib.notebooks import SETUP_CELL
 
@@ -28,6 +29,8 @@ if str(root) not in sys.path:
     sys.path.insert(0, str(root))"""
 MAX_FILES = 10_000  # entries of a student's folder copied for its kernel
 MAX_DEPTH = 32  # folders within folders: the copy holds a descriptor open for each level
+MAX_FILE_BYTES = sandbox.Caps().file_mb * 2**20  # larger: no kernel could write it, left out
+MAX_COPY_BYTES = scratch_disk.SIZE_MB * 2**20  # the whole copy: what its own disk holds
 CHECK_CALL = re.compile(r"\w+\.\w+\.(check\(\)|hint\(\d*\)|solution\(\))\s*(#.*)?")
 
 
@@ -59,15 +62,18 @@ def prepared(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 
 class TooManyFiles(Exception):
-    """A student's folder holds more files than any lesson needs (`MAX_FILES`), or folders
-    nested deeper (`MAX_DEPTH`)."""
+    """A student's folder holds more files than any lesson needs (`MAX_FILES`), folders nested
+    deeper (`MAX_DEPTH`) or more bytes (`MAX_COPY_BYTES`)."""
 
 
-def working_copy(submission: Submission, tmp: Path) -> Path:
+def working_copy(submission: Submission, tmp: Path, left_out: list[str] | None = None) -> Path:
     """Copy the submission into `tmp/work` and return the folder its notebook runs in. Only
     folders and regular files are copied: a symbolic link could point anywhere, and a named pipe
     would hang the copy. More than `MAX_FILES` entries raise `TooManyFiles`: copying, handing
-    over and removing them is the grader's time, spent before any limit of the kernel's.
+    over and removing them is the grader's time, spent before any limit of the kernel's. So
+    are bytes: a file larger than `MAX_FILE_BYTES` is left out (a sparse file of 1 TB takes no
+    disk in the student's folder, and all of it in a copy), named in `left_out`; more than
+    `MAX_COPY_BYTES` in all raise `TooManyFiles`.
 
     The student's folder may be writable by a kernel's user (an upload anyone may write, on a
     machine without namespaces), and such a user's process may still run while we copy: a name
@@ -82,7 +88,7 @@ def working_copy(submission: Submission, tmp: Path) -> Path:
             raise OSError(f"{submission.path.name} is no longer a regular file")
         return work
     folder = os.open(submission.folder, _FOLDER)  # the student's own folder, not a link
-    _copy_folder(folder, work, [0], MAX_DEPTH)
+    _copy_folder(folder, work, _Tally(work, [] if left_out is None else left_out), MAX_DEPTH)
     return work / submission.path.relative_to(submission.folder).parent
 
 
@@ -90,18 +96,25 @@ _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # a FIFO opens, unread
 
 
-def _copy_folder(folder: int, target: Path, seen: list[int], depth: int) -> None:
+class _Tally:
+    """What a copy has taken so far: entries, bytes, and the files it left out."""
+
+    def __init__(self, root: Path, left_out: list[str]) -> None:
+        self.entries, self.bytes, self.root, self.left_out = 0, 0, root, left_out
+
+
+def _copy_folder(folder: int, target: Path, seen: _Tally, depth: int) -> None:
     """Copy what the open `folder` holds into a new folder `target` (closing `folder`);
-    `seen[0]` counts entries against `MAX_FILES`, `depth` the levels of folders still allowed.
-    Whatever cannot be opened is left out; a failure to write (a full disk) raises."""
+    `seen` counts entries against `MAX_FILES` and bytes, `depth` the levels of folders still
+    allowed. Whatever cannot be opened is left out; a failure to write (a full disk) raises."""
     try:
         if depth == 0:
             raise TooManyFiles(f"the student's folder nests more than {MAX_DEPTH} folders deep")
         target.mkdir(parents=True)
         with os.scandir(folder) as entries:
             for entry in entries:
-                seen[0] += 1
-                if seen[0] > MAX_FILES:
+                seen.entries += 1
+                if seen.entries > MAX_FILES:
                     raise TooManyFiles(f"the student's folder holds more than {MAX_FILES:,} files")
                 # What the entry was when listed: only folders and files are even opened
                 # (opening a device could do something); what it is when opened decides.
@@ -112,9 +125,19 @@ def _copy_folder(folder: int, target: Path, seen: list[int], depth: int) -> None
                     fd = os.open(entry.name, _FILE, dir_fd=folder)
                 except OSError:  # a link by now (ELOOP), gone, unreadable: left out
                     continue
-                if stat.S_ISDIR(os.fstat(fd).st_mode):
+                status = os.fstat(fd)
+                if stat.S_ISDIR(status.st_mode):
                     _copy_folder(fd, target / entry.name, seen, depth - 1)
+                elif status.st_size > MAX_FILE_BYTES:
+                    os.close(fd)
+                    seen.left_out.append(str((target / entry.name).relative_to(seen.root)))
                 else:
+                    seen.bytes += status.st_size
+                    if seen.bytes > MAX_COPY_BYTES:
+                        os.close(fd)
+                        raise TooManyFiles(
+                            f"the student's folder holds more than {MAX_COPY_BYTES // 2**20:,} MB"
+                        )
                     _copy_file(fd, target / entry.name)
     finally:
         os.close(folder)

@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.grading import kernel_users, memory_group
+from lib.grading import kernel_start, kernel_users, memory_group
 from lib.grading.hand_over import give_to, write_owned  # noqa: F401  (see above)
 from lib.grading.kernel_users import (  # noqa: F401  (the sandbox's public names: see above)
     BOX_MB,
@@ -45,6 +45,7 @@ INSTALL_HINT = (
     "To grade without a sandbox anyway, add --no-sandbox: every student's code then runs with "
     "your permissions."
 )
+_START = Path(kernel_start.__file__).read_text()  # run as `-c`: the box need not hold `lib`
 SHM_MB = 64  # the box's /dev/shm: room for locks and small shared buffers
 TMP_MB = 1024  # the box's /tmp (lesson 8 writes a few MB there)
 
@@ -85,8 +86,31 @@ def choose(own_user_fallback: bool = False) -> bool:
     except SandboxUnavailable:
         tools = shutil.which("setpriv") and shutil.which("prlimit")
         if own_user_fallback and os.geteuid() == 0 and tools:
+            _check_a_user_can_run_this_python()
             return False
         raise
+
+
+NOBODY = 65_534  # any unprivileged uid shows it; this one is no sandbox user's
+
+
+def _check_a_user_can_run_this_python() -> None:
+    """Without a box, kernels are this very Python run as an unprivileged user: if a folder on its
+    way is private to root (pyenv's live under /root), every kernel dies at once and a whole
+    class scores 0 with no reason given. Say so before anyone is graded."""
+    tried = subprocess.run(
+        [*kernel_users.become(NOBODY), sys.executable, "-I", "-c", "pass"],
+        capture_output=True,
+        timeout=60,
+    )
+    if tried.returncode != 0:
+        raise SandboxUnavailable(
+            f"kernels run here as unprivileged users (no bubblewrap), and such a user cannot "
+            f"start this Python ({sys.executable}): a folder on its way is private to root, as "
+            "/root is. Install the course into a Python every user can run, e.g. `python3 -m "
+            "venv /opt/course && /opt/course/bin/pip install -r requirements.txt`, and grade "
+            "with /opt/course/bin/python."
+        )
 
 
 def _binds(paths: tuple[str, ...] | list[str], option: str = "--ro-bind") -> list[str]:
@@ -113,7 +137,9 @@ def command(
     """The command line that runs `kernel` boxed: `work` (its working folder) and `runtime` (the
     connection file and sockets) are the only writable places it shares with us; `uid` is the
     unprivileged user to become (needed when we are root). `boxed=False` (bubblewrap cannot run
-    here, see `choose`) keeps the user and the limits only."""
+    here, see `choose`) keeps the user and the limits only. The kernel starts as `kernel_start`
+    says (its own session keyring and IPython folder, not the working folder on its path); an
+    empty `kernel` gives the prefix alone."""
     limits = [
         "prlimit",
         f"--data={caps.memory_mb * 2**20}",  # writable memory; address space counts reservations
@@ -141,6 +167,9 @@ def command(
         become = kernel_users.become(uid)
         box += ["--chmod", "1777", "/tmp"]
     group = [arg for g in kernel_users.groups_of(uid) for arg in memory_group.joining(g)]
+    if kernel:  # its own session keyring first, then the box and the user
+        kernel = kernel_start.module_runner(kernel)
+        limits += [sys.executable, "-I", "-c", _START]
     if not boxed:  # no namespaces here: only the user and the limits hold (see `choose`)
         return [*group, *limits, *become, *kernel]
     return [*group, *limits, *box, *become, *kernel]

@@ -24,6 +24,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from lib.grading.user_reset import remove_tree
+
 SIZE_MB = 1024  # as the box's /tmp; lives in memory, counted in the box's memory cgroup
 FILES = 50_000  # files and folders: a student's folder copies up to 10,000 (`prepare.MAX_FILES`)
 SOURCE = "course-grade"  # the mounts' source, then "-<grader's pid>-<its start time>"
@@ -44,11 +46,20 @@ def mount(folder: Path) -> bool:
 
 
 def remove(folder: Path) -> None:
-    """Remove the working copy: unmount its tmpfs (everything in it goes at once), or delete it."""
+    """Remove the working copy: unmount its tmpfs (everything in it goes at once), or delete it
+    file by file, however deep its folders nest (`remove_tree` does not recurse). Never raises:
+    what could not be removed costs disk, never the student's record; `rm` tries it last."""
     if os.path.ismount(folder):
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             subprocess.run(["umount", "--lazy", str(folder)], capture_output=True, timeout=30)
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        remove_tree(str(folder))
+    except FileNotFoundError:
+        pass
+    except Exception:  # noqa: BLE001  (whatever it was, the grading goes on)
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
+            rm = ["rm", "-rf", "--one-file-system", "--", str(folder)]
+            subprocess.run(rm, capture_output=True, timeout=300)
 
 
 def remove_stale() -> list[Path]:

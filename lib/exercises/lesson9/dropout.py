@@ -63,6 +63,8 @@ def _shown_cases() -> list[Case]:
         _case(b"abc", _ABC, 0.5, [0.9, 0.1, 0.7]),
         _case(b"abc", _ABC, 0.5, [0.2, 0.6, 0.4]),
         _case(b"abc", _ABC, 0.5, [0.2, 0.3]),
+        _case(b"abc", _ABC, 0.5, [0.5, 0.5, 0.5]),  # a draw equal to p is not below it: kept
+        _case(b"abab", {b"ab": 0}, 0.5, [0.9, 0.1, 0.2]),  # one step, one merge: not both ab
         _case(b"aaaa", {b"aa": 0, b"aaaa": 1}, 0.0, [0.5] * 17),
         _case(word, ranks, 0.0, _draws(95, word)),
         _case(word, ranks, 0.3, _draws(96, word)),
@@ -71,13 +73,19 @@ def _shown_cases() -> list[Case]:
 
 
 def _hidden_cases() -> list[Case]:
+    """Mostly p where draws decide (at p = 0 or near 1 many wrong orders of draws still agree),
+    a word with a pair twice, and draws that equal p."""
     ranks, source = _ranks(), rng(98)
     words = [w.encode() for w in _TRAINING.split()[:17]]
     cases = []
     for n in range(14):
         word = (b" " if n % 3 else b"") + source.choice(words)
-        p = (0.0, 0.1, 0.3, 0.5, 0.9)[n % 5]
+        p = (0.0, 0.1, 0.3, 0.5, 0.2, 0.4, 0.6)[n % 7]
         cases.append(_case(word, ranks, p, _draws(200 + n, word), f"p = {p}"))
+    for k, twice in enumerate((b" lowlow", b"tokentoken", "नमनमन".encode())):
+        p = (0.3, 0.2, 0.1)[k]
+        cases.append(_case(twice, ranks, p, _draws(230 + k, twice), "a pair twice"))
+    cases.append(_case(b" lower", ranks, 0.5, [0.5] * 37, "draws equal to p"))
     return cases
 
 

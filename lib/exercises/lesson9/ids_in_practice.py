@@ -27,6 +27,9 @@ _MESSAGES = [
     "Как дела?<|endoftext|>日本",
 ]
 _NESTED = ["<|a|>", "<|a|><|b|>", "<|b|>"]  # one special inside another: the longest wins
+# Where "the first token that matches" (a regex's `a|b`), "every occurrence" (str.find) or
+# positions in bytes would go wrong: nested tokens, repeats, letters of two bytes before a match.
+_NESTED_TEXTS = ["x<|a|><|b|>y<|b|>", "<|a|><|a|><|b|>", "é<|a|><|b|>ü<|b|>", "<|a|><|b|><|b|>"]
 
 
 def _found(text: str, tokens: list[str]) -> list[tuple[int, str]]:
@@ -42,11 +45,18 @@ def _find_cases(texts: list[str], tokens: list[str]) -> list[Case]:
     return [Case(args=(text, tokens), expected=_found(text, tokens)) for text in texts]
 
 
-def _hidden_messages(seed: int, count: int) -> list[str]:
-    """Made-up messages: words, whole special tokens and pieces of them, in random order."""
+def _hidden_messages(seed: int, count: int, tokens: list[str]) -> list[str]:
+    """Made-up messages: words, whole special tokens and pieces of them, in random order, each
+    with a two-byte letter and then the longest of `tokens` somewhere (the hard places)."""
     source = rng(seed)
-    parts = ["hi ", "<|", "|>", "im_end", "\n", "é", *CHAT, *_NESTED]
-    return ["".join(source.choices(parts, k=source.randint(1, 9))) for _ in range(count)]
+    parts = ["hi ", "<|", "|>", "im_end", "\n", "é", "日本", *tokens]
+    longest = max(tokens, key=len)
+    messages = []
+    for _ in range(count):
+        pieces = source.choices(parts, k=source.randint(1, 7))
+        where = source.randint(0, len(pieces))
+        messages.append("".join(pieces[:where] + ["é", longest] + pieces[where:]))
+    return messages
 
 
 def _mean_cases(shapes: list[tuple[int, int, int]], seed: int) -> list[Case]:
@@ -86,9 +96,25 @@ def _uint16_cases(id_lists: list[list[int]]) -> list[Case]:
 
 
 def _hidden_ids() -> list[list[int]]:
+    """Ids that fit, and as many lists with one that does not: just past the top (where `<=`
+    slips), far past it (where wrapping around shows), and below 0."""
     source = rng(99)
     lists = [[source.randrange(2**16) for _ in range(source.randint(1, 12))] for _ in range(8)]
-    return lists + [[100_276], [5, 65_536, 7], [-3], [255, 256, 65_280]]
+    return lists + [
+        [100_276],
+        [5, 65_536, 7],
+        [-3],
+        [255, 256, 65_280],
+        [65_536],
+        [0, 65_536],
+        [65_536, 65_535],
+        [0, -1],
+        [-65_536],
+        [7, -2, 9],
+        [65_535, 65_537],
+        [131_072],
+        [1, 2, 3, 200_018],
+    ]
 
 
 find_specials = Exercise(
@@ -96,9 +122,10 @@ find_specials = Exercise(
     lesson=9,
     points=2,
     target="find_specials",
-    cases=lambda: _find_cases(_MESSAGES, CHAT) + _find_cases(["x<|a|><|b|>y<|b|>"], _NESTED),
+    cases=lambda: _find_cases(_MESSAGES, CHAT) + _find_cases(_NESTED_TEXTS, _NESTED),
     hidden_cases=lambda: (
-        _find_cases(_hidden_messages(91, 8), CHAT) + _find_cases(_hidden_messages(92, 6), _NESTED)
+        _find_cases(_hidden_messages(91, 6, CHAT), CHAT)
+        + _find_cases(_hidden_messages(92, 10, _NESTED), _NESTED)
     ),
     hints=(
         "Walk through the text with an index. At each position ask: which of the special tokens "
@@ -149,7 +176,9 @@ uint16_bytes = Exercise(
     lesson=9,
     points=1,
     target="uint16_bytes",
-    cases=lambda: _uint16_cases([[0, 1, 255, 256], [50_256], [65_535], [], [3, 70_000], [-1]]),
+    cases=lambda: _uint16_cases(
+        [[0, 1, 255, 256], [50_256], [65_535], [], [3, 70_000], [-1], [65_536]]
+    ),
     hidden_cases=lambda: _uint16_cases(_hidden_ids()),
     hints=(
         "Each id becomes two bytes, the low byte first (little-endian, as numpy's '<u2' stores "

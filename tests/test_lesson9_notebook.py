@@ -1,0 +1,55 @@
+"""Lesson 9's notebook says what its code does: the numbers in its prose, what it times, and
+nothing that hands exercise 4's answer over before the exercise."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lib import Tokenizer, added_tokens
+
+NOTEBOOK = Path(__file__).parents[1] / "notebooks/09_tokens_meet_the_model.ipynb"
+
+
+@pytest.fixture(scope="module")
+def cells() -> list:
+    return nbformat.read(NOTEBOOK, as_version=4).cells
+
+
+def test_the_template_costs_in_the_prose_are_the_ones_measured(cells):
+    """Section 1 says: the two messages are 10 tokens, ChatML adds 13 and Llama 3 adds 15."""
+    gpt4 = Tokenizer.from_tiktoken("cl100k_base")
+    chat = added_tokens.add_special_tokens(
+        gpt4,
+        ["<|im_start|>", "<|im_end|>", "<|begin_of_text|>", "<|start_header_id|>"]
+        + ["<|end_header_id|>", "<|eot_id|>"],
+    )
+    messages = [("system", "Answer briefly."), ("user", "What is 2+2?")]
+    content = sum(len(chat.encode_ordinary(text)) for _, text in messages)
+    chatml = "".join(f"<|im_start|>{r}\n{t}<|im_end|>\n" for r, t in messages)
+    chatml += "<|im_start|>assistant\n"
+    llama = "<|begin_of_text|>" + "".join(
+        f"<|start_header_id|>{r}<|end_header_id|>\n\n{t}<|eot_id|>" for r, t in messages
+    )
+    llama += "<|start_header_id|>assistant<|end_header_id|>\n\n"
+    added = [len(chat.encode(t, allowed_special="all")) - content for t in (chatml, llama)]
+    prose = "".join(c.source for c in cells if c.cell_type == "markdown")
+    assert (content, *added) == (10, 13, 15)
+    assert "are 10\ntokens; ChatML adds 13 more and Llama 3 adds 15" in prose
+
+
+def test_the_clock_starts_after_the_tokenizers_first_encode(cells):
+    """The first encode builds the tokenizer's tables (about a second): timing it as encoding
+    made the extrapolated hours for OpenWebText about twice too many."""
+    timed = next(c.source for c in cells if "n_ids = write_ids(gpt2" in c.source)
+    before_clock = timed.partition("start = time.perf_counter()")[0]
+    assert "gpt2.encode(" in before_clock
+
+
+def test_no_pointer_to_the_dropout_loop_before_exercise_4(cells):
+    """Exercise 4 asks for `segment`'s loop: the prose before it must not send learners there."""
+    sources = [c.source for c in cells if c.cell_type == "markdown"]
+    exercise = next(i for i, s in enumerate(sources) if "### Exercise 4" in s)
+    assert not any("lib/bpe_dropout.py" in s for s in sources[:exercise])

@@ -2,9 +2,10 @@
 earn full marks through a door the reading leaves open, judged as the grader judges them
 (`earns_full_marks`: the cells read, then only the program accepted run in a fresh shell).
 
-The holes (xfail, strict) share one root: a name the unit binds itself (a parameter, a loop or
-comprehension variable, `except ... as`, a class attribute, `global`) is skipped by every check,
-even where that very use still reaches the builtin (`def f(cp, eval=eval)`). And `getattr` with a
+Most holes shared one root, now closed: a name the unit binds itself (a parameter, a loop or
+comprehension variable, `except ... as`, a class attribute, `global`) was skipped by every check,
+even where that very use still reaches the builtin (`def f(cp, eval=eval)`). A unit may no longer
+bind a name the rules judge (`own_code._binds_judged`). And `getattr` with a
 name written out is read like an attribute for dunders only, not for the frame attributes.
 """
 
@@ -24,7 +25,6 @@ shell = harness.shell  # the harness's fresh IPython shell, as a fixture of this
 
 EXERCISES = {e.name: e for lesson in (1, 5) for e in for_lesson(lesson)}
 
-SHADOWED = "a name bound by the unit itself skips every check, though it still reaches the builtin"
 # A builtin that runs code, or a restricted one, bound to a name of the unit's own.
 BUILTIN_UNDER_ITS_OWN_NAME = {
     "eval as a parameter default": (
@@ -79,12 +79,33 @@ BUILTIN_UNDER_ITS_OWN_NAME = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=SHADOWED)
 @pytest.mark.parametrize(
     "name, source", BUILTIN_UNDER_ITS_OWN_NAME.values(), ids=list(BUILTIN_UNDER_ITS_OWN_NAME)
 )
 def test_a_builtin_bound_to_a_name_of_the_units_own_earns_nothing(shell, name, source):
     assert not earns_full_marks(shell, name, source)
+
+
+@pytest.mark.parametrize(
+    "source, name",
+    [
+        ("def utf8_encode(cp, eval=eval):\n    return eval('1')", "eval"),
+        ("def utf8_encode(cp):\n    return [b for bytes in [bytes] for b in bytes([cp])]", "bytes"),
+        ("class K:\n    getattr = 1\ndef utf8_encode(cp):\n    return K", "getattr"),
+        ("def utf8_encode(cp):\n    global type\n    return b''", "type"),
+    ],
+)
+def test_binding_a_judged_name_is_refused_and_says_which(source, name):
+    """The learner hears which name the code binds, and what to do."""
+    found = Notebook([source]).borrowed("utf8_encode", forbidden=(".encode", "bytes"))
+    assert f"binds `{name}`, a builtin's name: choose another name" in found
+
+
+def test_a_parameter_named_like_an_imported_module_is_refused():
+    """`bpe=bpe` would read `bpe.train` as a local's attribute, never as the library's."""
+    source = "from lib import bpe\ndef train_bpe(text, n, bpe=bpe):\n    return bpe.get_stats(text)"
+    found = Notebook([source]).borrowed("train_bpe", allowed=("lib.bpe.get_stats",))
+    assert "binds `bpe`, the name of a module the notebook imports" in found
 
 
 def test_a_frame_reached_by_getattr_with_a_written_name_earns_nothing(shell):
@@ -199,7 +220,6 @@ def test_what_another_exercise_may_use_does_not_reach_this_one(shell, cells):
     assert not earns_full_marks_with_the_lesson(shell, *cells)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=SHADOWED)
 def test_a_forbidden_module_by_a_shadowed_import_earns_nothing(shell):
     """Lesson 5's `digit_groups` forbids `re`: `__import__` under its own name fetches it."""
     source = (

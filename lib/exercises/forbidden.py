@@ -28,6 +28,15 @@ from lib.exercises.cell_reading import type_hints
 _SAME_AS = {".encode": ("bytes", "bytearray"), ".decode": ("str",)}
 
 
+def forbidden_names(forbidden: Iterable[str]) -> set[str]:
+    """The plain names an exercise judges: its forbidden names and modules, and the builtins
+    that do a forbidden method's job (`bytes` when `.encode` is). Code may not bind them itself:
+    `def f(cp, bytes=bytes)` would reach the builtin under a name the reading takes as its own."""
+    forbidden = set(forbidden)
+    restricted = {n for m, names in _SAME_AS.items() if m in forbidden for n in names}
+    return restricted | {name for name in forbidden if not name.startswith(".")}
+
+
 def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
     """ "" unless `item` reaches a builtin that does a forbidden method's job with some arguments
     (`bytes` when `.encode` is forbidden) other than as the callee of a call whose arguments can

@@ -108,6 +108,13 @@ def test_a_parameter_named_like_an_imported_module_is_refused():
     assert "binds `bpe`, the name of a module the notebook imports" in found
 
 
+def test_a_plain_parameter_named_like_an_imported_module_is_own_code():
+    """Lesson 1 imports `lib.data` and its learner's functions take `data`: a parameter without
+    a default holds what the caller passes, never the module."""
+    source = "from lib import data\ndef is_valid_utf8(data):\n    return len(data) > 0"
+    assert Notebook([source]).borrowed("is_valid_utf8") == ""
+
+
 def test_a_frame_reached_by_getattr_with_a_written_name_earns_nothing(shell):
     """`getattr(g, "gi_frame")` is read as `g.gi_frame` (it earned full marks before)."""
     source = (

@@ -269,6 +269,28 @@ def _binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[s
             continue
         if name in judged:
             return f"binds `{name}`, a name this exercise asks you to do without: choose another"
-        if name in aliases:
+        if name in aliases and name in _looked_up_outside(node) | declared:
             return f"binds `{name}`, the name of a module the notebook imports: choose another"
     return ""
+
+
+def _looked_up_outside(node: ast.AST) -> set[str]:
+    """The names this unit binds whose value is looked up in the scope around the binding: a
+    parameter with a default (`bpe=bpe`), a comprehension's variable (`for m in [bpe]`), a class
+    attribute (`bpe = bpe`). A plain parameter or a function's local variable holds no module
+    (`def f(data)` beside `from lib import data` is fine): its uses are read as its own."""
+    names = set()
+    for item in ast.walk(node):
+        if isinstance(item, ast.arguments):
+            positional = [*item.posonlyargs, *item.args]
+            with_default = positional[len(positional) - len(item.defaults) :]
+            with_default += [a for a, d in zip(item.kwonlyargs, item.kw_defaults, strict=True) if d]
+            names.update(a.arg for a in with_default)
+        elif isinstance(item, ast.comprehension):
+            names.update(n.id for n in ast.walk(item.target) if isinstance(n, ast.Name))
+        elif isinstance(item, ast.ClassDef):
+            for statement in item.body:
+                if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    stored = (n for n in ast.walk(statement) if isinstance(n, ast.Name))
+                    names.update(n.id for n in stored if isinstance(n.ctx, ast.Store))
+    return names

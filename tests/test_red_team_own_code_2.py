@@ -156,8 +156,8 @@ def test_an_honest_answer_keeps_full_marks(shell, name, source):
     assert earns_full_marks(shell, name, source)
 
 
-# Refused, though own code: `bytes` is handed on as a value only to be asked about, or to build
-# bytes from hex digits the learner worked out.
+# Refused before, though own code: `bytes` is handed on as a value only to be asked about, or to
+# build bytes from hex digits the learner worked out.
 FALSELY_REFUSED = {
     "isinstance(cp, bytes)": "def utf8_encode(cp):\n    assert not isinstance(cp, bytes)\n"
     + EXERCISES["utf8_encode"].solution_code.partition("\n")[2],
@@ -167,12 +167,25 @@ FALSELY_REFUSED = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="false refusal: `bytes` is a value here, no encoder"
-)
 @pytest.mark.parametrize("source", FALSELY_REFUSED.values(), ids=list(FALSELY_REFUSED))
 def test_bytes_asked_about_or_built_from_hex_is_own_code(shell, source):
     assert earns_full_marks(shell, "utf8_encode", source)
+
+
+# `isinstance` under a name of the code's own would be handed the class it is asked about.
+ISINSTANCE_REBOUND = {
+    "at the top": "isinstance = lambda x, c: c(x, 'utf8')\n"
+    "def utf8_encode(cp):\n    return isinstance(chr(cp), bytes)",
+    "as a default": "def utf8_encode(cp, isinstance=lambda x, c: c(x, 'utf8')):\n"
+    "    return isinstance(chr(cp), bytes)",
+    "declared global": "def utf8_encode(cp):\n    global isinstance\n"
+    "    isinstance = lambda x, c: c(x, 'utf8')\n    return isinstance(chr(cp), bytes)",
+}
+
+
+@pytest.mark.parametrize("source", ISINSTANCE_REBOUND.values(), ids=list(ISINSTANCE_REBOUND))
+def test_isinstance_rebound_to_hand_bytes_on_earns_nothing(shell, source):
+    assert not earns_full_marks(shell, "utf8_encode", source)
 
 
 def earns_full_marks_with_the_lesson(shell, name: str, *cells: str) -> bool:

@@ -1,0 +1,94 @@
+"""Red team, round 5 (issue 28's new mechanisms attacked): tricks not in `_2`, each a minimal
+reproduction run as the sandbox user, as a kernel runs. Marked `xfail(strict=True)` while the
+hole is open (the reason says what the attack got): the fix turns it into an unexpected pass,
+then drop the mark. "Own user" is the mode without namespaces (Gradescope). About 10 s in all.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from lib.grading import kernel_users, sandbox
+
+pytestmark = [
+    pytest.mark.machine,  # see pyproject's markers
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)"),
+]
+# Far from the users a grader running beside us claims first, and from rounds 3 and 4's.
+UID = sandbox.FIRST_UID + 970
+
+
+def as_user(uid: int, code: str, *args: str) -> str:
+    """Run `code` with this Python as sandbox user `uid` and return what it printed."""
+    command = [*kernel_users.become(uid), sys.executable, "-I", "-c", code, *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    return done.stdout + done.stderr
+
+
+# --- user_reset's removal: bounded in time, not in work -----------------------------------------
+
+# A chain 63 folders deep, the last holding `wide` empty folders: `remove_tree` holds 64 folders
+# open at most, so each of those is moved up to the top under the first free `.deep-N`, found by
+# trying .deep-1, .deep-2... from 1 every time: wide * wide / 2 stats for `wide` folders.
+QUADRATIC = r"""
+import os, sys
+top, wide = sys.argv[1], int(sys.argv[2])
+os.mkdir(top)
+with open(os.path.join(top, "answers"), "w") as file:
+    file.write("student A's answers")
+fd = os.open(top, os.O_RDONLY)
+for _ in range(63):
+    os.mkdir("d", dir_fd=fd)
+    fd = os.open("d", os.O_RDONLY, dir_fd=fd)
+for n in range(wide):
+    os.mkdir(str(n), dir_fd=fd)
+print("planted")
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="own user: 3,000 folders at depth 64 make remove_tree quadratic (each moved-up folder "
+    "looks for a free .deep-N from 1): user_reset runs past reap's time-out, is killed, and the "
+    "folder with student A's answers is left in /tmp for the next kernel of that uid",
+)
+def test_reap_removes_a_folder_built_to_make_its_removal_slow():
+    """Planting takes ~1 s; removing took 32 s for 2,000 folders on this machine (reap allows
+    10 s). Scaled down here: 3,000 folders against a 2 s time-out."""
+    planted = Path(tempfile.gettempdir(), f"red-team-3-slow-{os.getpid()}")
+    try:
+        assert "planted" in as_user(UID, QUADRATIC, str(planted), "3000")  # the attack ran
+        sandbox.reap(UID, seconds=2)
+        assert not planted.exists(), "student A's answers outlived reap"
+    finally:
+        shutil.rmtree(planted, ignore_errors=True)
+        sandbox.reap(UID)
+
+
+# --- user_reset's scratch folders: only those at the top of /, /run, /var and /dev --------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="own user: a world-writable folder inside /tmp (as /tmp/.X11-unix, /tmp/.ICE-unix are "
+    "on many machines) is not among user_reset's scratch folders, and the folder itself is "
+    "root's: a file the kernel's user leaves there outlives reap",
+)
+def test_reap_removes_what_the_user_left_in_a_world_writable_folder_inside_tmp():
+    shared = Path(tempfile.mkdtemp(prefix="red-team-3-shared-"))  # root's, as /tmp/.X11-unix
+    shared.chmod(0o1777)
+    planted = shared / "answers"
+    try:
+        as_user(UID, f"open({str(planted)!r}, 'w').write(\"student A's answers\")")
+        assert planted.exists()  # the attack ran
+        sandbox.reap(UID)
+        assert not planted.exists(), "a file of the kernel's user outlived reap"
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)

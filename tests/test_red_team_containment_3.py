@@ -1,7 +1,7 @@
 """Red team, round 5 (issue 28's new mechanisms attacked): tricks not in `_2`, each a minimal
 reproduction run as the sandbox user, as a kernel runs. Marked `xfail(strict=True)` while the
 hole is open (the reason says what the attack got): the fix turns it into an unexpected pass,
-then drop the mark. "Own user" is the mode without namespaces (Gradescope). About 10 s in all.
+then drop the mark. "Own user" is the mode without namespaces (Gradescope). About 20 s in all.
 """
 
 from __future__ import annotations
@@ -92,3 +92,50 @@ def test_reap_removes_what_the_user_left_in_a_world_writable_folder_inside_tmp()
         assert not planted.exists(), "a file of the kernel's user outlived reap"
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+# --- The kernel's start-up: what Python itself looks for before the grader's runner ------------
+
+RAN = "import os; os.write(2, b'student code ran: {}\\n')\n"
+# What Python runs by itself (site's hooks, a .pth), and what the runners import by name after
+# the working folder is dropped from the path (`kernel_start`).
+PLANTED = ("sitecustomize", "usercustomize", "runpy", "tempfile", "ctypes", "platform", "site")
+
+
+@pytest.mark.parametrize("mode", ["box", "own user"])
+def test_no_file_in_the_working_folder_runs_before_the_kernel(mode):
+    """Guards `kernel_start` beyond `ipykernel_launcher.py` (round 4): site's hooks, a `.pth`, and
+    modules the root and student runners import, each in the working folder, never run."""
+    from lib.notebooks import ThisPython
+
+    if mode == "box" and not _box_runs():
+        pytest.skip("bubblewrap cannot run here")
+    folder = Path(tempfile.mkdtemp(prefix="red-team-3-start-"))
+    try:
+        folder.chmod(0o777)
+        for name in PLANTED:
+            (folder / f"{name}.py").write_text(RAN.format(name))
+        (folder / "planted.pth").write_text(RAN.format(".pth"))
+        argv = ThisPython().get_kernel_spec("python3").argv  # as the grader starts every kernel
+        kernel = [arg.replace("{connection_file}", str(folder / "kernel.json")) for arg in argv]
+        paths = (str(Path(__file__).parents[1]),)
+        readonly, caps, boxed = sandbox.readonly_paths(paths), sandbox.Caps(), mode == "box"
+        command = sandbox.command(
+            [*kernel, "--version"], folder, folder, readonly, caps, UID, boxed
+        )
+        env = sandbox.environment(paths, str(folder))
+        done = subprocess.run(
+            command, cwd=folder, env=env, capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr[-500:]
+        assert "student code ran" not in done.stdout + done.stderr
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _box_runs() -> bool:
+    try:
+        sandbox.check_available()
+        return True
+    except sandbox.SandboxUnavailable:
+        return False

@@ -6,6 +6,7 @@ then drop the mark. "Own user" is the mode without namespaces (Gradescope). Abou
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -139,3 +140,47 @@ def _box_runs() -> bool:
         return True
     except sandbox.SandboxUnavailable:
         return False
+
+
+# --- What the copy leaves out, named in the record ----------------------------------------------
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="every file left out (over 256 MB, sparse: no disk) is one event, outside execute's "
+    "MAX_EVENTS cap: 10,000 entries give ~10,000 events (9,000 with 200-character names measured "
+    "4.5 MB in one record), raw escape sequences included",
+)
+def test_files_left_out_of_a_copy_add_a_bounded_number_of_events(tmp_path, monkeypatch):
+    import nbformat
+
+    from lib.grading import execute, one_submission
+    from lib.grading.notebook import load_catalog
+    from lib.grading.submissions import Submission
+
+    fixtures = Path(__file__).parent / "grading_fixtures"
+    monkeypatch.syspath_prepend(str(fixtures))
+    from toy_class import SOLVED, toy
+
+    folder = tmp_path / "ada"
+    folder.mkdir()
+    nbformat.write(toy(**SOLVED), folder / "toy.ipynb")
+    for n in range(40):
+        with open(folder / f"\x1b]0;graded\x07big{n}.bin", "wb") as sparse:
+            sparse.truncate(2**40)  # 1 TB each, no disk
+
+    async def no_kernel(*args, **kwargs):  # the copy is what is attacked: no kernel needed
+        raise RuntimeError("no kernel in this test")
+
+    monkeypatch.setattr(one_submission, "run_and_grade", no_kernel)
+    settings = one_submission.Settings(
+        registry="toy_exercises",
+        import_paths=(str(Path(__file__).parents[1]), str(fixtures)),
+        catalog=load_catalog("toy_exercises"),
+        sandboxed=False,
+    )
+    submission = Submission(folder / "toy.ipynb", "ada", "", folder)
+    record = asyncio.run(one_submission.grade_one(submission, settings))
+    left_out = [e for e in record["events"] if e.startswith("left out")]
+    assert left_out, record  # the attack ran: the copy left the files out
+    assert len(record["events"]) <= execute.MAX_EVENTS + 2, len(record["events"])

@@ -143,3 +143,24 @@ def test_a_box_memory_cap_holds_for_all_its_processes_together(tmp_path):
     done = boxed(code, (str(ROOT),), tmp_path, user)
     # The kernel of the OOM killer picks its victims: the parent or some of the workers.
     assert done.returncode != 0 or "-9" in done.stdout, done
+
+
+def test_without_a_box_a_python_users_cannot_run_stops_grading_before_anyone(tmp_path, monkeypatch):
+    """Gradescope's fallback with a Python under a folder private to root (pyenv's under /root):
+    every kernel died and a solved lesson scored 0.0 with no reason. Now the choice refuses."""
+    # What pyenv's Python needs after exec (its libpython) is under /root; a script stands for
+    # it here: setpriv may still exec it, but the shell then cannot read it as the user.
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    python = private / "python"
+    python.write_text(f'#!/bin/sh\nexec "{os.path.realpath(sys.executable)}" "$@"\n')
+    python.chmod(0o755)
+
+    def no_bubblewrap() -> None:
+        raise sandbox.SandboxUnavailable("no namespaces here")
+
+    monkeypatch.setattr(sandbox, "check_available", no_bubblewrap)
+    assert sandbox.choose(own_user_fallback=True) is False  # this Python: every user reaches it
+    monkeypatch.setattr(sys, "executable", str(python))
+    with pytest.raises(sandbox.SandboxUnavailable, match="cannot start this Python"):
+        sandbox.choose(own_user_fallback=True)

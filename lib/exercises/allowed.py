@@ -50,9 +50,11 @@ ORDINARY_DUNDERS = frozenset(
     | {"__contains__", "__eq__", "__lt__", "__hash__", "__repr__", "__str__", "__post_init__"}
 )
 # `string.Formatter().get_field("0.__globals__", ...)` is getattr with a name in a string; a
-# running generator's or traceback's frame holds the namespaces of the code around it.
+# running generator's or traceback's frame holds the namespaces of the code around it; its code
+# object, its names replaced (`.replace(co_names=...)`), becomes another function.
 _REACHES_IN = frozenset({"Formatter", "get_field", "gi_frame", "cr_frame", "ag_frame", "tb_frame"})
-_REACHES_IN |= {"f_globals", "f_locals", "f_builtins", "f_back"}
+_REACHES_IN |= {"f_globals", "f_locals", "f_builtins", "f_back", "f_code"}
+_REACHES_IN |= {"gi_code", "cr_code", "ag_code"}
 
 
 def _dunder(name: str) -> bool:
@@ -81,8 +83,10 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
                 return found
     elif isinstance(item, ast.Attribute) and (_dunder(item.attr) or item.attr in _REACHES_IN):
         return f"uses `.{item.attr}`, which reaches into Python itself"
-    elif isinstance(item, ast.Call) and _named_by_text(item) and _dunder(item.args[1].value):
-        return f"uses `.{item.args[1].value}`, which reaches into Python itself"
+    elif isinstance(item, ast.Call) and _named_by_text(item):  # `getattr(g, "gi_frame")`
+        name = item.args[1].value
+        if _dunder(name) or name in _REACHES_IN:
+            return f"uses `.{name}`, which reaches into Python itself"
     return ""
 
 

@@ -86,8 +86,31 @@ def choose(own_user_fallback: bool = False) -> bool:
     except SandboxUnavailable:
         tools = shutil.which("setpriv") and shutil.which("prlimit")
         if own_user_fallback and os.geteuid() == 0 and tools:
+            _check_a_user_can_run_this_python()
             return False
         raise
+
+
+NOBODY = 65_534  # any unprivileged uid shows it; this one is no sandbox user's
+
+
+def _check_a_user_can_run_this_python() -> None:
+    """Without a box, kernels are this very Python run as an unprivileged user: if a folder on its
+    way is private to root (pyenv's live under /root), every kernel dies at once and a whole
+    class scores 0 with no reason given. Say so before anyone is graded."""
+    tried = subprocess.run(
+        [*kernel_users.become(NOBODY), sys.executable, "-I", "-c", "pass"],
+        capture_output=True,
+        timeout=60,
+    )
+    if tried.returncode != 0:
+        raise SandboxUnavailable(
+            f"kernels run here as unprivileged users (no bubblewrap), and such a user cannot "
+            f"start this Python ({sys.executable}): a folder on its way is private to root, as "
+            "/root is. Install the course into a Python every user can run, e.g. `python3 -m "
+            "venv /opt/course && /opt/course/bin/pip install -r requirements.txt`, and grade "
+            "with /opt/course/bin/python."
+        )
 
 
 def _binds(paths: tuple[str, ...] | list[str], option: str = "--ro-bind") -> list[str]:

@@ -145,12 +145,6 @@ def _box_runs() -> bool:
 # --- What the copy leaves out, named in the record ----------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="every file left out (over 256 MB, sparse: no disk) is one event, outside execute's "
-    "MAX_EVENTS cap: 10,000 entries give ~10,000 events (9,000 with 200-character names measured "
-    "4.5 MB in one record), raw escape sequences included",
-)
 def test_files_left_out_of_a_copy_add_a_bounded_number_of_events(tmp_path, monkeypatch):
     import nbformat
 
@@ -184,3 +178,4 @@ def test_files_left_out_of_a_copy_add_a_bounded_number_of_events(tmp_path, monke
     left_out = [e for e in record["events"] if e.startswith("left out")]
     assert left_out, record  # the attack ran: the copy left the files out
     assert len(record["events"]) <= execute.MAX_EVENTS + 2, len(record["events"])
+    assert not any("\x1b" in event or "\x07" in event for event in record["events"]), left_out

@@ -56,9 +56,10 @@ print("planted")
 
 @pytest.mark.xfail(
     strict=True,
-    reason="own user: 3,000 folders at depth 64 make remove_tree quadratic (each moved-up folder "
-    "looks for a free .deep-N from 1): user_reset runs past reap's time-out, is killed, and the "
-    "folder with student A's answers is left in /tmp for the next kernel of that uid",
+    reason="own user: 3,000 folders at depth 64 still take remove_tree ~5 s (a scan per folder "
+    "moved up; its quadratic search for a free name is fixed): user_reset runs past reap's "
+    "time-out, is killed, its failure is ignored, and student A's answers stay in /tmp for the "
+    "next kernel of that uid",
 )
 def test_reap_removes_a_folder_built_to_make_its_removal_slow():
     """Planting takes ~1 s; removing took 32 s for 2,000 folders on this machine (reap allows

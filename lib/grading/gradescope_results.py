@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lib.grading.safe_text import printable
+
 ANSWER_LIMIT = 5_000  # characters of a written answer shown back to the student
 
 
@@ -82,7 +84,7 @@ def results_json(records: list[dict], lesson: int | None = None) -> dict:
         else:
             lines.append(f"{name}: lesson {lesson}, {_score(record):g} points.")
             tests += _record_tests(record)
-            lines += [f"  while it ran: {event}" for event in record.get("events") or []]
+            lines += [f"  while it ran: {printable(event)}" for event in record.get("events") or []]
             if record.get("solutions"):
                 lines.append(f"  solution shown for: {', '.join(map(str, record['solutions']))}")
             if record.get("sandboxed") is False:

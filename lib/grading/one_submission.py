@@ -27,6 +27,7 @@ from lib.grading.grading_job import Job, result_row
 from lib.grading.grading_settings import Settings
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
 from lib.grading.prepare import prepared, unboxed_env, working_copy
+from lib.grading.safe_text import printable
 from lib.grading.submissions import Submission, UnreadableNotebook, clean, read_notebook
 
 NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
@@ -167,10 +168,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     finally:
         await asyncio.to_thread(scratch_disk.remove, tmp)
     rows = [_checked(results[e.name], e) for e in exercises]
-    big = prepare.MAX_FILE_BYTES // 2**20
-    events = [
-        f"left out {name}: larger than {big} MB, no kernel could write it" for name in left_out
-    ] + events
+    events = _left_out(left_out) + events
     if settings.sandboxed is False:
         events = [NO_SANDBOX_NOTE, *events]
     return new_record(
@@ -201,3 +199,19 @@ def _checked(result: dict, exercise: Exercise) -> dict:
         "reason": clean(str(result.get("reason", "")), 1000),
         **detail,
     }
+
+
+NAMED_LEFT_OUT = 3  # a copy may leave out thousands of files: name a few, count the rest
+
+
+def _left_out(names: list[str]) -> list[str]:
+    """Lines for the files the copy left out (larger than any kernel may write): the first few
+    named, printable and cut short (a name may carry escape sequences), the rest counted."""
+    big = prepare.MAX_FILE_BYTES // 2**20
+    lines = [
+        f"left out {printable(clean(name))[:80]}: larger than {big} MB, no kernel could write it"
+        for name in names[:NAMED_LEFT_OUT]
+    ]
+    if len(names) > NAMED_LEFT_OUT:
+        lines.append(f"... and {len(names) - NAMED_LEFT_OUT} more files larger than {big} MB")
+    return lines

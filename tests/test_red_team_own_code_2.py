@@ -2,9 +2,10 @@
 earn full marks through a door the reading leaves open, judged as the grader judges them
 (`earns_full_marks`: the cells read, then only the program accepted run in a fresh shell).
 
-The holes (xfail, strict) share one root: a name the unit binds itself (a parameter, a loop or
-comprehension variable, `except ... as`, a class attribute, `global`) is skipped by every check,
-even where that very use still reaches the builtin (`def f(cp, eval=eval)`). And `getattr` with a
+Most holes shared one root, now closed: a name the unit binds itself (a parameter, a loop or
+comprehension variable, `except ... as`, a class attribute, `global`) was skipped by every check,
+even where that very use still reaches the builtin (`def f(cp, eval=eval)`). A unit may no longer
+bind a name the rules judge (`own_code._binds_judged`). And `getattr` with a
 name written out is read like an attribute for dunders only, not for the frame attributes.
 """
 
@@ -24,7 +25,6 @@ shell = harness.shell  # the harness's fresh IPython shell, as a fixture of this
 
 EXERCISES = {e.name: e for lesson in (1, 5) for e in for_lesson(lesson)}
 
-SHADOWED = "a name bound by the unit itself skips every check, though it still reaches the builtin"
 # A builtin that runs code, or a restricted one, bound to a name of the unit's own.
 BUILTIN_UNDER_ITS_OWN_NAME = {
     "eval as a parameter default": (
@@ -79,12 +79,40 @@ BUILTIN_UNDER_ITS_OWN_NAME = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=SHADOWED)
 @pytest.mark.parametrize(
     "name, source", BUILTIN_UNDER_ITS_OWN_NAME.values(), ids=list(BUILTIN_UNDER_ITS_OWN_NAME)
 )
 def test_a_builtin_bound_to_a_name_of_the_units_own_earns_nothing(shell, name, source):
     assert not earns_full_marks(shell, name, source)
+
+
+@pytest.mark.parametrize(
+    "source, name",
+    [
+        ("def utf8_encode(cp, eval=eval):\n    return eval('1')", "eval"),
+        ("def utf8_encode(cp):\n    return [b for bytes in [bytes] for b in bytes([cp])]", "bytes"),
+        ("class K:\n    getattr = 1\ndef utf8_encode(cp):\n    return K", "getattr"),
+        ("def utf8_encode(cp):\n    global type\n    return b''", "type"),
+    ],
+)
+def test_binding_a_judged_name_is_refused_and_says_which(source, name):
+    """The learner hears which name the code binds, and what to do."""
+    found = Notebook([source]).borrowed("utf8_encode", forbidden=(".encode", "bytes"))
+    assert f"binds `{name}`, a builtin's name: choose another name" in found
+
+
+def test_a_parameter_named_like_an_imported_module_is_refused():
+    """`bpe=bpe` would read `bpe.train` as a local's attribute, never as the library's."""
+    source = "from lib import bpe\ndef train_bpe(text, n, bpe=bpe):\n    return bpe.get_stats(text)"
+    found = Notebook([source]).borrowed("train_bpe", allowed=("lib.bpe.get_stats",))
+    assert "binds `bpe`, the name of a module the notebook imports" in found
+
+
+def test_a_plain_parameter_named_like_an_imported_module_is_own_code():
+    """Lesson 1 imports `lib.data` and its learner's functions take `data`: a parameter without
+    a default holds what the caller passes, never the module."""
+    source = "from lib import data\ndef is_valid_utf8(data):\n    return len(data) > 0"
+    assert Notebook([source]).borrowed("is_valid_utf8") == ""
 
 
 def test_a_frame_reached_by_getattr_with_a_written_name_earns_nothing(shell):
@@ -128,8 +156,8 @@ def test_an_honest_answer_keeps_full_marks(shell, name, source):
     assert earns_full_marks(shell, name, source)
 
 
-# Refused, though own code: `bytes` is handed on as a value only to be asked about, or to build
-# bytes from hex digits the learner worked out.
+# Refused before, though own code: `bytes` is handed on as a value only to be asked about, or to
+# build bytes from hex digits the learner worked out.
 FALSELY_REFUSED = {
     "isinstance(cp, bytes)": "def utf8_encode(cp):\n    assert not isinstance(cp, bytes)\n"
     + EXERCISES["utf8_encode"].solution_code.partition("\n")[2],
@@ -139,12 +167,25 @@ FALSELY_REFUSED = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="false refusal: `bytes` is a value here, no encoder"
-)
 @pytest.mark.parametrize("source", FALSELY_REFUSED.values(), ids=list(FALSELY_REFUSED))
 def test_bytes_asked_about_or_built_from_hex_is_own_code(shell, source):
     assert earns_full_marks(shell, "utf8_encode", source)
+
+
+# `isinstance` under a name of the code's own would be handed the class it is asked about.
+ISINSTANCE_REBOUND = {
+    "at the top": "isinstance = lambda x, c: c(x, 'utf8')\n"
+    "def utf8_encode(cp):\n    return isinstance(chr(cp), bytes)",
+    "as a default": "def utf8_encode(cp, isinstance=lambda x, c: c(x, 'utf8')):\n"
+    "    return isinstance(chr(cp), bytes)",
+    "declared global": "def utf8_encode(cp):\n    global isinstance\n"
+    "    isinstance = lambda x, c: c(x, 'utf8')\n    return isinstance(chr(cp), bytes)",
+}
+
+
+@pytest.mark.parametrize("source", ISINSTANCE_REBOUND.values(), ids=list(ISINSTANCE_REBOUND))
+def test_isinstance_rebound_to_hand_bytes_on_earns_nothing(shell, source):
+    assert not earns_full_marks(shell, "utf8_encode", source)
 
 
 def earns_full_marks_with_the_lesson(shell, name: str, *cells: str) -> bool:
@@ -199,7 +240,6 @@ def test_what_another_exercise_may_use_does_not_reach_this_one(shell, cells):
     assert not earns_full_marks_with_the_lesson(shell, *cells)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=SHADOWED)
 def test_a_forbidden_module_by_a_shadowed_import_earns_nothing(shell):
     """Lesson 5's `digit_groups` forbids `re`: `__import__` under its own name fetches it."""
     source = (

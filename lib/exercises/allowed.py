@@ -43,6 +43,8 @@ RUNS_CODE = frozenset(
     {"exec", "eval", "compile", "__import__", "globals", "locals", "vars", "open", "input"}
     | {"breakpoint", "help", "setattr", "delattr", "__build_class__", "__loader__", "__spec__"}
 )
+# The builtins the reading judges wherever they are used: a name of the code's own may not be one.
+JUDGED_BUILTINS = RUNS_CODE | {"getattr", "hasattr", "type"}
 BUILTINS = frozenset(name for name in dir(builtins) if name not in RUNS_CODE)
 # The dunders a learner's own class defines or reads; the others reach into Python itself.
 ORDINARY_DUNDERS = frozenset(

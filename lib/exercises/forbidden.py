@@ -28,6 +28,16 @@ from lib.exercises.cell_reading import type_hints
 _SAME_AS = {".encode": ("bytes", "bytearray"), ".decode": ("str",)}
 
 
+def forbidden_names(forbidden: Iterable[str]) -> set[str]:
+    """The plain names an exercise judges: its forbidden names and modules, and the builtins
+    that do a forbidden method's job (`bytes` when `.encode` is). Code may not bind them itself:
+    `def f(cp, bytes=bytes)` would reach the builtin under a name the reading takes as its own."""
+    forbidden = set(forbidden)
+    restricted = {n for m, names in _SAME_AS.items() if m in forbidden for n in names}
+    asking = {"isinstance", "issubclass"} if restricted else set()  # see `_only_asked_about`
+    return restricted | asking | {name for name in forbidden if not name.startswith(".")}
+
+
 def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
     """ "" unless `item` reaches a builtin that does a forbidden method's job with some arguments
     (`bytes` when `.encode` is forbidden) other than as the callee of a call whose arguments can
@@ -45,7 +55,7 @@ def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
     if restricted and item.id == "type":
         return f"uses `type`, which hands back a value's class ({shown}...): use `isinstance`"
     method = restricted.get(item.id)
-    if not method:
+    if not method or _only_asked_about(item):
         return ""
     call = getattr(item, "parent", None)
     if not (isinstance(call, ast.Call) and call.func is item):
@@ -60,6 +70,25 @@ def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
     if len(call.args) >= 2 or any(k.arg in {"encoding", "errors"} for k in call.keywords):
         return f"uses `{item.id}(…, encoding)`, which is `{method}` by another name"
     return ""
+
+
+def _only_asked_about(item: ast.Name) -> bool:
+    """`isinstance(x, bytes)`, `issubclass(t, (str, int))`, `bytes.fromhex("e282ac")`: the class
+    is asked about, or builds bytes from hex digits, and nothing there converts text. The code
+    may not bind `isinstance` itself (`forbidden_names`), which could hand the class on. Needs
+    `parent` links."""
+    parent = getattr(item, "parent", None)
+    if isinstance(parent, ast.Attribute):
+        return parent.attr == "fromhex"
+    if isinstance(parent, ast.Tuple):  # `isinstance(x, (bytes, bytearray))`
+        item, parent = parent, getattr(parent, "parent", None)
+    return (
+        isinstance(parent, ast.Call)
+        and isinstance(parent.func, ast.Name)
+        and parent.func.id in {"isinstance", "issubclass"}
+        and len(parent.args) == 2
+        and parent.args[1] is item
+    )
 
 
 def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:

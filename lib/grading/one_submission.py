@@ -13,6 +13,7 @@ import asyncio
 import datetime
 import os
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -134,9 +135,9 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         note = "its cells match no lesson's exercises" + (f" ({label_note})" if label_note else "")
         return new_record(submission, settings, outcome="unknown lesson", note=note, **info)
     exercises = settings.catalog[lesson]
-    # Both read the student's code: bounded work, off the event loop (see _read).
-    info["code"], info["unparsable"] = await asyncio.to_thread(exercise_code, notebook, exercises)
-    not_own, program = await asyncio.to_thread(_own_code, notebook, exercises)
+    # Both read the student's code: bounded work, off the event loop (see _read), in turn.
+    info["code"], info["unparsable"] = await _in_turn(exercise_code, notebook, exercises)
+    not_own, program = await _in_turn(_own_code, notebook, exercises)
     try:
         student = settings.student_of(submission)
         cases = {e.name: settings.cases_of(e, student) for e in exercises}
@@ -215,3 +216,19 @@ def _left_out(names: list[str]) -> list[str]:
     if len(names) > NAMED_LEFT_OUT:
         lines.append(f"... and {len(names) - NAMED_LEFT_OUT} more files larger than {big} MB")
     return lines
+
+
+# CPython 3.11 keeps one counter per interpreter while it turns syntax trees into objects: two
+# threads parsing at once can fail with "SystemError: AST constructor recursion depth mismatch"
+# (a lesson 4 notebook graded beside another, on 3.11.7). The readings of code take turns.
+_READING_CODE = threading.Lock()
+
+
+async def _in_turn(function, *args):
+    """`function(*args)` in a worker thread, never beside another reading of code."""
+
+    def alone():
+        with _READING_CODE:
+            return function(*args)
+
+    return await asyncio.to_thread(alone)

@@ -50,9 +50,12 @@ HONEST = {
     "    return out + [reader.decode(b'', True)]",
     "tiktoken_line": "import base64\n"
     "def tiktoken_line(token, rank):\n    return f'{base64.b64encode(token).decode()} {rank}'",
-    "digit_groups": "from math import *\n"
-    "def digit_groups(digits):\n"
-    "    size = len(digits)\n    return [digits[i:i + 3] for i in range(0, size, 3)] * (size > 0)",
+    "digit_groups": "from math import *\nimport unicodedata as ud\n"
+    "def digit_groups(text):\n    out, n = [], 0\n    for ch in text:\n"
+    "        n = n + 1 if ud.category(ch)[0] == 'N' else 0\n"
+    "        if n % 3 == 1:\n            out.append(ch)\n"
+    "        elif n:\n            out[-1] += ch\n"
+    "    return out",
     "find_specials": "import re\n"
     "def find_specials(text, tokens):\n"
     "    longest_first = sorted(tokens, key=len, reverse=True)\n"

@@ -267,6 +267,20 @@ WRONG_IDEAS = {
     ("encode", "rightmost on ties"): lesson5.encode.solution_code.replace(
         "_, i = min(candidates)", "_, i = min((r, -i) for r, i in candidates)\n        i = -i"
     ),
+    # The longest older token that starts the token, and the rest: not how BPE built it.
+    ("recover_merges", "longest older prefix"): lesson5.recover_merges.solution_code.replace(
+        "        merges.append((parts[0], parts[1]))",
+        "        cut = max(k for k in range(1, len(token)) if ranks.get(token[:k], rank) < rank)\n"
+        "        merges.append((token[:cut], token[cut:]))",
+    ),
+    # minbpe's way of writing a merge: the ids of its halves, not their bytes.
+    ("recover_merges", "ids, not bytes"): lesson5.recover_merges.solution_code.replace(
+        "merges.append((parts[0], parts[1]))", "merges.append((ranks[parts[0]], ranks[parts[1]]))"
+    ),
+    # Of two equal pairs (b"   " holds two), the rightmost joined first.
+    ("recover_merges", "rightmost on ties"): lesson5.recover_merges.solution_code.replace(
+        "_, i = min(found)", "_, i = min((r, -i) for r, i in found)\n            i = -i"
+    ),
     # The merges in the dict's order, which need not be the order of the ranks.
     ("recover_merges", "dict order"): lesson5.recover_merges.solution_code.replace(
         "sorted(ranks.items(), key=lambda item: item[1])", "ranks.items()"

@@ -78,11 +78,12 @@ recover_merges = Exercise(
         "A token was made by joining two tokens that existed before it, so both have lower "
         "ranks. Which encoder from this lesson, allowed only the tokens ranked below, would "
         "stop exactly at those two parts?",
-        "For each token of more than one byte, in rank order: start from its single bytes and "
-        "join the neighbouring pair whose joined bytes have the lowest rank, but only pairs "
-        "ranked below the token itself. When no pair may be joined any more, two parts are left.",
-        "Those two parts, as a tuple (left, right), are the merge; append it. Sorting "
-        "ranks.items() by the rank gives the order; single bytes have no merge.",
+        "You need no table of the older tokens: a pair's joined bytes have a rank in `ranks` "
+        "(or none), and so does the token you are taking apart. At each step of the loop, "
+        "which pairs may it join, and which must it leave alone?",
+        "Check yourself on the check's made-up table (b'ab' 256, b'abb' 257, b'ba' 258, "
+        "b'abbba' 259): b'abbba' is the merge of b'abb' and b'ba'. Single bytes have no "
+        "merge, and the list goes in rank order, whatever the dict's order.",
     ),
     solution_code="""\
 def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:

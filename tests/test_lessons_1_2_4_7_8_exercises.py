@@ -127,9 +127,9 @@ WRAPPERS = {
         "from lib import bpe",
         "vocab_from_merges = bpe.build_vocab",
     ],
-    "decode": [
-        "from lib import Tokenizer",
-        "def decode(ids, vocab):\n    return Tokenizer(vocab=vocab, merges=[]).decode(ids)",
+    "first_bad_token": [
+        "from lib.exercises.lesson4 import bad_token",
+        "def first_bad_token(ids, vocab):\n    return bad_token(ids, vocab)",
     ],
     "stream_decode": [
         "from lib.streaming import StreamingDecoder",
@@ -353,6 +353,73 @@ def stream_decode(ids, vocab):
     return chunks + [buffer.decode("utf-8", errors="replace")]
 """
 
+BLAME = EXERCISES["first_bad_token"].solution_code
+
+TOKEN_BY_TOKEN = """\
+def first_bad_token(ids, vocab):
+    for k, i in enumerate(ids):  # the first token that is not UTF-8 on its own
+        try:
+            vocab[i].decode("utf-8")
+        except UnicodeDecodeError:
+            return k
+    return None
+"""
+
+CHARACTERS_AS_BYTES = """\
+def first_bad_token(ids, vocab):
+    text = b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+    if "\\ufffd" not in text:
+        return None
+    at, end = text.index("\\ufffd"), 0  # a position in characters, taken for one in bytes
+    for k, i in enumerate(ids):
+        end += len(vocab[i])
+        if end > at:
+            return k
+"""
+
+LEAD_BYTES = """\
+def stream_decode(ids, vocab):
+    chunks, pending = [], b""
+    for i in ids:
+        pending += vocab[i]
+        keep = 0  # an unfinished character at the end: from its lead byte's length alone
+        for back in range(1, min(3, len(pending)) + 1):
+            byte = pending[-back]
+            if byte >= 0xC0:
+                need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+                keep = back if back < need else 0
+                break
+            if byte < 0x80:
+                break
+        cut = len(pending) - keep
+        chunks.append(pending[:cut].decode("utf-8", errors="replace"))
+        pending = pending[cut:]
+    return chunks + [pending.decode("utf-8", errors="replace")]
+"""
+
+EACH_TOKEN_ALONE = """\
+def stream_decode(ids, vocab):
+    return [vocab[i].decode("utf-8", errors="replace") for i in ids] + [""]
+"""
+
+ONE_PROBLEM_A_TOKEN = """\
+def stream_decode(ids, vocab):
+    chunks, pending = [], b""
+    for i in ids:
+        pending += vocab[i]
+        try:
+            chunks.append(pending.decode("utf-8"))
+            pending = b""
+        except UnicodeDecodeError as error:
+            if error.reason == "unexpected end of data":
+                chunks.append(pending[: error.start].decode("utf-8"))
+                pending = pending[error.start :]
+            else:  # the rest shown at once, an unfinished end included
+                chunks.append(pending.decode("utf-8", errors="replace"))
+                pending = b""
+    return chunks + [pending.decode("utf-8", errors="replace")]
+"""
+
 GREEDY_VITERBI = """\
 def viterbi(text, scores):
     out, i = [], 0
@@ -444,6 +511,24 @@ WRONG_IDEAS = {
     ),
     ("stream_decode", "strict, a bad byte shown only at the end"): STRICT_STREAM,
     ("stream_decode", "waits until the whole buffer decodes"): WAITING_STREAM,
+    ("stream_decode", "lead bytes alone decide what waits"): LEAD_BYTES,
+    ("stream_decode", "each token decoded alone"): EACH_TOKEN_ALONE,
+    ("stream_decode", "one problem a token"): ONE_PROBLEM_A_TOKEN,
+    ("stream_decode", "nothing left at the end"): (
+        'chunks.append(pending.decode("utf-8", errors="replace"))  #',
+        'chunks.append("")  #',
+    ),
+    ("first_bad_token", "token by token"): TOKEN_BY_TOKEN,
+    ("first_bad_token", "the error's position taken for a token's"): (
+        "        end = 0\n",
+        "        return error.start\n        end = 0\n",
+    ),
+    ("first_bad_token", "a token ending at the position"): (
+        "end > error.start",
+        "end >= error.start",
+    ),
+    ("first_bad_token", "where the trouble ends"): ("end > error.start", "end >= error.end"),
+    ("first_bad_token", "characters counted as bytes"): CHARACTERS_AS_BYTES,
     ("vocab_from_merges", "the dict's own order"): (
         "sorted(merges.items(), key=lambda item: item[1])",
         "merges.items()",

@@ -301,3 +301,13 @@ def test_a_wrong_idea_fails_shown_cases_and_loses_points(name, idea):
     result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
     assert result.status in ("partial", "failed"), idea
     assert score(exercise, wrong)[1] <= exercise.points * 0.75
+
+
+@pytest.mark.parametrize("idea", ["ASCII digits only", "str.isdigit", "str.isnumeric"])
+def test_digit_groups_names_the_character_class(idea):
+    """A wrong idea of which characters \\p{N} matches is named, with the test that is right."""
+    exercise = lesson5.digit_groups
+    result = exercise.grade(
+        {exercise.target: defined(WRONG_IDEAS["digit_groups", idea])[exercise.target]}
+    )
+    assert "category starts with N" in result.reason, result.reason

@@ -576,3 +576,27 @@ def test_a_plausible_wrong_answer_fails_a_shown_case(name, idea):
     outcomes = run_cases(target, exercise.inputs(shown), 10)
     assert exercise.judge(shown, outcomes).status in ("partial", "failed"), idea
     assert graded(exercise, target)[1] < exercise.points
+
+
+NAMED_SLIPS = {
+    ("first_bad_token", "token by token"): "not UTF-8 on its own",
+    ("first_bad_token", "the error's position taken for a token's"): "past the last token",
+    ("first_bad_token", "a token ending at the position"): "one token early",
+    ("first_bad_token", "where the trouble ends"): "not where it ends",
+    ("stream_decode", "each token decoded alone"): "a later token completes",
+    ("stream_decode", "one problem a token"): "a later token completes",
+    ("stream_decode", "nothing left at the end"): "The end of the stream",
+    ("stream_decode", "lead bytes alone decide what waits"): "comes at the wrong time",
+    ("stream_decode", "waits until the whole buffer decodes"): "comes at the wrong time",
+}
+
+
+@pytest.mark.parametrize(("name", "idea"), sorted(NAMED_SLIPS))
+def test_the_check_names_the_slip_behind_a_wrong_answer(name, idea):
+    """Lesson 4's checks say what went wrong, not only which case failed."""
+    exercise = EXERCISES[name]
+    wrong = WRONG_IDEAS[name, idea]
+    if isinstance(wrong, tuple):
+        wrong = exercise.solution_code.replace(*wrong)
+    result = exercise.grade({exercise.target: namespace(wrong)[exercise.target]})
+    assert "💡" in result.reason and NAMED_SLIPS[name, idea] in result.reason, result.reason

@@ -1,22 +1,19 @@
 """Lesson 4's exercises: decoding ids to text.
 
-- `decoding`: `vocab_from_merges`, `first_bad_token` (which token broke a text) and
-  `stream_decode` (a chat UI's decoder, without codecs), checked against `lib`'s vocabulary and
-  reference functions built on Python's strict UTF-8 decoder;
+- `decoding`: `vocab_from_merges`, checked against `lib.bpe.build_vocab`;
+- `blame`: `first_bad_token`, which token broke a text;
+- `stream`: `stream_decode`, a chat UI's decoder written without codecs;
+- `ids`: the tokenizers and ids these are checked on;
 - `predict`: which tokenizer spells a sentence in fewer tokens, predicted before the lesson shows
   them.
 """
 
 from __future__ import annotations
 
-from lib.exercises.lesson4.decoding import (
-    bad_token,
-    first_bad_token,
-    reference_stream,
-    stream_decode,
-    vocab_from_merges,
-)
+from lib.exercises.lesson4.blame import bad_token, first_bad_token
+from lib.exercises.lesson4.decoding import vocab_from_merges
 from lib.exercises.lesson4.predict import PREDICT_SENTENCES, predict_fewer_tokens
+from lib.exercises.lesson4.stream import reference_stream, stream_decode
 
 __all__ = [
     "EXERCISES",

@@ -221,3 +221,46 @@ def test_files_left_out_of_a_copy_add_a_bounded_number_of_events(tmp_path, monke
     assert left_out, record  # the attack ran: the copy left the files out
     assert len(record["events"]) <= execute.MAX_EVENTS + 2, len(record["events"])
     assert not any("\x1b" in event or "\x07" in event for event in record["events"]), left_out
+
+
+# --- Own user: another slot's user beside the working copy ---------------------------------------
+
+PEEK = r"""
+import os, sys
+for folder in sys.argv[1:]:
+    try:
+        print(folder, os.listdir(folder))
+    except OSError as error:
+        print(folder, type(error).__name__)
+"""
+
+
+def test_another_sandbox_user_cannot_list_a_working_copy_or_scratch_folder(tmp_path, monkeypatch):
+    """Own user, two slots at once: the working copy and the scratch folder were 0755, so the
+    other slot's kernel (another uid, the same /tmp) listed and read a student's copy (the
+    grader's folder is 0711: its names are known). Now both are the kernel's user's alone."""
+    from lib.grading import one_submission
+    from lib.grading.notebook import load_catalog
+    from lib.grading.submissions import Submission
+
+    fixtures = Path(__file__).parent / "grading_fixtures"
+    monkeypatch.syspath_prepend(str(fixtures))
+    folder = tmp_path / "ada"
+    folder.mkdir()
+    (folder / "toy.ipynb").write_text("{}")
+    (folder / "answers.txt").write_text("ada's answers")
+    settings = one_submission.Settings(
+        registry="toy_exercises",
+        import_paths=(str(Path(__file__).parents[1]), str(fixtures)),
+        catalog=load_catalog("toy_exercises"),
+        boxed=False,
+    )
+    grader = Path(tempfile.mkdtemp(prefix="red-team-3-copy-"))
+    try:
+        submission = Submission(folder / "toy.ipynb", "ada", "", folder)
+        one_submission._set_up(submission, settings, grader, UID, [])
+        seen = as_user(UID + 1, PEEK, str(grader / "work"), str(grader / "scratch"))
+        assert "answers.txt" not in seen and seen.count("PermissionError") == 2, seen
+        assert "answers.txt" in as_user(UID, PEEK, str(grader / "work"))  # its own user reads it
+    finally:
+        shutil.rmtree(grader, ignore_errors=True)

@@ -164,7 +164,8 @@ def reap(uid: int | None, seconds: float = 10) -> bool:
             finished = done.returncode == 0
         except subprocess.TimeoutExpired:  # killed, with what it started: see below
             finished = False
-        if _killed_all(uid, end) and finished:
+        # Killing gets its own time: a reset that ran out of it must not leave a process.
+        if _killed_all(uid, time.monotonic() + seconds) and finished:
             return True
         if time.monotonic() >= end:
             return False

@@ -64,7 +64,8 @@ def test_a_user_whose_reset_outlasts_its_time_is_never_handed_on(monkeypatch, tm
     try:
         assert "planted" in as_user(UID, QUADRATIC, str(planted), "3000")  # the attack ran
         finished = sandbox.reap(UID, seconds=1)
-        assert finished is (not planted.exists()), "reap must say whether A's answers stay"
+        assert isinstance(finished, bool), "reap must say whether its reset finished"
+        assert not (finished and planted.exists()), "reap said done; student A's answers stay"
         monkeypatch.setattr(parallel_grading, "RESET_SECONDS", 1)
         monkeypatch.setattr(parallel_grading, "LONGER_RESET_SECONDS", 1)
         record = {"events": []}

@@ -21,10 +21,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbformat.v4 import new_code_cell
 
 from lib.grade import Limits, grade_submissions
 from lib.grading import kernel_users, sandbox
+from tests.test_gradescope_container import DOCKER_BWRAP
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "grading_fixtures"
@@ -38,7 +38,6 @@ pytestmark = [
 UID = sandbox.FIRST_UID + 860  # far from the users other graders and rounds 3 to 5 claim
 TOY = {"registry": "toy_exercises", "import_paths": (str(ROOT), str(FIXTURES)), "progress": False}
 LIMITS = Limits(cell=5, notebook=60, probe=2)
-DOCKER_BWRAP = "#!/bin/sh\necho 'bwrap: Creating new namespace failed: Operation not permitted' >&2\nexit 1\n"
 
 
 def as_user(uid: int, code: str, *args: str) -> str:
@@ -131,7 +130,7 @@ def test_an_honest_student_graded_beside_an_unreadable_folder_keeps_her_marks(
     be cleaned up before the graded kernel started": 0 points), and her user was retired."""
     classroom = tmp_path / "submissions"
     classroom.mkdir()
-    sleeps = [f"import time\ntime.sleep(4)  # {n}" for n in range(6)]
+    sleeps = [f"import time\ntime.sleep(4)  # {n}" for n in range(4)]
     attack = LOCKED.format(path=str(private_roots / "locked"))
     nbformat.write(toy(**SOLVED, before=[attack, *sleeps]), classroom / "mallory.ipynb")
     nbformat.write(toy(**SOLVED), classroom / "alice.ipynb")
@@ -141,3 +140,56 @@ def test_an_honest_student_graded_beside_an_unreadable_folder_keeps_her_marks(
     alice = next(r for r in records if r["student"] == "alice")
     assert [e["score"] for e in alice["exercises"]] == [2, 1], alice["note"]
     assert "retired_user" not in alice, alice["events"]
+
+
+# --- 2. A folder swapped for a link while another user's reset walks it, by path ---------------
+
+# user_reset checks each folder it meets with lstat (`entry.stat(follow_symlinks=False)`), but
+# then lists it, and removes what is its user's in it, by a path string: the folder swapped for
+# a link in between sends the walk anywhere. Here the kernel's user keeps exchanging its folder
+# `x` (mode 777) with a link `xl` to another user's working copy (as
+# /tmp/course-grade-XXXX/work: its name shows in /tmp, and mode 711 lets anyone look it up). The
+# other user's reset lists `x` through the link, finds files of its own user and unlinks them.
+# No timing needed: renameat2(RENAME_EXCHANGE) in a loop.
+SWAPPER = r"""
+import ctypes, os, sys, time
+os.chdir(sys.argv[1])
+os.mkdir("x"); os.chmod("x", 0o777)
+os.symlink(sys.argv[2], "xl")
+libc = ctypes.CDLL(None, use_errno=True)
+end = time.monotonic() + float(sys.argv[3])
+while time.monotonic() < end:
+    libc.syscall(316, -100, b"x", -100, b"xl", 2)  # renameat2(..., RENAME_EXCHANGE)
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="renameat2's number on x86_64")
+@pytest.mark.xfail(
+    strict=True,
+    reason="user_reset walks the folders others may write by path: a folder swapped for a link "
+    "between its check and its use sends the reset of a clean user into that user's own "
+    "working copy, and unlinks her files there (alice's notebook gone within a few resets, ~5 s)",
+)
+def test_a_reset_never_follows_a_link_another_user_swaps_in(private_roots, tmp_path):
+    """Own user (~10-25 s): another user's reset, run again and again beside the swapper (as it
+    runs before each kernel start and after each notebook), must leave its own user's working
+    copy alone."""
+    grade = private_roots.parent.parent / "grade"  # as /tmp/course-grade-XXXX: root's, 0711
+    grade.mkdir(mode=0o711)
+    work = grade / "work"
+    work.mkdir(mode=0o700)
+    (work / "alice.ipynb").write_text("alice's notebook, before her graded kernel starts")
+    for path in (work, work / "alice.ipynb"):
+        os.chown(path, UID, UID)
+    swapper = [sys.executable, "-I", "-c", SWAPPER, str(private_roots), str(work), "40"]
+    daemon = subprocess.Popen([*kernel_users.become(UID + 1), *swapper])
+    try:
+        for _ in range(60):
+            if not (work / "alice.ipynb").exists():
+                break
+            sandbox.reap(UID, seconds=5)
+        assert (work / "alice.ipynb").exists(), "alice's reset removed her own working copy"
+    finally:
+        daemon.kill()
+        daemon.wait()
+        shutil.rmtree(grade, ignore_errors=True)

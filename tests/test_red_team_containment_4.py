@@ -12,6 +12,7 @@ fail the resets of every other grader on this machine too.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -23,7 +24,7 @@ import nbformat
 import pytest
 
 from lib.grade import Limits, grade_submissions
-from lib.grading import kernel_users, sandbox
+from lib.grading import kernel_users, parallel_grading, sandbox
 from tests.test_gradescope_container import DOCKER_BWRAP
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,6 +119,31 @@ def test_an_unreadable_world_writable_folder_fails_no_other_users_reset(private_
 
 @pytest.mark.xfail(
     strict=True,
+    reason="beside a 0773 folder every reset fails: the slot's clean user is retired, every "
+    "fresh user is skipped, and the slot has no user left (SandboxUnavailable): the rest of "
+    "the batch that reaches it is 'not graded'",
+)
+def test_an_unreadable_world_writable_folder_never_leaves_a_slot_without_a_user(
+    private_roots, monkeypatch
+):
+    """Cheap form (~5 s) of what a batch then does: the slot's clean user handed on, or a fresh
+    one claimed in its place."""
+    locked = private_roots / "locked"
+    user, mallory = sandbox.OwnUser(), sandbox.OwnUser()  # the batch's two slots: UID, UID+1
+    users = [user, mallory]
+    as_user(mallory.uid, f"import os; os.mkdir({str(locked)!r}); os.chmod({str(locked)!r}, 0o773)")
+    monkeypatch.setattr(parallel_grading, "RESET_SECONDS", 2)
+    monkeypatch.setattr(parallel_grading, "LONGER_RESET_SECONDS", 2)
+    try:
+        after = asyncio.run(parallel_grading._handed_on(user, {"events": []}, users))
+        assert isinstance(after, sandbox.OwnUser), f"the slot has no user left: {after}"
+    finally:
+        for each in users:
+            each.release()
+
+
+@pytest.mark.xfail(
+    strict=True,
     reason="one kernel's folder of mode 0773 in /tmp makes every other user's user_reset raise "
     "PermissionError (exit 1): the honest notebook beside it is not graded and its user retired",
 )
@@ -127,7 +153,7 @@ def test_an_honest_student_graded_beside_an_unreadable_folder_keeps_her_marks(
     """Own user, `--jobs 2`, through the real grader: mallory's first run leaves a daemon that
     keeps a folder of mode 0773 in a scratch folder; alice, graded beside her, must keep her
     marks and her sandbox user. Seen: alice's reset before her graded kernel failed ("could not
-    be cleaned up before the graded kernel started": 0 points), and her user was retired."""
+    be cleaned up before the graded kernel started"): 0 of 3 points."""
     classroom = tmp_path / "submissions"
     classroom.mkdir()
     sleeps = [f"import time\ntime.sleep(4)  # {n}" for n in range(4)]

@@ -33,7 +33,6 @@ the learner, not the grade.
 from __future__ import annotations
 
 import ast
-import contextlib
 import copy
 import inspect
 import textwrap
@@ -107,20 +106,26 @@ class Notebook:
     @classmethod
     def of_kernel(cls, namespace: dict[str, Any]) -> Notebook | None:
         """The code of a running notebook, for `check()`: its functions and classes as they are
-        now, and every other statement of the cells it ran, in the order they ran."""
+        now, and every other statement of the cells it ran, in the order they ran. A class
+        `inspect` cannot read (before Python 3.13) is read from the last cell defining it."""
         history = cells_run(namespace)
         if history is None:
             return None
-        sources = []
+        sources, unread, last = [], set(), {}
         for value in list(namespace.values()):
             if getattr(value, "__module__", None) == "__main__" and callable(value):
-                with contextlib.suppress(OSError, TypeError):
+                try:
                     sources.append(textwrap.dedent(inspect.getsource(value)))
+                except (OSError, TypeError):
+                    unread.add(getattr(value, "__name__", ""))
         for cell in history:
             tree = parse_cell(cell) if isinstance(cell, str) else None
             defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-            rest = [s for s in tree.body if not isinstance(s, defined)] if tree else []
+            body = tree.body if tree else []
+            last.update((s.name, s) for s in body if isinstance(s, ast.ClassDef))
+            rest = [s for s in body if not isinstance(s, defined)]
             sources.append(ast.unparse(ast.Module(body=rest, type_ignores=[])))
+        sources += [ast.unparse(last[name]) for name in sorted(unread & set(last))]
         return cls(sources)
 
     def borrowed(

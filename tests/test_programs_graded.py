@@ -117,3 +117,27 @@ def test_the_grader_grades_each_exercise_in_a_kernel_of_its_own_rules(tmp_path):
     scores = {row["name"]: (row["score"], row["status"]) for row in record["exercises"]}
     assert scores["double"] == (2.0, "passed")
     assert scores["shout"][0] == 0.0
+
+
+def test_a_module_the_first_run_writes_is_not_imported_when_graded(tmp_path):
+    """The first run may write files into the working folder; IPython puts that folder on
+    `sys.path` before site-packages, so a `regex.py` written there would be what the program
+    graded imports as the allowed `regex`. The graded kernel takes the folder off the path."""
+    sys.path.insert(0, str(FIXTURES))
+    cells = [
+        "with open('regex.py', 'w') as f:\n    f.write('shout = lambda w: w.upper() + chr(33)')",
+        "import regex\ndef shout(word):\n    return regex.shout(word)",
+        "def double(x):\n    return 2 * x",
+    ]
+    nbformat.write(new_notebook(cells=[new_code_cell(c) for c in cells]), tmp_path / "jo.ipynb")
+    (record,) = grade_submissions(
+        [tmp_path / "jo.ipynb"],
+        tmp_path / "out",
+        limits=Limits(cell=10, notebook=60, probe=2),
+        registry="toy_exercises",
+        import_paths=(str(ROOT), str(FIXTURES)),
+        jobs=1,
+        progress=False,
+    )
+    scores = {row["name"]: row["score"] for row in record["exercises"]}
+    assert scores == {"double": 2.0, "shout": 0.0}

@@ -22,8 +22,11 @@ from typing import Any
 
 MIME = "application/vnd.tokenization-course.grade+json"
 
-# The folders that must win the import race (`{paths}`, the course root first), put first.
+# The folders that must win the import race (`{paths}`, the course root first), put first; the
+# working folder taken off: IPython puts it before site-packages, and the notebook's first run
+# may have written a module there (`regex.py`) that an allowed import would otherwise find.
 _PATHS_FIRST = """\
+sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd())]
 for path in reversed({paths!r}):
     while path in sys.path:
         sys.path.remove(path)
@@ -32,14 +35,14 @@ for path in reversed({paths!r}):
 FUTURE = "from __future__ import annotations\n"
 PATHS_FIRST = f"""\
 def _course_paths_first():
-    import sys
+    import os, sys
 {textwrap.indent(_PATHS_FIRST, "    ")}\
 _course_paths_first()
 """
 # The grading cell's source: `{packages}` are the top-level packages to import afresh.
 CELL_TEMPLATE = f"""\
 def _course_grader_{{tag}}(namespace):
-    import importlib, sys
+    import importlib, os, sys
 {textwrap.indent(_PATHS_FIRST, "    ")}\
     for module in [m for m in list(sys.modules) if m.partition(".")[0] in {{packages!r}}]:
         del sys.modules[module]

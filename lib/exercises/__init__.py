@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib
 
-from lib.exercises.cell_reading import hints_as_text
 from lib.exercises.core import Case, Exercise, Result
+from lib.exercises.kernel_code import hints_as_text
 
 __all__ = ["Case", "Exercise", "Result", "all_exercises", "for_lesson"]
 

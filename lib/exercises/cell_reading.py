@@ -4,19 +4,13 @@ builds its reading from.
 `parse_cell` turns IPython's `!shell` and `%magic` lines into calls before parsing; the others
 say what one statement binds (`binds`), which of its names are its own (`local_names`), what it
 imports from `lib` (`lib_imports`), where its type hints are (`type_hints`), and whether a value
-is written out (`is_literal`). `cells_run` finds the cells a running kernel has run;
-`hints_as_text` makes it compile later cells as the grader compiles the program it grades.
+is written out (`is_literal`).
 """
 
 from __future__ import annotations
-import __future__
 
 import ast
 import importlib
-import inspect
-import linecache
-import sys
-from typing import Any
 
 
 def parse_cell(source: str) -> ast.Module | None:
@@ -133,47 +127,5 @@ def is_literal(node: ast.AST) -> bool:
     return True
 
 
-def cells_run(namespace: dict[str, Any]) -> list[str] | None:
-    """Every cell a kernel ran, in order: IPython caches each one's code for its tracebacks,
-    whether or not it keeps a history (nbval does not); else the history `In`; None outside."""
-    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
-    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
-    if isinstance(names, dict):
-        return ["".join(linecache.getlines(name)) for name in names]
-    history = namespace.get("In")
-    return history if isinstance(history, list) else None
-
-
 def is_import(unit: ast.AST) -> bool:
     return isinstance(unit, ast.Import | ast.ImportFrom)
-
-
-def hints_as_text() -> None:
-    """Make the running IPython compile every later cell with `from __future__ import
-    annotations`, as the grader compiles the program it grades (`kernel_side.FUTURE`): type
-    hints stay text in both, so `check()` sees what the grader sees. Else a hint would be a value
-    only in the learner's kernel (`dataclasses.fields(D)[0].type` the class `bytes`)."""
-    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
-    compiler = getattr(shell, "compile", None)
-    if isinstance(getattr(compiler, "flags", None), int):
-        compiler.flags |= __future__.annotations.compiler_flag  # type: ignore[union-attr]
-
-
-def hint_as_value(namespace: dict[str, Any]) -> str:
-    """The first of the notebook's functions and classes (and their methods) holding a type hint
-    as a value, not text: its cell ran before `hints_as_text` (before the lesson's set-up cell)."""
-    for name, value in list(namespace.items()):
-        if getattr(value, "__module__", None) != "__main__":
-            continue
-        parts = [value, *vars(value).values()] if inspect.isclass(value) else [value]
-        if any(not all(isinstance(h, str) for h in _hints(part).values()) for part in parts):
-            return name
-    return ""
-
-
-def _hints(part: Any) -> dict:
-    """A class's own hints, or a function's written in a cell (not made by `dataclasses`)."""
-    if inspect.isclass(part):
-        return vars(part).get("__annotations__", {})
-    written = inspect.isfunction(part) and not part.__code__.co_filename.startswith("<")
-    return part.__annotations__ if written else {}

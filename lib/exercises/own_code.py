@@ -18,24 +18,23 @@ its last unit, which `ast.literal_eval` reads: the last definition wins, as when
 student's kernel ends up holding: code in a cell that no graded function reaches can replace it
 from a string (`cProfile.run("train_bpe = ...")`, `pdb.run`, `types.FunctionType`), or patch a
 module it uses, unseen by any reading. Instead `program()` gives the units it read and accepted,
-in the notebook's order, and the grader runs only those, in a fresh kernel (see
-`lib.grading.execute`). Whatever the other cells do, they do not run there. Honest patterns keep
-working because they are units like any other: decorators (`@functools.cache`), closures,
-classes, helpers, constants, a function redefined in a later cell (every version is read and
-run, in order, so the last one wins). What no longer carries over is a value changed only by a
-method call in another statement (`vocab.update(...)`): bind it where it is made.
+in the notebook's order, and the grader runs only those, in fresh kernels: one for each group
+of exercises whose code reads as own code under each other's rules (`fits`; see
+`lib.grading.grading_job.programs`). Whatever the other cells do, they do not run there. Honest
+patterns keep working because they are units like any other: decorators (`@functools.cache`),
+closures, classes, helpers, constants, a function redefined in a later cell (every version is
+read and run, in order, so the last one wins). What no longer carries over is a value changed
+only by a method call in another statement (`vocab.update(...)`): bind it where it is made.
 
-`check()` reads the kernel's own cells the same way (`Notebook.of_kernel`), so it gives the
-grader's verdict at once; it runs the kernel's function, not a fresh program, since it serves
-the learner, not the grade.
+`check()` reads the kernel's own cells the same way (`kernel_code.kernel_notebook`), so it gives
+the grader's verdict at once; it runs the kernel's function, not a fresh program, since it
+serves the learner, not the grade.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
-import inspect
-import textwrap
 from collections.abc import Iterable
 from typing import Any
 
@@ -52,7 +51,6 @@ from lib.exercises.allowed import (
 from lib.exercises.bindings import binds_judged
 from lib.exercises.cell_reading import (
     binds,
-    cells_run,
     is_import,
     is_literal,
     lib_imports,
@@ -102,31 +100,6 @@ class Notebook:
             self.lib.update(lib_imports(alone))
             bound = name.asname or name.name.partition(".")[0]
             self.units.setdefault(bound, []).append(((*where, k), alone))
-
-    @classmethod
-    def of_kernel(cls, namespace: dict[str, Any]) -> Notebook | None:
-        """The code of a running notebook, for `check()`: its functions and classes as they are
-        now, and every other statement of the cells it ran, in the order they ran. A class
-        `inspect` cannot read (before Python 3.13) is read from the last cell defining it."""
-        history = cells_run(namespace)
-        if history is None:
-            return None
-        sources, unread, last = [], set(), {}
-        for value in list(namespace.values()):
-            if getattr(value, "__module__", None) == "__main__" and callable(value):
-                try:
-                    sources.append(textwrap.dedent(inspect.getsource(value)))
-                except (OSError, TypeError):
-                    unread.add(getattr(value, "__name__", ""))
-        for cell in history:
-            tree = parse_cell(cell) if isinstance(cell, str) else None
-            defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-            body = tree.body if tree else []
-            last.update((s.name, s) for s in body if isinstance(s, ast.ClassDef))
-            rest = [s for s in body if not isinstance(s, defined)]
-            sources.append(ast.unparse(ast.Module(body=rest, type_ignores=[])))
-        sources += [ast.unparse(last[name]) for name in sorted(unread & set(last))]
-        return cls(sources)
 
     def borrowed(
         self,

@@ -3,13 +3,14 @@ the grader read and accepted of the student's notebook, see `lib.exercises.own_c
 
 Each cell of that program starts with `FUTURE` (type hints stay text, never run), and the first
 also with `PATHS_FIRST`: the course's read-only copy comes first on `sys.path`, so that `lib` is
-the course's, not a folder the student handed in. Then, for each exercise, the grader sends one
-small cell holding the test inputs (never the expected answers). That cell throws away every `lib`
-module imported so far, puts the course's copy first on `sys.path` again, imports this module
-fresh and calls `run_and_publish`: the student's function is called on each input and what
-happened goes back as plain data (`lib.exercises.running`), in a display message with its own
-MIME type. The grader judges it in its own process, so a forged or tampered message can at best
-claim answers, and claiming the right answers means computing them.
+the course's, not a folder the student handed in, and the working folder is off it. Then, for
+each exercise, the grader sends one small cell holding the test inputs (never the expected
+answers). That cell throws away every `lib` module imported so far, puts the course's copy first
+on `sys.path` again, imports this module fresh and calls `run_and_publish`: the student's
+function is called on each input and what happened goes back as plain data
+(`lib.exercises.running`), in a display message with its own MIME type. The grader judges it
+in its own process, so a forged or tampered message can at best claim answers, and claiming the
+right answers means computing them.
 """
 
 from __future__ import annotations

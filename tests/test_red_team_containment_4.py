@@ -145,7 +145,7 @@ def test_an_unreadable_world_writable_folder_never_leaves_a_slot_without_a_user(
 @pytest.mark.xfail(
     strict=True,
     reason="one kernel's folder of mode 0773 in /tmp makes every other user's user_reset raise "
-    "PermissionError (exit 1): the honest notebook beside it is not graded and its user retired",
+    "PermissionError (exit 1): the honest notebook beside it errs before its graded kernel",
 )
 def test_an_honest_student_graded_beside_an_unreadable_folder_keeps_her_marks(
     private_roots, own_user_mode, tmp_path

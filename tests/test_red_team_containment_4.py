@@ -101,11 +101,6 @@ if os.fork() == 0:
 time.sleep(0.5)"""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="user_reset's os.scandir of an o+w folder it may not read raises PermissionError "
-    "(not caught): exit 1, so a clean user is refused while another user's folder stays",
-)
 def test_an_unreadable_world_writable_folder_fails_no_other_users_reset(private_roots):
     """Cheap form (~2 s): a clean user's reset beside a folder another user made mode 0773."""
     locked = private_roots / "locked"
@@ -117,12 +112,6 @@ def test_an_unreadable_world_writable_folder_fails_no_other_users_reset(private_
         assert sandbox.reap(UID + 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="beside a 0773 folder every reset fails: the slot's clean user is retired, every "
-    "fresh user is skipped, and the slot has no user left (SandboxUnavailable): the rest of "
-    "the batch that reaches it is 'not graded'",
-)
 def test_an_unreadable_world_writable_folder_never_leaves_a_slot_without_a_user(
     private_roots, monkeypatch
 ):
@@ -142,11 +131,6 @@ def test_an_unreadable_world_writable_folder_never_leaves_a_slot_without_a_user(
             each.release()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="one kernel's folder of mode 0773 in /tmp makes every other user's user_reset raise "
-    "PermissionError (exit 1): the honest notebook beside it errs before its graded kernel",
-)
 def test_an_honest_student_graded_beside_an_unreadable_folder_keeps_her_marks(
     private_roots, own_user_mode, tmp_path
 ):
@@ -190,12 +174,6 @@ while time.monotonic() < end:
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="renameat2's number on x86_64")
-@pytest.mark.xfail(
-    strict=True,
-    reason="user_reset walks the folders others may write by path: a folder swapped for a link "
-    "between its check and its use sends the reset of a clean user into that user's own "
-    "working copy, and unlinks her files there (alice's notebook gone within a few resets, ~5 s)",
-)
 def test_a_reset_never_follows_a_link_another_user_swaps_in(private_roots, tmp_path):
     """Own user (~10-25 s): another user's reset, run again and again beside the swapper (as it
     runs before each kernel start and after each notebook), must leave its own user's working

@@ -131,6 +131,17 @@ def test_an_unreadable_world_writable_folder_never_leaves_a_slot_without_a_user(
             each.release()
 
 
+def test_a_slot_without_a_user_says_why(monkeypatch):
+    """Was: users skipped because their reset failed were counted as "in use by other
+    graders", which sent the instructor looking for a grader that did not exist."""
+    monkeypatch.setattr(kernel_users, "FIRST_UID", UID)
+    monkeypatch.setattr(kernel_users, "USERS", 2)
+    monkeypatch.setattr(kernel_users, "reap", lambda uid, seconds=10: False)
+    with pytest.raises(sandbox.SandboxUnavailable) as raised:
+        sandbox.OwnUser()
+    assert "0 are held by running graders and 2 could not be reset" in str(raised.value)
+
+
 def test_an_honest_student_graded_beside_an_unreadable_folder_keeps_her_marks(
     private_roots, own_user_mode, tmp_path
 ):

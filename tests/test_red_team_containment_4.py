@@ -19,12 +19,14 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 
 from lib.grade import Limits, grade_submissions
-from lib.grading import kernel_users, parallel_grading, sandbox
+from lib.grading import kernel_users, one_submission, parallel_grading, sandbox
+from lib.grading.submissions import Submission
 from tests.test_gradescope_container import DOCKER_BWRAP
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -165,12 +167,13 @@ def test_an_honest_student_graded_beside_an_unreadable_folder_keeps_her_marks(
 
 # --- 2. A folder swapped for a link while another user's reset walks it, by path ---------------
 
-# user_reset checks each folder it meets with lstat (`entry.stat(follow_symlinks=False)`), but
-# then lists it, and removes what is its user's in it, by a path string: the folder swapped for
-# a link in between sends the walk anywhere. Here the kernel's user keeps exchanging its folder
-# `x` (mode 777) with a link `xl` to another user's working copy (as
-# /tmp/course-grade-XXXX/work: its name shows in /tmp, and mode 711 lets anyone look it up). The
-# other user's reset lists `x` through the link, finds files of its own user and unlinks them.
+# Was: user_reset checked each folder it met with lstat (`entry.stat(follow_symlinks=False)`),
+# but then listed it, and removed what was its user's in it, by a path string: the folder
+# swapped for a link in between sent the walk anywhere (now: by descriptor, `O_NOFOLLOW`). Here
+# the kernel's user keeps exchanging its folder `x` (mode 777) with a link `xl` to another
+# user's working copy (as /tmp/course-grade-XXXX/work: its name shows in /tmp, and mode 711 let
+# anyone look it up; this test keeps 711). The other user's reset listed `x` through the link,
+# and unlinked its user's files there.
 # No timing needed: renameat2(RENAME_EXCHANGE) in a loop.
 SWAPPER = r"""
 import ctypes, os, sys, time
@@ -208,3 +211,21 @@ def test_a_reset_never_follows_a_link_another_user_swaps_in(private_roots, tmp_p
         daemon.kill()
         daemon.wait()
         shutil.rmtree(grade, ignore_errors=True)
+
+
+def test_no_other_user_can_look_up_a_working_copy(tmp_path):
+    """Own user: the grader's folder of a kernel (as /tmp/course-grade-XXXX) was mode 711, so
+    any user could reach `work` by its name (seen in /tmp) and aim a link at it. Now only the
+    kernel's user (its group) passes through it, and still reaches its folders."""
+    (tmp_path / "alice.ipynb").write_text("{}")
+    submission = Submission(path=tmp_path / "alice.ipynb", student="alice", sha256="0")
+    settings = SimpleNamespace(sandboxed=True, boxed=False, import_paths=(), limits=LIMITS)
+    grade = Path(tempfile.mkdtemp(prefix="course-grade-"))
+    try:
+        work = one_submission._set_up(submission, settings, grade, UID, [])[0]
+        look = "import os, sys; print(sorted(os.listdir(sys.argv[1])))"
+        assert "['notebook.ipynb']" in as_user(UID, look, str(work))
+        stat = "import os, sys; os.stat(sys.argv[1]); print('reached')"
+        assert "PermissionError" in as_user(UID + 1, stat, str(work))
+    finally:
+        shutil.rmtree(grade)

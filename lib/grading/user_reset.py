@@ -106,20 +106,20 @@ def remove_own_files(roots: list[str]) -> list[str]:
     Returns what could not be removed (empty: nothing of this user is left there)."""
     failed: list[str] = []
     for root in roots:
-        try:
-            folder = os.open(root, FOLDER)
-        except OSError:  # gone, or closed to this user: nothing of its own can be reached there
-            continue
-        _remove_in(folder, root, 0, failed)
+        _remove_in(root, None, root, 0, failed)
     return failed
 
 
-def _remove_in(folder: int, path: str, depth: int, failed: list[str]) -> None:
-    """Remove what is this user's in the open `folder` (at `path`, for messages), then look in
-    each folder in it others may write. All by descriptor: a folder swapped for a link meanwhile
-    is refused (`O_NOFOLLOW`), never followed into the user's own working copy. A folder this
-    user may not open (another user's, mode 0773) or search (0776) holds nothing it can list:
-    passed over. Only the user's own entries that would not go fail the reset. Closes `folder`."""
+def _remove_in(name: str, parent: int | None, path: str, depth: int, failed: list[str]) -> None:
+    """Remove what is this user's in the folder `name` (in the open `parent`, or a path; at
+    `path`), then look in each folder in it others may write. By descriptor: a folder swapped
+    for a link is refused (`O_NOFOLLOW`), never followed into the user's own working copy; one
+    it may not list (another user's, mode 0773 or 0776) is passed over. Only the user's own
+    entries that would not go fail the reset."""
+    try:
+        folder = os.open(name, FOLDER, dir_fd=parent)
+    except OSError:  # gone, a link, or closed to this user: nothing it can list is there
+        return
     me = os.getuid()
     try:
         if not os.fstat(folder).st_mode & stat.S_IWOTH:  # the very folder listed, as named
@@ -136,9 +136,9 @@ def _remove_in(folder: int, path: str, depth: int, failed: list[str]) -> None:
                         os.unlink(entry.name, dir_fd=folder)
                     elif stat.S_ISDIR(status.st_mode) and status.st_mode & stat.S_IWOTH:
                         if depth < NESTED:  # deeper: nothing of ours is looked for
-                            inner = os.open(entry.name, FOLDER, dir_fd=folder)
-                            _remove_in(inner, f"{path}/{entry.name}", depth + 1, failed)
-                except OSError as error:  # another's folder gone, swapped, closed: not ours
+                            inner = f"{path}/{entry.name}"
+                            _remove_in(entry.name, folder, inner, depth + 1, failed)
+                except OSError as error:  # another's entry gone, swapped, closed: not ours
                     if mine and not isinstance(error, FileNotFoundError):
                         failed.append(f"{path}/{entry.name}: {error.strerror}")
     finally:
@@ -147,13 +147,11 @@ def _remove_in(folder: int, path: str, depth: int, failed: list[str]) -> None:
 
 def remove_tree(name: str, parent: int | None = None, depth: int = 64) -> None:
     """Remove the folder `name` (in the open folder `parent`, or a path) and all it holds, by
-    descriptor (no link followed), with at most `depth` folders open at once: a deeper folder is
-    moved up to the top and emptied from there (shutil.rmtree recurses: 1,000 nested folders
-    raise RecursionError before Python 3.13). Each folder is listed once (files unlinked,
-    folders kept in a list to visit), so the work grows with the entries, however wide or deep
-    (listing a wide folder again for each folder in it made 3,000 folders cost 5 to 17 s). A
-    folder its owner made unreadable or read-only (mode 000) is given back its rights first; one
-    that is not ours (swapped in meanwhile) is left alone."""
+    descriptor, with at most `depth` folders open: a deeper one is moved up to the top and
+    emptied there (shutil.rmtree recurses: RecursionError at 1,000 before Python 3.13). Each
+    folder is listed once, so the work grows with the entries (listing a wide folder again for
+    each folder in it made 3,000 cost 5 to 17 s). A folder of ours made unreadable or read-only
+    is given back its rights first; one not ours (swapped in meanwhile) is left alone."""
     top = _open_folder(name, parent)
     if os.fstat(top).st_uid != os.geteuid():
         os.close(top)

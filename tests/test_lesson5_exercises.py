@@ -368,3 +368,20 @@ def test_digit_groups_names_the_character_class(idea):
         {exercise.target: defined(WRONG_IDEAS["digit_groups", idea])[exercise.target]}
     )
     assert "category starts with N" in result.reason, result.reason
+
+
+def test_digit_groups_texts_avoid_characters_unicodedata_and_regex_disagree_on():
+    """regex's \\p{N} follows a newer Unicode than unicodedata (416-456 code points apart); the
+    course's unicodedata answer must not fail on the grader's texts because of it."""
+    import unicodedata
+
+    import regex
+
+    from lib.exercises.lesson5 import numbers
+
+    texts = [t for case in lesson5.digit_groups.grading_cases() for t in case.args]
+    for ch in set("".join(texts) + numbers._NUMBERS + numbers._NOT_NUMBERS):
+        in_regex = regex.fullmatch(r"\p{N}", ch) is not None
+        assert in_regex == unicodedata.category(ch).startswith("N"), hex(ord(ch))
+    # regex knows Unicode 16's Garay digits, which unicodedata before Python 3.14 does not.
+    assert regex.fullmatch(r"\p{N}", "\U00010d40")

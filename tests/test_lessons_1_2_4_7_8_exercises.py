@@ -634,6 +634,7 @@ def test_lesson_4_says_which_second_bytes_decide_and_where_streaming_decoder_dif
     vocab = {b: bytes([b]) for b in range(256)}
     assert reference_stream([0xE0, 0x80], vocab)[:2] == ["", "\ufffd\ufffd"]  # certain at 80
     assert reference_stream([0xF4, 0x90], vocab)[:2] == ["", "\ufffd\ufffd"]
+
     class Bytes:  # the one method StreamingDecoder asks of a tokenizer
         def decode_bytes(self, ids: list[int]) -> bytes:
             return b"".join(vocab[i] for i in ids)

@@ -642,3 +642,16 @@ def test_lesson_4_says_which_second_bytes_decide_and_where_streaming_decoder_dif
     decoder = StreamingDecoder(Bytes())
     assert [decoder.feed(b) for b in (0xED, 0xA0, 0x80)] == ["", "", "\ufffd" * 3]
     assert reference_stream([0xED, 0xA0, 0x80], vocab)[:3] == ["", "\ufffd\ufffd", "\ufffd"]
+
+
+@pytest.mark.parametrize(
+    ("name", "idea"),
+    [("first_bad_token", "token by token"), ("stream_decode", "each token decoded alone")],
+)
+def test_lesson_4_feedback_shows_the_failed_case_tokens_as_bytes(name, idea):
+    """The input line showed a private tokenizer's ids and the vocab's first three bytes, which
+    say nothing; the feedback now lists the failed case's tokens as bytes."""
+    exercise = EXERCISES[name]
+    result = exercise.grade({exercise.target: namespace(WRONG_IDEAS[name, idea])[exercise.target]})
+    line = result.reason.split("tokens, as bytes: ")[1]
+    assert line.startswith("[b'") and "input:" in result.reason, result.reason

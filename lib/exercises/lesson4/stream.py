@@ -5,7 +5,13 @@ decoder; `_stream_turns` names the usual mistakes."""
 from __future__ import annotations
 
 from lib.exercises.core import Case, Exercise
-from lib.exercises.lesson4.ids import broken_streams, hidden_id_sequences, id_sequences, tokenizer
+from lib.exercises.lesson4.ids import (
+    broken_streams,
+    hidden_id_sequences,
+    id_sequences,
+    tokenizer,
+    with_token_bytes,
+)
 from lib.tokenizer import Tokenizer
 
 
@@ -92,7 +98,7 @@ stream_decode = Exercise(
     target="stream_decode",
     cases=_stream_decode_cases,
     hidden_cases=_hidden_stream_decode_cases,
-    wrong_turns=_stream_turns,
+    wrong_turns=with_token_bytes(_stream_turns),
     hints=(
         "Keep the bytes not shown yet in one bytes object. After each token, they split into "
         "text you can show now, maybe bytes that are broken for good, and maybe the beginning "

@@ -63,13 +63,19 @@ def train_fast(
     edge = chr(256 + n_merges)  # one more than the largest id: never a token
     if long_chunks is None:
         long_chunks = is_long(kept)
+    token_bytes = [bytes([i]) for i in range(256)]  # id -> bytes, grown by each merge
     if long_chunks:
         table = LongChunks(kept, [words[chunk] for chunk in kept], n_ids=256 + n_merges)
-        counts, ids = table.counts, table.ids
-        merge = table.merge
+        counts, merge, k = table.counts, table.merge, table.n_ids
+
+        def by_bytes(pair: int) -> tuple[bytes, bytes]:
+            return token_bytes[pair // k], token_bytes[pair % k]
+
     else:
         chunks, weights, counts, where = prepare_chunks(kept, words, edge)
-        ids = lambda pair: (ord(pair[0]), ord(pair[1]))  # noqa: E731
+
+        def by_bytes(pair: str) -> tuple[bytes, bytes]:
+            return token_bytes[ord(pair[0])], token_bytes[ord(pair[1])]
 
         def merge(pair: str, new_id: int, queue: PairQueue) -> None:
             merge_pair(pair, chr(new_id), edge, chunks, weights, counts, where, queue)
@@ -77,12 +83,6 @@ def train_fast(
     if consume:
         words.clear()
     del kept  # with `words` consumed, this frees the bytes of every chunk
-    token_bytes = [bytes([i]) for i in range(256)]
-
-    def by_bytes(pair: str | int) -> tuple[bytes, bytes]:
-        a, b = ids(pair)
-        return token_bytes[a], token_bytes[b]
-
     # Ties go to the greatest (left bytes, right bytes): that is the order the queue sorts by.
     queue = PairQueue(counts, key=by_bytes)
     merges: Merges = []

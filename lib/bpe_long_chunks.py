@@ -50,8 +50,9 @@ class LongChunks:
         self.token = token = joined.astype(np.int32)
         token[np.concatenate(([0], np.cumsum(lengths + 1)))] = END
         self.weight = np.concatenate(([0], np.repeat(np.array(weights, np.int64), lengths + 1)))
-        self.next = np.arange(1, len(token) + 1, dtype=np.int32)
-        self.prev = np.arange(-1, len(token) - 1, dtype=np.int32)
+        # Places are numpy's own index type: arrays of them index others without a conversion.
+        self.next = np.arange(1, len(token) + 1, dtype=np.intp)
+        self.prev = np.arange(-1, len(token) - 1, dtype=np.intp)
         starts = np.flatnonzero((token[:-1] >= 0) & (token[1:] >= 0))
         two_bytes = (joined[:-1].astype(np.uint16) << 8 | joined[1:])[starts]
         self.counts: dict[int, int] = {}

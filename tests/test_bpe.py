@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lib import bpe, bpe_fast, data, patterns
+from lib import bpe, bpe_fast, bpe_long_chunks, data, patterns
 
 
 def gpt2_printable_bytes() -> dict[str, int]:
@@ -170,6 +170,23 @@ def test_both_bookkeepings_equal_naive(text, extra, pattern, special, long_chunk
         warnings.simplefilter("ignore")
         naive = bpe.train_from_counts(words, 256 + len(specials) + extra, specials, "naive")[1]
     assert bpe_fast.train_fast(words, extra, long_chunks=long_chunks) == naive
+
+
+def test_a_text_without_a_pattern_is_trained_on_token_places(monkeypatch):
+    """One long chunk goes to `LongChunks`, whose merges cost the places they change (a string
+    would be copied whole by every merge); words stay with the string books."""
+    merged = []
+    merge = bpe_long_chunks.LongChunks.merge
+    monkeypatch.setattr(
+        bpe_long_chunks.LongChunks,
+        "merge",
+        lambda self, *args: merged.append(args) or merge(self, *args),
+    )
+    text = data.read_text("the-verdict")[:5000]
+    assert bpe.train(text, 300) == bpe.train(text, 300, method="naive")
+    assert len(merged) == 44
+    bpe.train(text, 300, "gpt4")
+    assert len(merged) == 44
 
 
 @pytest.mark.parametrize("text", ["", "a", "aa", "aaaaaa", "ababab", "\u00e9" * 7])

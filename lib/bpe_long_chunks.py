@@ -56,9 +56,11 @@ class LongChunks:
         starts = np.flatnonzero((token[:-1] >= 0) & (token[1:] >= 0))
         two_bytes = (joined[:-1].astype(np.uint16) << 8 | joined[1:])[starts]
         self.counts: dict[int, int] = {}
-        self.where: dict[int, np.ndarray] = {}  # pair -> the places it starts at, in text order
-        for pair, total, places in _grouped(two_bytes, self.weight[starts], starts, np.uint16):
-            pair = self.pair(pair >> 8, pair & 255)
+        # pair -> the places it started at when filed, in text order (a merge since may have
+        # taken some of them apart: `merge` checks)
+        self.where: dict[int, np.ndarray] = {}
+        for two, total, places in _grouped(two_bytes, self.weight[starts], starts, np.uint16):
+            pair = self.pair(two >> 8, two & 255)
             self.counts[pair], self.where[pair] = total, places
 
     def pair(self, left: int, right: int) -> int:

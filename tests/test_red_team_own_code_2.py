@@ -241,10 +241,11 @@ def test_what_another_exercise_may_use_does_not_reach_this_one(shell, cells):
 
 
 def test_a_forbidden_module_by_a_shadowed_import_earns_nothing(shell):
-    """Lesson 5's `digit_groups` forbids `re`: `__import__` under its own name fetches it."""
+    """Lesson 5's `digit_groups` forbids `re` and `regex`: `__import__` under its own name fetches
+    one (an answer that would otherwise earn full marks)."""
     source = (
         "def digit_groups(digits, __import__=__import__):\n"
-        "    return __import__('re').findall(r'\\d{1,3}', digits)"
+        "    return __import__('regex').findall(r'\\p{N}{1,3}', digits)"
     )
     assert not earns_full_marks_with_the_lesson(shell, "digit_groups", source)
 

@@ -64,9 +64,11 @@ def _set_up(
     runtime.mkdir(mode=0o700)  # its connection file and sockets: no other user's business
     scratch = "/tmp"  # the box's own
     if not settings.boxed:  # no box, no private /tmp: a scratch folder of its own instead
-        Path(tmp, "scratch", "home").mkdir(parents=True)
+        Path(tmp, "scratch").mkdir(mode=0o700)
+        Path(tmp, "scratch", "home").mkdir()
         scratch = str(Path(tmp, "scratch"))
         sandbox.give_to(uid, Path(scratch))
+    os.chmod(tmp / "work", 0o700)  # unboxed, other slots' users share the machine's folders
     sandbox.give_to(uid, tmp / "work", runtime)
     if not settings.boxed:
         os.chmod(tmp, 0o711)  # only now: its user must reach its folders, but not list ours

@@ -71,6 +71,7 @@ PER_PYTHON = {
     "test_red_team_own_code.py": "doors through the own-code reading (ast)",
     "test_red_team_own_code_2.py": "more doors through the own-code reading (ast)",
     "test_judging.py": "answers read as plain data without running their methods",
+    "test_programs_graded.py": "each exercise's program cut by its own rules (ast)",
     # The exercises: check() runs in the learner's kernel, on any Python of the range.
     "test_exercises.py": "the exercise framework and every lesson's exercises",
     "test_lesson3_exercises.py": "lesson 3's exercises",

@@ -1,0 +1,70 @@
+"""Red team on the own-code reading, after the grader began running one program per group of
+exercises (`grading_job.programs`): answers that earn full marks through a door still open,
+judged as the grader judges them (the cells read, then only the program accepted run in a fresh
+IPython shell, as in a graded kernel).
+
+One root for what is here: a name the unit binds itself is skipped by every check, and
+`binds_judged` refuses only the builtins the rules judge and the notebook's module names. A
+graded kernel's namespace holds more than the builtins before any student code runs: IPython puts
+`__builtins__` (the builtins module), `get_ipython` (the shell, which runs any text) and `In`,
+`Out`, `_ih`... there. A unit that binds such a name anywhere (`global __builtins__` and an
+assignment that never runs, or a top-level `if False:` branch) reads every use of it as its own,
+and at run time reaches the kernel's. Each earned full marks from `python -m lib.grade grade` on
+lesson 1's notebook (sandboxed: `utf8_encode` 2/2, "all 46 cases passed").
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import test_red_team_own_code as harness
+from tests.test_red_team_own_code import earns_full_marks
+from tests.test_red_team_own_code_2 import earns_full_marks_with_the_lesson
+
+shell = harness.shell  # the harness's fresh IPython shell, as a fixture of this module too
+
+REASON = (
+    "a unit may bind a name the kernel's namespace already holds (`__builtins__`, `get_ipython`)"
+    " and every use of it reads as its own"
+)
+
+# The kernel's own names, bound by the unit so that the reading takes them as its locals.
+KERNEL_NAMES_AS_OWN = {
+    "__builtins__ declared global, eval off it": (
+        "utf8_encode",
+        "def utf8_encode(cp):\n    global __builtins__\n    if cp < 0:\n"
+        "        __builtins__ = None\n"
+        "    return __builtins__.eval('chr(cp).en' 'code()', {'cp': cp})\n",
+    ),
+    "get_ipython declared global, the shell evaluates": (
+        "utf8_encode",
+        "def utf8_encode(cp):\n    global get_ipython\n    if cp < 0:\n"
+        "        get_ipython = None\n"
+        "    return get_ipython().ev('chr(%d).en' 'code()' % cp)\n",
+    ),
+    "get_ipython bound in a top-level if that never runs": (
+        "utf8_encode",
+        "if True:\n    if False:\n        get_ipython = 0\n"
+        "    utf8_encode = get_ipython().ev('lambda cp: chr(cp).en' 'code()')\n",
+    ),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
+@pytest.mark.parametrize(
+    ("name", "source"), KERNEL_NAMES_AS_OWN.values(), ids=list(KERNEL_NAMES_AS_OWN)
+)
+def test_a_kernel_name_bound_by_the_unit_earns_nothing(shell, name, source):
+    assert not earns_full_marks(shell, name, source)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
+def test_a_forbidden_module_through_the_kernels_builtins_earns_nothing(shell):
+    """Lesson 5's `digit_groups` forbids `re` and `regex`; `__builtins__.eval` imports one."""
+    source = (
+        "def digit_groups(digits):\n    global __builtins__\n    if not digits and digits:\n"
+        "        __builtins__ = None\n"
+        "    found = __builtins__.eval('__imp' 'ort__(\"regex\")')\n"
+        "    return found.findall(r'\\p{N}{1,3}', digits)\n"
+    )
+    assert not earns_full_marks_with_the_lesson(shell, "digit_groups", source)

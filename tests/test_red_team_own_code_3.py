@@ -11,6 +11,8 @@ graded kernel's namespace holds more than the builtins before any student code r
 assignment that never runs, or a top-level `if False:` branch) reads every use of it as its own,
 and at run time reaches the kernel's. Each earned full marks from `python -m lib.grade grade` on
 lesson 1's notebook (sandboxed: `utf8_encode` 2/2, "all 46 cases passed").
+
+A second root, `functools.update_wrapper` as getattr by text, below: it also earned 2/2 there.
 """
 
 from __future__ import annotations
@@ -65,6 +67,52 @@ def test_a_forbidden_module_through_the_kernels_builtins_earns_nothing(shell):
         "def digit_groups(digits):\n    global __builtins__\n    if not digits and digits:\n"
         "        __builtins__ = None\n"
         "    found = __builtins__.eval('__imp' 'ort__(\"regex\")')\n"
+        "    return found.findall(r'\\p{N}{1,3}', digits)\n"
+    )
+    assert not earns_full_marks_with_the_lesson(shell, "digit_groups", source)
+
+
+# `functools.update_wrapper(wrapper, wrapped, assigned, updated)` is getattr and setattr with
+# names given as text: `setattr(wrapper, a, getattr(wrapped, a))` for each of `assigned`, and
+# `getattr(wrapper, u).update(getattr(wrapped, u))` for each of `updated`. The reading judges
+# only `getattr(x, "name")` written out; these names are plain strings, and a class of the
+# learner's may define `__getattr__` or `__setattr__` (only dunders read are judged) to catch
+# what comes across.
+SINK = (
+    "import functools\n\nclass Sink:\n    def __getattr__(self, name):\n        return self\n\n"
+    "    def update(self, value):\n        self.got = value\n\n"
+)
+BY_UPDATE_WRAPPER = {
+    "updated= hands chr(cp).encode to update()": (
+        SINK + "def utf8_encode(cp):\n    sink = Sink()\n"
+        "    functools.update_wrapper(sink, chr(cp), assigned=(), updated=('en' 'code',))\n"
+        "    return sink.got()\n"
+    ),
+    "assigned= hands it to a class's __setattr__": (
+        "import functools\n\nclass Box:\n    def __setattr__(self, name, value):\n"
+        "        KEPT[name] = value\n\nKEPT = {}\n\ndef utf8_encode(cp):\n"
+        "    functools.update_wrapper(Box(), chr(cp), assigned=('en' 'code',), updated=())\n"
+        "    return KEPT['en' 'code']()\n"
+    ),
+}
+UPDATE_WRAPPER_REASON = "functools.update_wrapper's assigned/updated are getattr with names as text"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=UPDATE_WRAPPER_REASON)
+@pytest.mark.parametrize("source", BY_UPDATE_WRAPPER.values(), ids=list(BY_UPDATE_WRAPPER))
+def test_a_method_fetched_by_update_wrapper_earns_nothing(shell, source):
+    assert not earns_full_marks(shell, "utf8_encode", source)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason=UPDATE_WRAPPER_REASON)
+def test_an_allowed_modules_globals_fetched_by_update_wrapper_earn_nothing(shell):
+    """`updated=("__globals__",)` hands over the namespace of `dataclasses.fields`, where
+    `builtins`, `sys` and `inspect` are: any module, here `regex`, which `digit_groups` forbids."""
+    source = SINK + (
+        "import dataclasses\n\ndef digit_groups(digits):\n    sink = Sink()\n"
+        "    functools.update_wrapper(\n"
+        "        sink, dataclasses.fields, assigned=(), updated=('__glob' 'als__',)\n    )\n"
+        "    found = sink.got['builtins'].eval('__imp' 'ort__(\"regex\")')\n"
         "    return found.findall(r'\\p{N}{1,3}', digits)\n"
     )
     assert not earns_full_marks_with_the_lesson(shell, "digit_groups", source)

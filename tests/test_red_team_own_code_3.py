@@ -12,7 +12,8 @@ assignment that never runs, or a top-level `if False:` branch) reads every use o
 and at run time reaches the kernel's. Each earned full marks from `python -m lib.grade grade` on
 lesson 1's notebook (sandboxed: `utf8_encode` 2/2, "all 46 cases passed").
 
-A second root, `functools.update_wrapper` as getattr by text, below: it also earned 2/2 there.
+Two more roots below, each also 2/2 there: `functools.update_wrapper` is getattr by text, and a
+dataclass field named like a forbidden method is read with getattr by `dataclasses.astuple`.
 """
 
 from __future__ import annotations
@@ -116,3 +117,20 @@ def test_an_allowed_modules_globals_fetched_by_update_wrapper_earn_nothing(shell
         "    return found.findall(r'\\p{N}{1,3}', digits)\n"
     )
     assert not earns_full_marks_with_the_lesson(shell, "digit_groups", source)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="a dataclass field's name is an attribute read by text (astuple, asdict, replace)",
+)
+def test_a_method_fetched_as_a_dataclass_field_earns_nothing(shell):
+    """A field named `encode` is a name in a class body, no `.encode`; on a `str` subclass
+    without an `__init__` of its own, `dataclasses.astuple` reads the field with getattr and
+    hands back `str.encode`, bound to the text."""
+    source = (
+        "import dataclasses\n\n@dataclasses.dataclass(init=False)\nclass Text(str):\n"
+        "    encode: int\n\ndef utf8_encode(cp):\n"
+        "    return dataclasses.astuple(Text(chr(cp)))[0]()\n"
+    )
+    assert not earns_full_marks(shell, "utf8_encode", source)

@@ -51,7 +51,8 @@ INSIDES = {"__dict__", "__globals__", "__builtins__", "__code__", "__closure__",
 @dataclass(frozen=True)
 class Handout:
     """A lesson's code cells as handed out: every code cell's text, the exercises' stubs, and
-    the imports its cells make (`_imports`): a student's cell making the same binds the same."""
+    the imports its cells make, as (name, what: `_imports`): a student's cell making the same
+    binds the same object."""
 
     code: frozenset[str]
     exercises: frozenset[str]
@@ -67,7 +68,7 @@ def handout_code(lessons: Iterable[tuple[int, nbformat.NotebookNode]]) -> dict[i
         imports: set[tuple] = set()
         for source in code:
             try:
-                imports |= set(_imports(ast.parse(source)).values())
+                imports |= set(_imports(ast.parse(source)).items())
             except (SyntaxError, ValueError, RecursionError):
                 continue
         found[lesson] = Handout(frozenset(code), frozenset(stubs), frozenset(imports))
@@ -113,7 +114,12 @@ def _read(source: str, dynamic: set[str]) -> _Cell:
             raise _Unreadable
         if isinstance(node, ast.Attribute) and node.attr in INSIDES:
             raise _Unreadable
-        if isinstance(node, (ast.ImportFrom)) and any(a.name == "*" for a in node.names):
+        if isinstance(node, ast.Import) and any(_root(a.name) in dynamic for a in node.names):
+            raise _Unreadable
+        if isinstance(node, ast.ImportFrom) and (
+            _root(node.module or "") in dynamic
+            or any(a.name == "*" or a.name in dynamic for a in node.names)
+        ):
             raise _Unreadable
         if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
             root = node
@@ -123,6 +129,10 @@ def _read(source: str, dynamic: set[str]) -> _Cell:
                 cell.changes.add(root.id)
     _names(table, cell, top=True)
     return cell
+
+
+def _root(module: str) -> str:
+    return module.partition(".")[0]
 
 
 def _names(table: symtable.SymbolTable, cell: _Cell, top: bool) -> None:
@@ -186,5 +196,5 @@ def _touched(cell: _Cell, values: set[str], imported: set[str], handout: Handout
     """The names whose value `cell`, once reached, may have made differ from the handout's:
     what it binds (but an import the handout makes too), the values it reads (a list or dict
     may change in place) and the modules it changes (`x.a = ...`: a value changed so reads it)."""
-    same = {name for name, what in cell.imports.items() if what in handout.imports}
+    same = {name for name, what in cell.imports.items() if (name, what) in handout.imports}
     return (cell.binds - same) | (cell.reads & values) | (cell.changes & imported)

@@ -74,6 +74,14 @@ def test_a_demonstration_the_student_changed_or_reaches_runs():
     assert cut((4, SOLVED_CELL), added=("from lib import data",)) == {1, 2, 3, 5, 7}
 
 
+def test_a_demonstration_that_may_write_files_runs_with_what_it_needs():
+    # The graded kernel runs in the same folder: a file written there could reach it.
+    writes = "open('counts.txt', 'w').write(str(counts))"
+    hand = handout_code([(1, notebook(*HANDOUT[:7], writes))])
+    sources = [*HANDOUT[:4], SOLVED_CELL, *HANDOUT[5:7], writes]
+    assert left_out(notebook(*sources), hand[1]) == {1, 5}
+
+
 def test_a_local_name_or_parameter_is_not_the_notebook_s():
     solved = "def double(texts):\n    counts = {}\n    counts['x'] = texts\n    return 2 * texts"
     assert cut((4, solved)) == {1, 2, 3, 5, 7}

@@ -13,7 +13,9 @@ So the first run leaves out a cell when all of these hold, and runs every cell o
 - nothing of the student's reaches it: it reads no name that a student's cell (an exercise, a
   cell changed or added) binds, changes (`x.a = ...`, `x[k] = ...`) or reads (a read may change
   a list or dict in place), nor a name bound by a cell that is itself reached;
-- nothing that runs needs it: no cell kept reads a name it binds.
+- nothing that runs needs it: no cell kept reads a name it binds;
+- it names no file or process function (`FILES`): the graded kernel runs in the same folder,
+  and a file written there could reach a graded function.
 
 Names are read with `symtable`, so a function's parameters and locals are not the notebook's
 names. A cell the grader cannot read (a magic, a syntax error) or one that reaches names by
@@ -43,6 +45,13 @@ BY_TEXT = {
 DYNAMIC = BY_TEXT | {
     "getattr", "setattr", "delattr", "sys", "importlib", "builtins", "runpy", "inspect",
     "ctypes", "gc", "types",
+}  # fmt: skip
+# Files and processes: the graded kernel runs in the same folder, so a file a demonstration writes
+# there could reach a graded function. A cell of the handout naming one of these always runs.
+FILES = {
+    "open", "os", "io", "pathlib", "Path", "tempfile", "shutil", "subprocess", "write_text",
+    "write_bytes", "mkdir", "makedirs", "touch", "unlink", "rmdir", "symlink_to", "chdir",
+    "save", "savetxt", "savez", "tofile", "memmap", "dump", "to_file", "train_from_files",
 }  # fmt: skip
 # Attributes that reach a namespace or code as objects (`f.__globals__["x"] = ...`).
 INSIDES = {"__dict__", "__globals__", "__builtins__", "__code__", "__closure__", "f_globals"}
@@ -95,6 +104,7 @@ class _Cell:
     binds: set[str]  # names it binds at the top level (or declared `global`)
     changes: set[str]  # names it changes through: `x.a = ...`, `x[k] = ...`, `del x.a`
     imports: dict[str, tuple]  # names it binds by importing, and what
+    files: bool = False  # names a file or process function (`FILES`)
 
 
 class _Unreadable(Exception):
@@ -110,6 +120,11 @@ def _read(source: str, dynamic: set[str]) -> _Cell:
         raise _Unreadable from None
     cell = _Cell(set(), set(), set(), _imports(tree))
     for node in ast.walk(tree):
+        name = getattr(node, "id", None) or getattr(node, "attr", None)
+        modules = [_root(a.name) for a in getattr(node, "names", [])] + [
+            _root(getattr(node, "module", None) or "")
+        ]
+        cell.files |= name in FILES or any(m in FILES for m in modules)
         if isinstance(node, ast.Name) and node.id in dynamic:
             raise _Unreadable
         if isinstance(node, ast.Attribute) and node.attr in INSIDES:
@@ -155,7 +170,7 @@ def left_out(notebook: nbformat.NotebookNode, handout: Handout | None) -> frozen
         return frozenset()
     cells: dict[int, _Cell] = {}
     students: set[int] = set()
-    setup: set[int] = set()
+    always: set[int] = set()
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code" or not isinstance(cell.source, str):
             continue
@@ -166,8 +181,9 @@ def left_out(notebook: nbformat.NotebookNode, handout: Handout | None) -> frozen
             return frozenset()
         if student:
             students.add(index)
-        if is_setup_cell(cell.source):  # the grader's own set-up runs in its place: kept
-            setup.add(index)
+        # The grader's own set-up runs in its place; files may reach the graded kernel: kept.
+        if is_setup_cell(cell.source) or cells[index].files:
+            always.add(index)
     # Reached by the student: read what a student's (or reached) cell binds, changes or reads.
     # A module, or what was imported from one, is changed only through `x.a = ...` (a change)
     # or by text (unreadable): reading it changes nothing, and importing what the handout
@@ -182,7 +198,7 @@ def left_out(notebook: nbformat.NotebookNode, handout: Handout | None) -> frozen
             break
         reached |= more
     # Needed: every cell binding a name a kept cell reads.
-    kept = reached | setup
+    kept = reached | always
     while True:
         wanted = set().union(*(cells[i].reads for i in kept))
         more = {i for i, c in cells.items() if i not in kept and c.binds & wanted}

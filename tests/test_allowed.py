@@ -39,20 +39,30 @@ HONEST = {
     "@dataclass\nclass Vocab:\n    chars: list\n"
     "def build_vocab(text):\n    v = Vocab(sorted(set(text)))\n"
     "    return {ch: i for i, ch in enumerate(v.chars)}",
-    "decode": "import functools\n"
-    "@functools.cache\ndef piece(vocab_id, vocab):\n    return vocab[vocab_id]\n"
-    "def decode(ids, vocab):\n"
-    "    return b''.join(vocab[i] for i in ids).decode('utf-8', errors='replace')",
-    "stream_decode": "from codecs import getincrementaldecoder\n"
-    "def stream_decode(ids, vocab):\n"
-    "    reader = getincrementaldecoder('utf-8')('replace')\n"
-    "    out = [reader.decode(vocab[i]) for i in ids]\n"
-    "    return out + [reader.decode(b'', True)]",
+    "first_bad_token": "import functools, itertools\n"
+    "def first_bad_token(ids, vocab):\n"
+    "    try:\n        b''.join(vocab[i] for i in ids).decode()\n"
+    "    except UnicodeDecodeError as e:\n"
+    "        ends = itertools.accumulate(len(vocab[i]) for i in ids)\n"
+    "        return next(k for k, end in enumerate(ends) if end > e.start)",
+    "stream_decode": "import functools\n"
+    "def stream_decode(ids, vocab):\n    out, held = [], b''\n    for i in ids:\n"
+    "        held, text = held + vocab[i], ''\n        while held:\n"
+    "            try:\n                text, held = text + held.decode(), b''\n"
+    "            except UnicodeDecodeError as e:\n"
+    "                text += held[:e.start].decode()\n"
+    "                if e.reason == 'unexpected end of data':\n"
+    "                    held = held[e.start:]\n                    break\n"
+    "                text, held = text + '\\ufffd', held[e.end:]\n"
+    "        out.append(text)\n    return out + [held.decode(errors='replace')]",
     "tiktoken_line": "import base64\n"
     "def tiktoken_line(token, rank):\n    return f'{base64.b64encode(token).decode()} {rank}'",
-    "digit_groups": "from math import *\n"
-    "def digit_groups(digits):\n"
-    "    size = len(digits)\n    return [digits[i:i + 3] for i in range(0, size, 3)] * (size > 0)",
+    "digit_groups": "from math import *\nimport unicodedata as ud\n"
+    "def digit_groups(text):\n    out, n = [], 0\n    for ch in text:\n"
+    "        n = n + 1 if ud.category(ch)[0] == 'N' else 0\n"
+    "        if n % 3 == 1:\n            out.append(ch)\n"
+    "        elif n:\n            out[-1] += ch\n"
+    "    return out",
     "find_specials": "import re\n"
     "def find_specials(text, tokens):\n"
     "    longest_first = sorted(tokens, key=len, reverse=True)\n"

@@ -127,9 +127,9 @@ WRAPPERS = {
         "from lib import bpe",
         "vocab_from_merges = bpe.build_vocab",
     ],
-    "decode": [
-        "from lib import Tokenizer",
-        "def decode(ids, vocab):\n    return Tokenizer(vocab=vocab, merges=[]).decode(ids)",
+    "first_bad_token": [
+        "from lib.exercises.lesson4 import bad_token",
+        "def first_bad_token(ids, vocab):\n    return bad_token(ids, vocab)",
     ],
     "stream_decode": [
         "from lib.streaming import StreamingDecoder",
@@ -317,6 +317,17 @@ def test_first_merge_slips_fail_the_shown_cases(slip):
     assert result.score <= exercise.points * (len(shown) - 2) / len(shown), (slip, result.reason)
 
 
+@pytest.mark.parametrize("slip", ["overlapping pairs skipped", "every other pair only"])
+def test_first_merge_hidden_cases_separate_skipped_overlaps(slip):
+    """The grader's cases, hidden ones included, give a count that skips overlapping pairs half
+    the point at most (it kept 0.87 when the hidden cases had no runs of one byte)."""
+    exercise = EXERCISES["first_merge"]
+    wrong = exercise.solution_code
+    for old, new in FIRST_MERGE_SLIPS[slip]:
+        wrong = wrong.replace(old, new)
+    assert graded(exercise, namespace(wrong)[exercise.target])[1] <= exercise.points / 2
+
+
 STRICT_STREAM = """\
 import codecs
 def stream_decode(ids, vocab):
@@ -340,6 +351,73 @@ def stream_decode(ids, vocab):
         except UnicodeDecodeError:
             chunks.append("")
     return chunks + [buffer.decode("utf-8", errors="replace")]
+"""
+
+BLAME = EXERCISES["first_bad_token"].solution_code
+
+TOKEN_BY_TOKEN = """\
+def first_bad_token(ids, vocab):
+    for k, i in enumerate(ids):  # the first token that is not UTF-8 on its own
+        try:
+            vocab[i].decode("utf-8")
+        except UnicodeDecodeError:
+            return k
+    return None
+"""
+
+CHARACTERS_AS_BYTES = """\
+def first_bad_token(ids, vocab):
+    text = b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+    if "\\ufffd" not in text:
+        return None
+    at, end = text.index("\\ufffd"), 0  # a position in characters, taken for one in bytes
+    for k, i in enumerate(ids):
+        end += len(vocab[i])
+        if end > at:
+            return k
+"""
+
+LEAD_BYTES = """\
+def stream_decode(ids, vocab):
+    chunks, pending = [], b""
+    for i in ids:
+        pending += vocab[i]
+        keep = 0  # an unfinished character at the end: from its lead byte's length alone
+        for back in range(1, min(3, len(pending)) + 1):
+            byte = pending[-back]
+            if byte >= 0xC0:
+                need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+                keep = back if back < need else 0
+                break
+            if byte < 0x80:
+                break
+        cut = len(pending) - keep
+        chunks.append(pending[:cut].decode("utf-8", errors="replace"))
+        pending = pending[cut:]
+    return chunks + [pending.decode("utf-8", errors="replace")]
+"""
+
+EACH_TOKEN_ALONE = """\
+def stream_decode(ids, vocab):
+    return [vocab[i].decode("utf-8", errors="replace") for i in ids] + [""]
+"""
+
+ONE_PROBLEM_A_TOKEN = """\
+def stream_decode(ids, vocab):
+    chunks, pending = [], b""
+    for i in ids:
+        pending += vocab[i]
+        try:
+            chunks.append(pending.decode("utf-8"))
+            pending = b""
+        except UnicodeDecodeError as error:
+            if error.reason == "unexpected end of data":
+                chunks.append(pending[: error.start].decode("utf-8"))
+                pending = pending[error.start :]
+            else:  # the rest shown at once, an unfinished end included
+                chunks.append(pending.decode("utf-8", errors="replace"))
+                pending = b""
+    return chunks + [pending.decode("utf-8", errors="replace")]
 """
 
 GREEDY_VITERBI = """\
@@ -433,6 +511,24 @@ WRONG_IDEAS = {
     ),
     ("stream_decode", "strict, a bad byte shown only at the end"): STRICT_STREAM,
     ("stream_decode", "waits until the whole buffer decodes"): WAITING_STREAM,
+    ("stream_decode", "lead bytes alone decide what waits"): LEAD_BYTES,
+    ("stream_decode", "each token decoded alone"): EACH_TOKEN_ALONE,
+    ("stream_decode", "one problem a token"): ONE_PROBLEM_A_TOKEN,
+    ("stream_decode", "nothing left at the end"): (
+        'chunks.append(pending.decode("utf-8", errors="replace"))  #',
+        'chunks.append("")  #',
+    ),
+    ("first_bad_token", "token by token"): TOKEN_BY_TOKEN,
+    ("first_bad_token", "the error's position taken for a token's"): (
+        "        end = 0\n",
+        "        return error.start\n        end = 0\n",
+    ),
+    ("first_bad_token", "a token ending at the position"): (
+        "end > error.start",
+        "end >= error.start",
+    ),
+    ("first_bad_token", "where the trouble ends"): ("end > error.start", "end >= error.end"),
+    ("first_bad_token", "characters counted as bytes"): CHARACTERS_AS_BYTES,
     ("vocab_from_merges", "the dict's own order"): (
         "sorted(merges.items(), key=lambda item: item[1])",
         "merges.items()",
@@ -480,3 +576,27 @@ def test_a_plausible_wrong_answer_fails_a_shown_case(name, idea):
     outcomes = run_cases(target, exercise.inputs(shown), 10)
     assert exercise.judge(shown, outcomes).status in ("partial", "failed"), idea
     assert graded(exercise, target)[1] < exercise.points
+
+
+NAMED_SLIPS = {
+    ("first_bad_token", "token by token"): "not UTF-8 on its own",
+    ("first_bad_token", "the error's position taken for a token's"): "past the last token",
+    ("first_bad_token", "a token ending at the position"): "one token early",
+    ("first_bad_token", "where the trouble ends"): "not where it ends",
+    ("stream_decode", "each token decoded alone"): "a later token completes",
+    ("stream_decode", "one problem a token"): "a later token completes",
+    ("stream_decode", "nothing left at the end"): "The end of the stream",
+    ("stream_decode", "lead bytes alone decide what waits"): "comes at the wrong time",
+    ("stream_decode", "waits until the whole buffer decodes"): "comes at the wrong time",
+}
+
+
+@pytest.mark.parametrize(("name", "idea"), sorted(NAMED_SLIPS))
+def test_the_check_names_the_slip_behind_a_wrong_answer(name, idea):
+    """Lesson 4's checks say what went wrong, not only which case failed."""
+    exercise = EXERCISES[name]
+    wrong = WRONG_IDEAS[name, idea]
+    if isinstance(wrong, tuple):
+        wrong = exercise.solution_code.replace(*wrong)
+    result = exercise.grade({exercise.target: namespace(wrong)[exercise.target]})
+    assert "💡" in result.reason and NAMED_SLIPS[name, idea] in result.reason, result.reason

@@ -22,7 +22,7 @@ from lib.exercises import for_lesson
 from lib.exercises.forbidden import forbidden_use
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
-from lib.grading.grading_job import Job, Limits, graded_program
+from lib.grading.grading_job import Program, graded_program
 from lib.grading.rounds import rounds
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,8 +53,8 @@ def earns_full_marks(shell, name: str, *cells: str) -> bool:
     if code.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden):
         return False
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    job = Job([exercise], {}, Limits(), [str(ROOT)], program=code.program([exercise.target]))
-    for cell in graded_program(notebook, job).cells:
+    program = Program((name,), code.program([exercise.target]))
+    for cell in graded_program(notebook, program, [str(ROOT)]).cells:
         shell.run_cell(cell.source, store_history=True)
     cases = exercise.grading_cases()
     outcomes = run_cases(shell.user_ns[exercise.target], exercise.inputs(cases), 10)

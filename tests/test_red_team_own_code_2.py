@@ -17,7 +17,7 @@ import pytest
 from lib.exercises import for_lesson
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
-from lib.grading.grading_job import Job, Limits, graded_program
+from lib.grading.grading_job import graded_program, programs
 from tests import test_red_team_own_code as harness
 from tests.test_red_team_own_code import ROOT, earns_full_marks
 
@@ -190,15 +190,15 @@ def test_isinstance_rebound_to_hand_bytes_on_earns_nothing(shell, source):
 
 def earns_full_marks_with_the_lesson(shell, name: str, *cells: str) -> bool:
     """`earns_full_marks`, the program graded made as `lib.grading.one_submission` makes it:
-    the units accepted for every exercise of the lesson that reads as own code, run together."""
+    of the lesson's exercises that read as own code, the program `name` is graded in."""
     lesson = [e for e in for_lesson(EXERCISES[name].lesson) if not e.literal]
     code = Notebook(list(cells))
-    targets = [e.target for e in lesson if not code.borrowed(e.target, e.allowed_lib, e.forbidden)]
-    if EXERCISES[name].target not in targets:
+    own = [e for e in lesson if not code.borrowed(e.target, e.allowed_lib, e.forbidden)]
+    graded = [p for p in programs(code, own) if name in p.exercises]
+    if not graded:
         return False
     notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    job = Job(lesson, {}, Limits(), [str(ROOT)], program=code.program(targets))
-    for cell in graded_program(notebook, job).cells:
+    for cell in graded_program(notebook, graded[0], [str(ROOT)]).cells:
         shell.run_cell(cell.source, store_history=True)
     exercise = EXERCISES[name]
     cases = exercise.grading_cases()
@@ -229,22 +229,17 @@ BY_ANOTHER_EXERCISE = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the program graded runs every exercise's units together; a method call in one"
-    " fills a value another reads",
-)
 @pytest.mark.parametrize("cells", BY_ANOTHER_EXERCISE.values(), ids=list(BY_ANOTHER_EXERCISE))
 def test_what_another_exercise_may_use_does_not_reach_this_one(shell, cells):
     assert not earns_full_marks_with_the_lesson(shell, *cells)
 
 
 def test_a_forbidden_module_by_a_shadowed_import_earns_nothing(shell):
-    """Lesson 5's `digit_groups` forbids `re`: `__import__` under its own name fetches it."""
+    """Lesson 5's `digit_groups` forbids `re` and `regex`: `__import__` under its own name fetches
+    one (an answer that would otherwise earn full marks)."""
     source = (
         "def digit_groups(digits, __import__=__import__):\n"
-        "    return __import__('re').findall(r'\\d{1,3}', digits)"
+        "    return __import__('regex').findall(r'\\p{N}{1,3}', digits)"
     )
     assert not earns_full_marks_with_the_lesson(shell, "digit_groups", source)
 
@@ -260,3 +255,48 @@ def test_a_code_object_made_into_a_function_earns_nothing(shell):
         "    return lib.bpe.train(text, vocab_size)[1]"
     )
     assert not earns_full_marks(shell, "train_bpe", source)
+
+
+# A dataclass field's `.type` is the class its hint names only where hints are values: in a
+# learner's kernel before this change, never in the program graded (`from __future__ import
+# annotations` first). Importing `lib.exercises` (every lesson's set-up cell) makes the kernel
+# compile later cells the same way, so `check()` and the grader see the same thing.
+DATACLASS_TYPE = (
+    "import dataclasses\n@dataclasses.dataclass\nclass Raw:\n    kind: bytes",
+    "def utf8_encode(cp):\n    return dataclasses.fields(Raw)[0].type(chr(cp), 'utf8')",
+)
+SET_UP = "import importlib, lib.exercises\nimportlib.reload(lib.exercises)"  # as if imported first
+
+
+def test_check_and_the_grader_agree_on_a_hint_read_as_a_class(shell):
+    assert not earns_full_marks(shell, "utf8_encode", *DATACLASS_TYPE)
+    shell.reset(new_session=True)
+    for cell in (SET_UP, *DATACLASS_TYPE):
+        shell.run_cell(cell, store_history=True)
+    assert shell.user_ns["Raw"].__annotations__ == {"kind": "bytes"}
+    result = EXERCISES["utf8_encode"].grade(shell.user_ns)  # each case: 'str' is not callable
+    assert (result.status, result.score) == ("error", 0)
+
+
+def test_check_names_a_class_defined_before_the_set_up_cell(shell):
+    """Its hints are values there: `check()` asks for the cells to be run in order."""
+    for cell in (DATACLASS_TYPE[0], SET_UP, DATACLASS_TYPE[1]):
+        shell.run_cell(cell, store_history=True)
+    result = EXERCISES["utf8_encode"].grade(shell.user_ns)
+    assert result.status != "passed"
+    assert "`Raw` was defined before the lesson's set-up cell ran" in result.reason
+
+
+def test_check_reads_a_class_inspect_cannot(shell):
+    """Before Python 3.13 `inspect` finds no source for a class made in a cell: `check()` reads
+    it from the last cell defining it, as the grader reads it from the notebook."""
+    cells = (
+        "class Bits:\n    lead = 0\n    def of(self, cp):\n        return cp.encode()",
+        "class Bits:\n    lead = 0xC0\n    def of(self, cp):\n        return bytes([cp])",
+        "def utf8_encode(cp):\n    Bits()\n"
+        + EXERCISES["utf8_encode"].solution_code.partition("\n")[2],
+    )
+    for cell in cells:
+        shell.run_cell(cell, store_history=True)
+    assert EXERCISES["utf8_encode"].grade(shell.user_ns).status == "passed"
+    assert earns_full_marks(shell, "utf8_encode", *cells[1:])

@@ -4,16 +4,13 @@ builds its reading from.
 `parse_cell` turns IPython's `!shell` and `%magic` lines into calls before parsing; the others
 say what one statement binds (`binds`), which of its names are its own (`local_names`), what it
 imports from `lib` (`lib_imports`), where its type hints are (`type_hints`), and whether a value
-is written out (`is_literal`). `cells_run` finds the cells a running kernel has run.
+is written out (`is_literal`).
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
-import linecache
-import sys
-from typing import Any
 
 
 def parse_cell(source: str) -> ast.Module | None:
@@ -128,17 +125,6 @@ def is_literal(node: ast.AST) -> bool:
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
     return True
-
-
-def cells_run(namespace: dict[str, Any]) -> list[str] | None:
-    """Every cell a kernel ran, in order: IPython caches each one's code for its tracebacks,
-    whether or not it keeps a history (nbval does not); else the history `In`; None outside."""
-    shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
-    names = getattr(getattr(shell, "compile", None), "_filename_map", None)
-    if isinstance(names, dict):
-        return ["".join(linecache.getlines(name)) for name in names]
-    history = namespace.get("In")
-    return history if isinstance(history, list) else None
 
 
 def is_import(unit: ast.AST) -> bool:

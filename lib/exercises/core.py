@@ -27,7 +27,7 @@ from typing import Any
 
 from lib.exercises.cases import SOLUTION_MIME, STATUSES, Case, Raises, Result, close, show
 from lib.exercises.forbidden import forbidden_in_function
-from lib.exercises.own_code import Notebook
+from lib.exercises.kernel_code import hint_as_value, kernel_notebook
 from lib.exercises.running import run_cases
 from lib.exercises.verdicts import (
     answer_of,
@@ -132,7 +132,13 @@ class Exercise:
     def not_own(self, namespace: dict[str, Any]) -> str:
         """What makes the target not the learner's own code, read as the grader reads it ("" if
         nothing): from the notebook's cells in a kernel, else from the target's own source."""
-        code = Notebook.of_kernel(namespace)
+        code = kernel_notebook(namespace)
+        early = hint_as_value(namespace) if code is not None else ""
+        if early:
+            return (
+                f"`{early}` was defined before the lesson's set-up cell ran, so its type hints"
+                " are values here and text where it is graded: run the set-up cell, then its cell"
+            )
         if code is not None:
             return code.borrowed(self.target, self.allowed_lib, self.forbidden, self.literal)
         used = forbidden_in_function(namespace[self.target], self.forbidden)

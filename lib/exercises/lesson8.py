@@ -101,6 +101,23 @@ def _hidden_parts() -> list[list[dict[bytes, int]]]:
     ]
 
 
+def _hidden_runs() -> list[list[dict[bytes, int]]]:
+    """Workers' counts where a run of one repeated byte (b"xxxx", a run of spaces) wins only if
+    its overlapping pairs all count: another pair, split over two workers, beats the run's pairs
+    counted once per pre-token or without overlaps, and loses to them counted right."""
+    draw = rng(84)
+    cases = []
+    for _ in range(20):
+        run_byte, left, right = (bytes([b]) for b in draw.sample(b"abcdexyz .,-0123", 3))
+        length, n = draw.randint(3, 6), draw.randint(2, 4)
+        rival = n * (length - 1) - 1  # more than n * (length // 2), fewer than all the pairs
+        token = left + right + draw.choice([b"", left])
+        first = draw.randint(1, rival - 1)
+        parts = [{run_byte * length: n, token: first}, {token: rival - first}]
+        cases.append(parts[::-1] if draw.random() < 0.5 else parts)
+    return cases
+
+
 def _first_merge(parts: list[dict[bytes, int]]) -> tuple[bytes, bytes] | None:
     """The trainer's first merge on the workers' counts added up (None: no pair to merge)."""
     total: Counter = Counter()
@@ -175,7 +192,7 @@ first_merge = Exercise(
     points=1,
     target="first_merge",
     cases=lambda: _merge_cases(_PARTS),
-    hidden_cases=lambda: _merge_cases(_hidden_parts()),
+    hidden_cases=lambda: _merge_cases(_hidden_parts() + _hidden_runs()),
     hints=(
         "Three questions, in order: how often does a pre-token occur, over all the workers? "
         "Which pairs of bytes does one pre-token hold, and so how often does the whole text "

@@ -18,26 +18,23 @@ its last unit, which `ast.literal_eval` reads: the last definition wins, as when
 student's kernel ends up holding: code in a cell that no graded function reaches can replace it
 from a string (`cProfile.run("train_bpe = ...")`, `pdb.run`, `types.FunctionType`), or patch a
 module it uses, unseen by any reading. Instead `program()` gives the units it read and accepted,
-in the notebook's order, and the grader runs only those, in a fresh kernel (see
-`lib.grading.execute`). Whatever the other cells do, they do not run there. Honest patterns keep
-working because they are units like any other: decorators (`@functools.cache`), closures,
-classes, helpers, constants, a function redefined in a later cell (every version is read and
-run, in order, so the last one wins). What no longer carries over is a value changed only by a
-method call in another statement (`vocab.update(...)`): bind it where it is made.
+in the notebook's order, and the grader runs only those, in fresh kernels: one for each group
+of exercises whose code reads as own code under each other's rules (`fits`; see
+`lib.grading.grading_job.programs`). Whatever the other cells do, they do not run there. Honest
+patterns keep working because they are units like any other: decorators (`@functools.cache`),
+closures, classes, helpers, constants, a function redefined in a later cell (every version is
+read and run, in order, so the last one wins). What no longer carries over is a value changed
+only by a method call in another statement (`vocab.update(...)`): bind it where it is made.
 
-`check()` reads the kernel's own cells the same way (`Notebook.of_kernel`), so it gives the
-grader's verdict at once; it runs the kernel's function, not a fresh program, since it serves
-the learner, not the grade.
+`check()` reads the kernel's own cells the same way (`kernel_code.kernel_notebook`), so it gives
+the grader's verdict at once; it runs the kernel's function, not a fresh program, since it
+serves the learner, not the grade.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
-import contextlib
 import copy
-import inspect
-import textwrap
 from collections.abc import Iterable
 from typing import Any
 
@@ -51,9 +48,9 @@ from lib.exercises.allowed import (
     outside,
     plain_hint,
 )
+from lib.exercises.bindings import binds_judged
 from lib.exercises.cell_reading import (
     binds,
-    cells_run,
     is_import,
     is_literal,
     lib_imports,
@@ -103,25 +100,6 @@ class Notebook:
             self.lib.update(lib_imports(alone))
             bound = name.asname or name.name.partition(".")[0]
             self.units.setdefault(bound, []).append(((*where, k), alone))
-
-    @classmethod
-    def of_kernel(cls, namespace: dict[str, Any]) -> Notebook | None:
-        """The code of a running notebook, for `check()`: its functions and classes as they are
-        now, and every other statement of the cells it ran, in the order they ran."""
-        history = cells_run(namespace)
-        if history is None:
-            return None
-        sources = []
-        for value in list(namespace.values()):
-            if getattr(value, "__module__", None) == "__main__" and callable(value):
-                with contextlib.suppress(OSError, TypeError):
-                    sources.append(textwrap.dedent(inspect.getsource(value)))
-        for cell in history:
-            tree = parse_cell(cell) if isinstance(cell, str) else None
-            defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-            rest = [s for s in tree.body if not isinstance(s, defined)] if tree else []
-            sources.append(ast.unparse(ast.Module(body=rest, type_ignores=[])))
-        return cls(sources)
 
     def borrowed(
         self,
@@ -175,6 +153,12 @@ class Notebook:
             return ".".join([self.lib[value.id], *parts])
         return ""
 
+    def fits(self, target: str, allowed: Iterable[str], forbidden: Iterable[str]) -> bool:
+        """Does every unit accepted for `target` (by `borrowed`) read as own code under these
+        other rules too? Then it may run where an exercise with these rules is graded."""
+        rules = set(allowed), set(forbidden)
+        return not any(self._read_unit(unit, *rules, []) for _, unit in self.accepted[target])
+
     def program(self, targets: Iterable[str]) -> dict[int, str]:
         """The code the grader runs for `targets` (each accepted by `borrowed` first), by cell:
         only the units read, in the notebook's order."""
@@ -201,7 +185,7 @@ class Notebook:
         imports = [u for units in self.units.values() for _, u in units if is_import(u)]
         aliases = set(imported(imports, allowed)) | set(self.lib)
         judged = JUDGED_BUILTINS | forbidden_names(forbidden)
-        found = _binds_judged(node, own, judged, aliases)
+        found = binds_judged(node, own, judged, aliases)
         if found:
             return found
         own -= judged  # still judged where bound, as `global eval` leaves them the builtin
@@ -240,57 +224,3 @@ class Notebook:
             node = node.parent  # type: ignore[attr-defined]
             use += f".{node.attr}"
         return "" if use in allowed else f"uses `{use}` from the course's library"
-
-
-def _binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[str]) -> str:
-    """ "" unless the unit binds a name the rules judge (`judged`: a builtin that runs or finds
-    code, `getattr`, `type`, what the exercise forbids; `aliases`: a module's name the notebook
-    imports). Every check skips a name the unit binds, yet a default, a loop's iterable or a
-    class attribute's value is looked up outside: `def f(cp, eval=eval)`, `for bytes in
-    [bytes]`, `global eval`, `bpe=bpe` would each reach the real one unread."""
-    imports = {
-        a.asname or a.name.partition(".")[0]
-        for item in ast.walk(node)
-        if isinstance(item, ast.Import | ast.ImportFrom)
-        for a in item.names
-    }
-    declared = {
-        n for i in ast.walk(node) if isinstance(i, ast.Global | ast.Nonlocal) for n in i.names
-    }
-    named = (
-        {node.name}
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        else set()
-    )
-    for name in sorted(own | declared | named | imports):
-        if name in JUDGED_BUILTINS or (name in judged and hasattr(builtins, name)):
-            return f"binds `{name}`, a builtin's name: choose another name"
-        if name in imports:  # an import is judged as one (`outside`, `forbidden_name`)
-            continue
-        if name in judged:
-            return f"binds `{name}`, a name this exercise asks you to do without: choose another"
-        if name in aliases and name in _looked_up_outside(node) | declared:
-            return f"binds `{name}`, the name of a module the notebook imports: choose another"
-    return ""
-
-
-def _looked_up_outside(node: ast.AST) -> set[str]:
-    """The names this unit binds whose value is looked up in the scope around the binding: a
-    parameter with a default (`bpe=bpe`), a comprehension's variable (`for m in [bpe]`), a class
-    attribute (`bpe = bpe`). A plain parameter or a function's local variable holds no module
-    (`def f(data)` beside `from lib import data` is fine): its uses are read as its own."""
-    names = set()
-    for item in ast.walk(node):
-        if isinstance(item, ast.arguments):
-            positional = [*item.posonlyargs, *item.args]
-            with_default = positional[len(positional) - len(item.defaults) :]
-            with_default += [a for a, d in zip(item.kwonlyargs, item.kw_defaults, strict=True) if d]
-            names.update(a.arg for a in with_default)
-        elif isinstance(item, ast.comprehension):
-            names.update(n.id for n in ast.walk(item.target) if isinstance(n, ast.Name))
-        elif isinstance(item, ast.ClassDef):
-            for statement in item.body:
-                if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                    stored = (n for n in ast.walk(statement) if isinstance(n, ast.Name))
-                    names.update(n.id for n in stored if isinstance(n.ctx, ast.Store))
-    return names

@@ -44,7 +44,9 @@ def verdict(
     if "not_plain" in outcome:
         return False, f"got:      {str(outcome['not_plain'])[:300]}"
     if "timeout" in outcome:
-        return False, "got:      no answer: it ran longer than the time limit"
+        seconds = outcome["timeout"]  # from the kernel: shown only if it is a plain number
+        limit = f" of {seconds:g} s a case" if type(seconds) in (int, float) else ""
+        return False, f"got:      no answer: it ran longer than the time limit{limit}"
     return False, "got:      no answer (not run: an earlier case ran too long)"
 
 

@@ -77,7 +77,7 @@ class _Run:
         self.deadline = monotonic() + job.limits.notebook
 
     def note(self, event: str) -> None:
-        if event not in self.known and self.when + event not in self.events:
+        if event not in self.known and self.when + event not in (*self.known, *self.events):
             self.events.append(self.when + event)
 
     async def run_cells(self, client: Kernel) -> None:
@@ -173,20 +173,23 @@ async def run_and_grade(
     demos: frozenset[int] = frozenset(),
 ) -> tuple[dict[str, dict], list[str]]:
     """Run `notebook` in `cwd` (but the handout's cells `demos`, which nothing of the student's
-    reaches: `demo_cells`), then grade `job`'s exercises in a fresh kernel running only the
-    program read (`graded_program`). Returns the results by exercise name and the notable
-    events (errors, time-outs, crashes), in order."""
+    reaches: `demo_cells`), then grade `job`'s exercises, each program graded (`job.programs`,
+    one per set of rules) in a fresh kernel running only that program. Returns the results by
+    exercise name and the notable events (errors, time-outs, crashes), in order."""
     ran = _Run(notebook, job, notebook)
     ran.skip |= demos
     await _attempts(ran, [], cwd, env)
-    graded = _Run(graded_program(notebook, job), job, notebook, "when graded: ", tuple(ran.events))
-    exercises = [e for e in job.exercises if e.name not in job.skip_grading]
-    if exercises:
-        await _attempts(graded, exercises, cwd, env)
+    results, events = dict(job.skip_grading), ran.events
+    by_name = {e.name: e for e in job.exercises}
+    for program in job.programs:
+        cells = graded_program(notebook, program, job.import_paths)
+        graded = _Run(cells, job, notebook, "when graded: ", tuple(events))
+        await _attempts(graded, [by_name[name] for name in program.exercises], cwd, env)
+        results.update(graded.results)
+        events = events + graded.events
     # A notebook failing in every cell needs no more than the first few lines of explanation.
-    events = ran.events + graded.events
     extra = len(events) - MAX_EVENTS
-    return graded.results, events[:MAX_EVENTS] + ([f"... and {extra} more"] if extra > 0 else [])
+    return results, events[:MAX_EVENTS] + ([f"... and {extra} more"] if extra > 0 else [])
 
 
 async def _attempts(run: _Run, exercises: list[Exercise], cwd: Path, env: dict[str, str]) -> None:

@@ -1,10 +1,19 @@
 """One submission's grading as the kernels are given it, and the rows made of what comes back.
 
 `Job` is what to grade and how (the exercises, their cases computed here and never sent to the
-kernel, the program graded, the sandbox); `Limits` its time limits. `judged` scores a kernel's
+kernel, the programs graded, the sandbox); `Limits` its time limits. `judged` scores a kernel's
 report of one exercise (untrusted: only plain data is read); `result_row` is the zero-score row
-the grader makes up when no report came (a time-out, a crash). `graded_program` is the notebook
-the second kernel runs: each code cell cut down to what the grader read and accepted of it.
+the grader makes up when no report came (a time-out, a crash).
+
+**Each exercise judged by its own rules.** Exercises of a lesson ask for different things
+(`utf8_encode` may not use `.encode`, `bytes_per_char` may), and a unit accepted under one
+exercise's rules can hand what it may use to another's code at run time: a default argument that
+puts an `.encode` lambda in a shared dict, read by a function that may not call `.encode`. So
+the grader runs `programs`, each in a kernel of its own (`graded_program`: the notebook, each
+code cell cut down to that program's part of it), and a program holds an exercise's accepted
+units only beside units that also read as own code under that exercise's rules. Every statement
+that runs in the process where an exercise is graded was read and accepted under its own rules.
+Honest exercises mostly fit together: lesson 1's solutions need two kernels, not five.
 """
 
 from __future__ import annotations
@@ -16,6 +25,7 @@ from pathlib import Path
 import nbformat
 
 from lib.exercises import Case, Exercise
+from lib.exercises.own_code import Notebook
 from lib.grading.kernel_side import FUTURE, PATHS_FIRST
 
 
@@ -35,12 +45,12 @@ class Limits:
 
     def deadline(self, exercises: int) -> float:
         """The longest one submission can take within these limits, with `exercises` to grade:
-        its cells twice (the notebook, then the program graded), each exercise's grading (its
-        shown cases, then its hidden ones: `rounds`), and each kernel started and stopped. Past
-        it, what is stuck is the grader, not the student's code (`batch` then gives up on the
-        notebook)."""
+        its cells once as the student ran them, then each program graded (at most one per
+        exercise: `programs`), each exercise's grading (its shown cases, then its hidden ones:
+        `rounds`), and each kernel started and stopped. Past it, what is stuck is the grader, not
+        the student's code (`batch` then gives up on the notebook)."""
         starts = (self.probe + self.kernel_start) * self.kernel_starts
-        return 2 * (self.notebook + starts) + 2 * self.cell * exercises
+        return (1 + exercises) * (self.notebook + starts) + 2 * self.cell * exercises
 
 
 def result_row(exercise: Exercise, status: str, reason: str) -> dict:
@@ -54,10 +64,19 @@ def result_row(exercise: Exercise, status: str, reason: str) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class Program:
+    """What one kernel grades: `exercises` (by name), after running `cells`, the units accepted
+    for them (`Notebook.program`: code by cell index)."""
+
+    exercises: tuple[str, ...]
+    cells: dict[int, str]
+
+
 @dataclass
 class Job:
     """What to grade and how: the exercises with their test cases (computed by the grader, never
-    sent to the kernel), the program graded (`Notebook.program`: code by cell index), the folders
+    sent to the kernel), the programs graded (one kernel each: `programs`), the folders
     to import the course from, and optionally a sandbox (`box` wraps the kernel command;
     `runtime` is the folder its sockets live in, its user `owner`'s)."""
 
@@ -69,7 +88,26 @@ class Job:
     box: Callable[[list[str]], list[str]] | None = None
     owner: int | None = None
     skip_grading: dict[str, dict] = field(default_factory=dict)  # e.g. rows for not own code
-    program: dict[int, str] = field(default_factory=dict)
+    programs: list[Program] = field(default_factory=list)
+
+
+def programs(code: Notebook, exercises: list[Exercise]) -> list[Program]:
+    """The programs graded for `exercises`, each accepted as own code (`code.borrowed`) first.
+    An exercise joins the first program where what was accepted for it reads as own code under
+    the rules of every exercise already there, and theirs under its rules (`Notebook.fits`);
+    else it starts a program of its own."""
+
+    def fit(a: Exercise, b: Exercise) -> bool:  # a's units under b's rules
+        return code.fits(a.target, b.allowed_lib, b.forbidden)
+
+    groups: list[list[Exercise]] = []
+    for e in exercises:
+        fitting = (g for g in groups if all(fit(e, other) and fit(other, e) for other in g))
+        group = next(fitting, None)
+        if group is None:
+            groups.append(group := [])
+        group.append(e)
+    return [Program(tuple(e.name for e in g), code.program(e.target for e in g)) for g in groups]
 
 
 def judged(exercise: Exercise, cases: list[Case], report: dict) -> dict:
@@ -83,14 +121,16 @@ def judged(exercise: Exercise, cases: list[Case], report: dict) -> dict:
     return {**row, "detail": result.detail} if result.detail else row
 
 
-def graded_program(notebook: nbformat.NotebookNode, job: Job) -> nbformat.NotebookNode:
-    """The notebook as graded: each code cell holds only what the grader read and accepted of it
-    (`job.program`), after `FUTURE`; the first also puts the course first on `sys.path`."""
+def graded_program(
+    notebook: nbformat.NotebookNode, program: Program, import_paths: list[str]
+) -> nbformat.NotebookNode:
+    """The notebook as one kernel grades it: each code cell holds only `program`'s part of it,
+    after `FUTURE`; the first also puts the course (`import_paths`) first on `sys.path`."""
     graded = nbformat.from_dict(notebook)
-    first = min(job.program, default=None)
+    first = min(program.cells, default=None)
     for index, cell in enumerate(graded.cells):
         if cell.cell_type == "code":
-            paths = PATHS_FIRST.format(paths=job.import_paths) if index == first else ""
-            code = job.program.get(index, "")
+            paths = PATHS_FIRST.format(paths=import_paths) if index == first else ""
+            code = program.cells.get(index, "")
             cell.source = FUTURE + paths + code if code else ""
     return graded

@@ -77,7 +77,11 @@ class BoxedManager(AsyncKernelManager):
         the graded kernel, the same uid, and could rewrite it. One kernel at a time per user
         (`OwnUser`), so nothing of the kernel to come is touched."""
         if self.box is not None and self.owner is not None:
-            await asyncio.to_thread(sandbox.reap, self.owner)
+            if not await asyncio.to_thread(sandbox.reap, self.owner):
+                raise RuntimeError(
+                    "what the notebook's first run left (processes, files in /tmp...) could "
+                    "not be cleaned up before the graded kernel started"
+                )
         return await super()._async_pre_start_kernel(**kw)
 
     async def _async_post_start_kernel(self, **kw) -> None:

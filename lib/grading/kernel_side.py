@@ -3,13 +3,14 @@ the grader read and accepted of the student's notebook, see `lib.exercises.own_c
 
 Each cell of that program starts with `FUTURE` (type hints stay text, never run), and the first
 also with `PATHS_FIRST`: the course's read-only copy comes first on `sys.path`, so that `lib` is
-the course's, not a folder the student handed in. Then, for each exercise, the grader sends one
-small cell holding the test inputs (never the expected answers). That cell throws away every `lib`
-module imported so far, puts the course's copy first on `sys.path` again, imports this module
-fresh and calls `run_and_publish`: the student's function is called on each input and what
-happened goes back as plain data (`lib.exercises.running`), in a display message with its own
-MIME type. The grader judges it in its own process, so a forged or tampered message can at best
-claim answers, and claiming the right answers means computing them.
+the course's, not a folder the student handed in, and the working folder is off it. Then, for
+each exercise, the grader sends one small cell holding the test inputs (never the expected
+answers). That cell throws away every `lib` module imported so far, puts the course's copy first
+on `sys.path` again, imports this module fresh and calls `run_and_publish`: the student's
+function is called on each input and what happened goes back as plain data
+(`lib.exercises.running`), in a display message with its own MIME type. The grader judges it
+in its own process, so a forged or tampered message can at best claim answers, and claiming the
+right answers means computing them.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ from typing import Any
 
 MIME = "application/vnd.tokenization-course.grade+json"
 
-# The folders that must win the import race (`{paths}`, the course root first), put first.
+# The folders that must win the import race (`{paths}`, the course root first), put first; the
+# working folder taken off: IPython puts it before site-packages, and the notebook's first run
+# may have written a module there (`regex.py`) that an allowed import would otherwise find.
 _PATHS_FIRST = """\
+sys.path[:] = [p for p in sys.path if p not in ("", ".", os.getcwd())]
 for path in reversed({paths!r}):
     while path in sys.path:
         sys.path.remove(path)
@@ -32,14 +36,14 @@ for path in reversed({paths!r}):
 FUTURE = "from __future__ import annotations\n"
 PATHS_FIRST = f"""\
 def _course_paths_first():
-    import sys
+    import os, sys
 {textwrap.indent(_PATHS_FIRST, "    ")}\
 _course_paths_first()
 """
 # The grading cell's source: `{packages}` are the top-level packages to import afresh.
 CELL_TEMPLATE = f"""\
 def _course_grader_{{tag}}(namespace):
-    import importlib, sys
+    import importlib, os, sys
 {textwrap.indent(_PATHS_FIRST, "    ")}\
     for module in [m for m in list(sys.modules) if m.partition(".")[0] in {{packages!r}}]:
         del sys.modules[module]

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import os
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ from lib.grading import cpu_share, memory_group
 
 FIRST_UID, USERS = 61_000, 1000  # unprivileged users for kernels when grading as root
 BOX_MB = 4096  # all of a box's processes together, where a cgroup can be made
+ROOTS_DEPTH = 4  # `scratch_roots`: /var/lib/php/sessions is 4 deep
 
 _GROUPS: dict[int, dict[str, Path]] = {}  # sandbox user -> its kernels' cgroups by controller
 
@@ -72,9 +75,12 @@ class OwnUser:
             return
         for uid in range(FIRST_UID, FIRST_UID + USERS):
             lock = _claim(uid)
-            if lock is not None:
+            # A grader killed mid-run (SIGKILL, OOM) left its kernels' daemons and files: a user
+            # whose reset cannot be finished now is skipped, never handed a kernel.
+            if lock is not None and not reap(uid):
+                lock.close()
+            elif lock is not None:
                 self.uid, self._lock = uid, lock
-                reap(uid)  # a grader killed mid-run (SIGKILL, OOM) left its kernels' daemons
                 key = f"{uid}-{os.getpid()}"
                 memory = memory_group.make(key, box_mb)
                 groups = {"memory": memory, "cpu": cpu_share.make(key, memory)}
@@ -92,9 +98,10 @@ class OwnUser:
         """Do this user's kernels weigh as one for the CPU, however many processes they start?"""
         return cpu_shared(self.uid)
 
-    def release(self) -> None:
-        """Kill what is left of this user's processes and let another grader have the user."""
-        reap(self.uid)
+    def release(self, seconds: float = 10) -> None:
+        """Kill what is left of this user's processes and let another grader have the user
+        (who claims it only once a reset of its own has finished: see `__init__`)."""
+        reap(self.uid, seconds)
         for group in _GROUPS.pop(self.uid, {}).values():
             memory_group.remove(group)
         if self._lock is not None:
@@ -134,29 +141,77 @@ def leftovers(users: int = 8) -> list[int]:
     return found
 
 
-def reap(uid: int | None, seconds: float = 10) -> int:
+def reap(uid: int | None, seconds: float = 10) -> bool:
     """Leave nothing of `uid` (a kernel's own user) for the next student: run `user_reset` as
-    that user (its processes, keyrings and scratch files), then kill from here whatever is still
-    running as `uid` and wait until it is gone. Returns how many processes were still there for
-    us to kill (normally 0)."""
+    that user (its processes, keyrings, IPC objects and files in `scratch_roots`), then kill from
+    here whatever still runs as `uid` and wait until it is gone; if the reset did not finish (a
+    daemon killed it, or it ran out of time), once more, within the same `seconds`. True only if
+    the reset is proven complete: `user_reset` said so and no process of `uid` is left. The
+    caller must not hand a user whose reset failed to another student (`OwnUser.__init__`,
+    `parallel_grading`)."""
     if uid is None:
-        return 0
+        return True
     reset = [sys.executable, "-I", str(Path(__file__).with_name("user_reset.py"))]
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        subprocess.run([*become(uid), *reset], timeout=seconds, check=False, capture_output=True)
-    killed, deadline = 0, time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    end = time.monotonic() + seconds
+    for _ in range(2):  # the second: what killed the first reset has been killed from here
+        try:
+            done = subprocess.run(
+                [*become(uid), *reset, *scratch_roots()],
+                timeout=max(end - time.monotonic(), 0.1),
+                check=False,
+                capture_output=True,
+            )
+            finished = done.returncode == 0
+        except subprocess.TimeoutExpired:  # killed, with what it started: see below
+            finished = False
+        # Killing gets its own time: a reset that ran out of it must not leave a process.
+        if _killed_all(uid, time.monotonic() + seconds) and finished:
+            return True
+        if time.monotonic() >= end:
+            return False
+    return False
+
+
+def _killed_all(uid: int, end: float) -> bool:
+    """Kill every process of `uid` from here until none is left or `end` (monotonic) passes;
+    True if none is left."""
+    while True:
         left = processes_of(uid)
-        if not left:
-            break
+        if not left or time.monotonic() >= end:
+            return not left
         for pid in left:  # all at once first: a daemon hopping pids must not get ahead
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
-                killed += 1
         for pid in left:
             _reap_if_our_zombie(pid)
         time.sleep(0.05)
-    return killed
+
+
+@functools.cache
+def scratch_roots() -> tuple[str, ...]:
+    """The folders any user may write in (mode o+w), within `ROOTS_DEPTH` of `/` (not /proc or
+    /sys): /tmp, /var/tmp, /dev/shm, /run/lock, /tmp/.X11-unix, /var/lib/php/sessions...
+    Looked for once per grader (~0.1 s), as root, who sees every folder; a sandbox user's
+    folders are not looked in (a kernel could make them wide, to slow this). A kernel's user
+    (no groups, no capability, in no passwd, so no ACL names it) can create files only in these,
+    in folders made later inside them that others may write (`user_reset` looks in those too,
+    to a depth), and in the folders root hands it (removed by root after each notebook)."""
+    found, level = [], ["/"]
+    for _ in range(ROOTS_DEPTH):
+        below = []
+        for folder in level:
+            with contextlib.suppress(OSError), os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.path in ("/proc", "/sys") or not entry.is_dir(follow_symlinks=False):
+                        continue
+                    with contextlib.suppress(OSError):
+                        status = entry.stat(follow_symlinks=False)
+                        if status.st_mode & stat.S_IWOTH:
+                            found.append(entry.path)
+                        if not FIRST_UID <= status.st_uid < FIRST_UID + USERS:
+                            below.append(entry.path)
+        level = below
+    return tuple(found)
 
 
 def _reap_if_our_zombie(pid: int) -> None:

@@ -24,7 +24,7 @@ from lib.exercises.own_code import Notebook
 from lib.grading import demo_cells, prepare, protections, sandbox, scratch_disk
 from lib.grading.execute import run_and_grade
 from lib.grading.exercise_code import exercise_code
-from lib.grading.grading_job import Job, result_row
+from lib.grading.grading_job import Job, Program, programs, result_row
 from lib.grading.grading_settings import Settings
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
 from lib.grading.prepare import prepared, unboxed_env, working_copy
@@ -64,9 +64,11 @@ def _set_up(
     runtime.mkdir(mode=0o700)  # its connection file and sockets: no other user's business
     scratch = "/tmp"  # the box's own
     if not settings.boxed:  # no box, no private /tmp: a scratch folder of its own instead
-        Path(tmp, "scratch", "home").mkdir(parents=True)
+        Path(tmp, "scratch").mkdir(mode=0o700)
+        Path(tmp, "scratch", "home").mkdir()
         scratch = str(Path(tmp, "scratch"))
         sandbox.give_to(uid, Path(scratch))
+    os.chmod(tmp / "work", 0o700)  # unboxed, other slots' users share the machine's folders
     sandbox.give_to(uid, tmp / "work", runtime)
     if not settings.boxed:
         os.chmod(tmp, 0o711)  # only now: its user must reach its folders, but not list ours
@@ -104,9 +106,12 @@ def _read(submission: Submission, settings: Settings) -> tuple:
     return notebook, info, lesson, label_note
 
 
-def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tuple[dict, dict]:
+def _own_code(
+    notebook: nbformat.NotebookNode, exercises: list[Exercise]
+) -> tuple[dict, list[Program]]:
     """Rows for exercises whose code is not the student's own, or that no readable cell defines,
-    and the program graded: what was read and accepted of the others (`Notebook.program`)."""
+    and the programs graded: what was read and accepted of the others, one program per set of
+    rules (`grading_job.programs`)."""
     code, rows = Notebook(notebook), {}
     for e in exercises:
         found = code.borrowed(e.target, e.allowed_lib, e.forbidden, e.literal)
@@ -114,7 +119,7 @@ def _own_code(notebook: nbformat.NotebookNode, exercises: list[Exercise]) -> tup
             rows[e.name] = result_row(e, "not own code", found)
         elif found:  # deleted, or made where the grader cannot read it (exec, a file...)
             rows[e.name] = result_row(e, "missing", found + " (exec, a cell magic, a file?)")
-    return rows, code.program(e.target for e in exercises if e.name not in rows)
+    return rows, programs(code, [e for e in exercises if e.name not in rows])
 
 
 async def grade_one(submission: Submission, settings: Settings, uid: int | None = None) -> dict:
@@ -137,7 +142,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     exercises = settings.catalog[lesson]
     # Both read the student's code: bounded work, off the event loop (see _read), in turn.
     info["code"], info["unparsable"] = await _in_turn(exercise_code, notebook, exercises)
-    not_own, program = await _in_turn(_own_code, notebook, exercises)
+    not_own, graded = await _in_turn(_own_code, notebook, exercises)
     demos = await _in_turn(demo_cells.left_out, notebook, settings.handout_code.get(lesson))
     try:
         student = settings.student_of(submission)
@@ -152,7 +157,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         limits=settings.limits,
         import_paths=list(settings.import_paths),
         skip_grading=not_own,
-        program=program,
+        programs=graded,
     )
     events, outcome, note, left_out = [], "graded", label_note, []
     tmp = Path(tempfile.mkdtemp(prefix="course-grade-"))

@@ -14,6 +14,8 @@ from lib.grading.grading_settings import Settings
 from lib.grading.one_submission import grade_one, new_record
 from lib.grading.submissions import Submission, clean
 
+RESET_SECONDS, LONGER_RESET_SECONDS = 10, 60  # `sandbox.reap` after each notebook, then again
+
 
 async def _graded_in_time(
     submission: Submission, settings: Settings, uid: int | None, seconds: float
@@ -44,8 +46,9 @@ def _innermost_await(task: asyncio.Task) -> str:
 
 
 async def grade_all(todo: list[Submission], settings: Settings, jobs: int, done) -> None:
-    """Grade `todo`, `jobs` at a time; each parallel slot has a sandbox user of its own."""
-    slots: asyncio.Queue[sandbox.OwnUser | None] = asyncio.Queue()
+    """Grade `todo`, `jobs` at a time; each parallel slot has a sandbox user of its own, handed
+    to the slot's next submission only once its reset is proven complete (`_handed_on`)."""
+    slots: asyncio.Queue[sandbox.OwnUser | None | Exception] = asyncio.Queue()
     users = [sandbox.OwnUser() if settings.sandboxed else None for _ in range(jobs)]
     for user in users:
         slots.put_nowait(user)
@@ -54,24 +57,61 @@ async def grade_all(todo: list[Submission], settings: Settings, jobs: int, done)
 
     async def one(submission: Submission) -> dict:
         user = await slots.get()
+        record = None
         try:
-            uid = user.uid if user else None
-            return await _graded_in_time(submission, settings, uid, deadline)
+            if isinstance(user, Exception):  # this slot has no clean user left
+                note = f"not graded: {clean(str(user), 300)}; --retry-failed tries again"
+                record = new_record(submission, settings, outcome="error", note=note)
+            else:
+                uid = user.uid if user else None
+                record = await _graded_in_time(submission, settings, uid, deadline)
         except Exception as error:  # a bug of ours must not cost the rest of the class
             note = f"grader error ({type(error).__name__}: {clean(str(error), 300)})"
-            return new_record(submission, settings, outcome="error", note=note)
+            record = new_record(submission, settings, outcome="error", note=note)
         finally:
-            if user is not None:  # what a fork bomb left must not count against the next one
-                await asyncio.to_thread(sandbox.reap, user.uid)
+            if isinstance(user, sandbox.OwnUser):  # nothing of this student for the next
+                user = await _handed_on(user, record, users)
             slots.put_nowait(user)
+        return record
 
     try:
         for finished in asyncio.as_completed([one(s) for s in todo]):
             done(await finished)
     finally:
         for user in users:
-            if user is not None:
+            if isinstance(user, sandbox.OwnUser):
                 user.release()
+
+
+async def _handed_on(
+    user: sandbox.OwnUser, record: dict | None, users: list
+) -> sandbox.OwnUser | Exception:
+    """The sandbox user for the slot's next submission: `user` if its reset (`sandbox.reap`)
+    finishes, within `RESET_SECONDS` or else `LONGER_RESET_SECONDS`; otherwise `user` is
+    retired (kept claimed, unused, for the rest of the batch, so no grader hands it on) and a
+    fresh user claimed, or the exception saying none could be. `record` (the submission just
+    graded) says so: the run's summary names the user retired."""
+    for seconds in (RESET_SECONDS, LONGER_RESET_SECONDS):
+        if await asyncio.to_thread(sandbox.reap, user.uid, seconds):
+            return user
+    if record is not None:
+        record["retired_user"] = user.uid
+        record["events"] = [retired_event(user.uid), *record["events"]]
+    try:
+        fresh = await asyncio.to_thread(sandbox.OwnUser)
+    except sandbox.SandboxUnavailable as error:
+        return error
+    users.append(fresh)
+    return fresh
+
+
+def retired_event(uid: int) -> str:
+    """What a record says when the clean-up after it could not be finished."""
+    return (
+        f"the clean-up after this notebook did not finish within {LONGER_RESET_SECONDS} s "
+        f"(what it left is too slow to remove, or would not go): its sandbox user {uid} was "
+        "retired for the rest of the batch, and the next notebooks ran as another"
+    )
 
 
 def run_to_end(coroutine) -> None:

@@ -34,6 +34,12 @@ def summary(records: list[dict], seconds: float, out_dir: Path, since: str = "")
             "(details in their feedback):"
         )
         lines += [f"  {r['student']}, lesson {r['lesson']}: {r['events'][0]}" for r in troubled]
+    lines += [  # `parallel_grading._handed_on`: never handed on unclean
+        f"Sandbox user {r['retired_user']} was retired after {r['student']}'s notebook: the "
+        "clean-up after it did not finish, so no later notebook ran as that user."
+        for r in records
+        if r.get("retired_user") and (r.get("graded_at") or "") >= since
+    ]
     if unsandboxed_warning(records):
         bare = sum(not r.get("sandboxed", True) for r in records)
         lines.append(f"WARNING: {bare} submissions were graded WITHOUT the sandbox (--no-sandbox).")

@@ -5,8 +5,9 @@ up after its own user, and after no one else's). It kills every process of the u
 that left with `setsid` included: `kill(-1)` reaches all of them at once), empties the user's
 kernel keyrings and System V IPC objects (shared memory, semaphores, message queues: each
 outlives every process and would hand one student's data, or memory held, to the next) and removes
-what the user left in the machine's shared scratch folders. Only the standard library:
-it runs with `python -I`, nothing of the course imported.
+what the user left in every folder any user may write (root names them: `sys.argv`). It exits 1
+if anything of the user is left, and `reap` then never hands the user to another student. Only
+the standard library: it runs with `python -I`, nothing of the course imported.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import os
 import platform
 import signal
 import stat
+import sys
 import time
 
-SHARED_SCRATCH = ("/tmp", "/var/tmp", "/dev/shm", "/dev/mqueue")
+NESTED = 8  # folders others may write, within one another, looked in below each root
 KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl system call's number on each machine
 KEYCTL_CLEAR, KEYCTL_GET_PERSISTENT = 7, 22
 USER_KEYRINGS = (-4, -5)  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
@@ -27,13 +29,17 @@ IPC_RMID = 0
 SYSV_KINDS = ("shm", "sem", "msg")  # /proc/sysvipc/<kind>: the machine's objects of each kind
 
 
-def kill_everything(seconds: float = 5) -> None:
-    """Kill every other process of this user, until none is left (a fork loop refills)."""
+def kill_everything(seconds: float = 5) -> bool:
+    """Kill every other process of this user, until none is left (a fork loop refills).
+    True if some still run after `seconds`."""
     end = time.monotonic() + seconds
-    while _others() and time.monotonic() < end:
+    while _others():
+        if time.monotonic() >= end:
+            return True
         with contextlib.suppress(OSError):
             os.kill(-1, signal.SIGKILL)
         time.sleep(0.02)
+    return False
 
 
 def _others() -> bool:
@@ -91,59 +97,74 @@ def remove_system_v_objects() -> None:
                     remove[kind](int(row[header[1]]))  # shmid, semid or msqid
 
 
-def remove_own_files() -> None:
-    """Remove what this user left at the top of the shared scratch folders."""
-    me = os.getuid()
-    for folder in scratch_folders():
-        with contextlib.suppress(OSError), os.scandir(folder) as entries:
+def remove_own_files(roots: list[str]) -> list[str]:
+    """Remove what this user left in the folders any user may write (`roots`, found by root:
+    `kernel_users.scratch_roots`) and in folders met inside them that others may write too (a
+    root-owned /tmp/.X11-unix, another user's folder made mode 777), at most `NESTED` deep.
+    Returns what could not be removed (empty: nothing of this user is left there)."""
+    me, failed = os.getuid(), []
+    todo = [(root, 0) for root in roots]
+    while todo:
+        folder, depth = todo.pop()
+        with contextlib.suppress(FileNotFoundError), os.scandir(folder) as entries:
             for entry in entries:
-                with contextlib.suppress(OSError):
-                    if entry.stat(follow_symlinks=False).st_uid != me:
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
+                try:
+                    status = entry.stat(follow_symlinks=False)
+                    if status.st_uid == me and stat.S_ISDIR(status.st_mode):
                         remove_tree(entry.path)
-                    else:
+                    elif status.st_uid == me:
                         os.unlink(entry.path)
-
-
-def scratch_folders() -> list[str]:
-    """`SHARED_SCRATCH` and every other folder any user may write in that the machine lists in
-    its usual places (/run/lock, /var/lock, /var/crash...): those writable by all."""
-    found = list(SHARED_SCRATCH)
-    for parent in ("/", "/run", "/var", "/dev"):
-        with contextlib.suppress(OSError), os.scandir(parent) as entries:
-            for entry in entries:
-                with contextlib.suppress(OSError):
-                    mode = entry.stat(follow_symlinks=False).st_mode
-                    if stat.S_ISDIR(mode) and mode & stat.S_IWOTH and entry.path not in found:
-                        found.append(entry.path)
-    return found
+                    elif stat.S_ISDIR(status.st_mode) and status.st_mode & stat.S_IWOTH:
+                        if depth < NESTED:  # deeper: nothing of ours is looked for
+                            todo.append((entry.path, depth + 1))
+                except FileNotFoundError:
+                    continue
+                except OSError as error:
+                    failed.append(f"{entry.path}: {error.strerror}")
+    return failed
 
 
 def remove_tree(path: str, depth: int = 64) -> None:
     """Remove the folder `path` and all it holds, by descriptor (no link followed), with at most
     `depth` folders open at once: a deeper folder is moved up to `path` and emptied from there
     (shutil.rmtree recurses: 1,000 nested folders raise RecursionError before Python 3.13).
-    A folder its owner made unreadable or read-only (mode 000) is given back its rights first."""
+    Each folder is listed once (files unlinked, folders kept in a list to visit), so the work
+    grows with the entries, however wide or deep (listing a wide folder again for each folder
+    in it made 3,000 folders cost 5 to 17 s). A folder its owner made unreadable or read-only
+    (mode 000) is given back its rights first."""
     top = _open_folder(path, None)
-    stack = [(top, "")]  # the folders being emptied, each with its name in the one above
+    stack = [(top, "", _emptied(top))]  # open folders, each: its name above, folders to visit
     while stack:
-        folder, name = stack[-1]
-        with os.scandir(folder) as entries:
-            inner = next((e.name for e in entries if e.is_dir(follow_symlinks=False)), None)
-        if inner is not None and len(stack) >= depth:  # too deep: move it up, empty it later
-            _retry(folder, os.rename, inner, _free_name(top), src_dir_fd=folder, dst_dir_fd=top)
-        elif inner is not None:
-            stack.append((_open_folder(inner, folder), inner))
-        else:
-            with os.scandir(folder) as entries:
-                for entry in list(entries):
-                    _retry(folder, os.unlink, entry.name, dir_fd=folder)
+        folder, name, inner = stack[-1]
+        if inner:
+            child = inner.pop()
+            if len(stack) >= depth:  # too deep: move it up, empty it from the top later
+                moved = _free_name(top)
+                _retry(folder, os.rename, child, moved, src_dir_fd=folder, dst_dir_fd=top)
+                stack[0][2].append(moved)
+            else:
+                opened = _open_folder(child, folder)
+                stack.append((opened, child, _emptied(opened)))
+            continue
+        inner.extend(_emptied(folder))  # made meanwhile (nothing of its user still runs)
+        if not inner:
             stack.pop()
+            os.close(folder)  # first: on ext4 a folder removed while open costs ~3 ms more
             if stack:
                 _retry(stack[-1][0], os.rmdir, name, dir_fd=stack[-1][0])
-            os.close(folder)
     os.rmdir(path)
+
+
+def _emptied(folder: int) -> list[str]:
+    """Unlink everything but folders in the open `folder`, in one listing; return the folders."""
+    inner = []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                inner.append(entry.name)
+            else:
+                _retry(folder, os.unlink, entry.name, dir_fd=folder)
+    return inner
 
 
 def _free_name(folder: int) -> str:
@@ -183,8 +204,11 @@ def _retry(folder: int, change, *args, **kwargs) -> None:
         change(*args, **kwargs)
 
 
-if __name__ == "__main__":
-    kill_everything()
+if __name__ == "__main__":  # the folders any user may write: see `remove_own_files`
+    running = kill_everything()
     clear_keyrings()
     remove_system_v_objects()
-    remove_own_files()
+    left = remove_own_files(sys.argv[1:])
+    if running or left:  # exit 1: `kernel_users.reap` must not hand this user on
+        print(*(["processes of this user still run"] if running else []), *left[:5], sep="\n")
+        sys.exit(1)

@@ -1,6 +1,7 @@
 """Lesson 5's exercises: encoding, special tokens, GPT-4's digit groups, and the capstone.
 
-- `encoding`: `encode`, `encode_with_specials` and `digit_groups`;
+- `encoding`: `encode` and `encode_with_specials`;
+- `numbers`: `digit_groups`, the number pieces of GPT-4's pattern in any text;
 - `capstone`: `recover_merges` and `gpt4_encode`, GPT-4's tokenizer in the learner's own code,
   checked against tiktoken;
 - `texts`: the sentences they are checked on, written for them.
@@ -9,7 +10,8 @@
 from __future__ import annotations
 
 from lib.exercises.lesson5.capstone import gpt4_encode, recover_merges
-from lib.exercises.lesson5.encoding import digit_groups, encode, encode_with_specials
+from lib.exercises.lesson5.encoding import encode, encode_with_specials
+from lib.exercises.lesson5.numbers import digit_groups
 
 __all__ = [
     "EXERCISES",

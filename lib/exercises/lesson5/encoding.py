@@ -1,4 +1,4 @@
-"""Lesson 5: `encode`, `encode_with_specials` and `digit_groups` (GPT-4's way of cutting numbers).
+"""Lesson 5: `encode` and `encode_with_specials`.
 
 Expected values come from `lib`'s reference code. The small tokenizers behind the cases are
 trained on a few sentences written for these checks (`texts`).
@@ -10,7 +10,7 @@ import functools
 
 from lib import bpe
 from lib.exercises.core import Case, Exercise, Raises
-from lib.exercises.generated import random_texts, rng
+from lib.exercises.generated import random_texts
 from lib.exercises.lesson5.texts import HIDDEN_TEXTS, SPECIALS, TEXTS, TRAINING_TEXT
 from lib.tokenizer import Tokenizer
 
@@ -101,18 +101,6 @@ _HIDDEN_SPECIALS = [
 ]
 
 
-def _digits() -> list[str]:
-    """Made-up digit strings, 1 to 14 digits long (secret when the grader makes them)."""
-    draw = rng(52)
-    return ["".join(draw.choices("0123456789", k=draw.randint(1, 14))) for _ in range(6)]
-
-
-def _digit_cases(numbers: list[str]) -> list[Case]:
-    from lib import patterns
-
-    return [Case(args=(n,), expected=patterns.split_text(n, "gpt4")) for n in numbers]
-
-
 encode = Exercise(
     name="encode",
     lesson=5,
@@ -194,28 +182,5 @@ def encode_with_specials(
         elif piece:
             ids.extend(bpe.encode_chunk(piece.encode("utf-8"), ranks))
     return ids
-""",
-)
-
-digit_groups = Exercise(
-    name="digit_groups",
-    lesson=5,
-    points=1,
-    target="digit_groups",
-    forbidden=("re", "regex", ".encode", ".encode_ordinary", ".split_text"),
-    cases=lambda: _digit_cases(["7", "77", "777", "7777", "1234567", "2024"]),
-    hidden_cases=lambda: _digit_cases(["80235", "3141592653", "१२३४५", "", "00000000"] + _digits()),
-    hints=(
-        "Predict from the pattern alone: GPT-4's pattern has the piece \\p{N}{1,3}. Which "
-        "end of the number does a regular expression start matching from?",
-        "It starts at the left and takes as many digits as it may, up to three, then "
-        "starts again after them. Only the last group can be shorter.",
-        "So '1234567' becomes '123', '456', '7'. Write down where each group starts and "
-        "ends: what do the starts have in common, and what happens to the last group? An "
-        "empty string has no groups at all.",
-    ),
-    solution_code="""\
-def digit_groups(digits: str) -> list[str]:
-    return [digits[i : i + 3] for i in range(0, len(digits), 3)]
 """,
 )

@@ -1,0 +1,66 @@
+"""Names a unit of the learner's code may not bind itself, because every check skips a name the
+unit binds (its parameters, locals, loop variables...) while the value bound there can still be
+the builtin or module the rules judge: `def f(cp, eval=eval)`, `[bytes(...) for bytes in
+[bytes]]`, `global eval`, `bpe=bpe`. `own_code` refuses such a unit with `binds_judged`'s reason.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+
+from lib.exercises.allowed import JUDGED_BUILTINS
+
+
+def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[str]) -> str:
+    """ "" unless the unit binds a name the rules judge (`judged`: a builtin that runs or finds
+    code, `getattr`, `type`, what the exercise forbids; `aliases`: a module's name the notebook
+    imports). Every check skips a name the unit binds, yet a default, a loop's iterable or a
+    class attribute's value is looked up outside: `def f(cp, eval=eval)`, `for bytes in
+    [bytes]`, `global eval`, `bpe=bpe` would each reach the real one unread."""
+    imports = {
+        a.asname or a.name.partition(".")[0]
+        for item in ast.walk(node)
+        if isinstance(item, ast.Import | ast.ImportFrom)
+        for a in item.names
+    }
+    declared = {
+        n for i in ast.walk(node) if isinstance(i, ast.Global | ast.Nonlocal) for n in i.names
+    }
+    named = (
+        {node.name}
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+        else set()
+    )
+    for name in sorted(own | declared | named | imports):
+        if name in JUDGED_BUILTINS or (name in judged and hasattr(builtins, name)):
+            return f"binds `{name}`, a builtin's name: choose another name"
+        if name in imports:  # an import is judged as one (`outside`, `forbidden_name`)
+            continue
+        if name in judged:
+            return f"binds `{name}`, a name this exercise asks you to do without: choose another"
+        if name in aliases and name in _looked_up_outside(node) | declared:
+            return f"binds `{name}`, the name of a module the notebook imports: choose another"
+    return ""
+
+
+def _looked_up_outside(node: ast.AST) -> set[str]:
+    """The names this unit binds whose value is looked up in the scope around the binding: a
+    parameter with a default (`bpe=bpe`), a comprehension's variable (`for m in [bpe]`), a class
+    attribute (`bpe = bpe`). A plain parameter or a function's local variable holds no module
+    (`def f(data)` beside `from lib import data` is fine): its uses are read as its own."""
+    names = set()
+    for item in ast.walk(node):
+        if isinstance(item, ast.arguments):
+            positional = [*item.posonlyargs, *item.args]
+            with_default = positional[len(positional) - len(item.defaults) :]
+            with_default += [a for a, d in zip(item.kwonlyargs, item.kw_defaults, strict=True) if d]
+            names.update(a.arg for a in with_default)
+        elif isinstance(item, ast.comprehension):
+            names.update(n.id for n in ast.walk(item.target) if isinstance(n, ast.Name))
+        elif isinstance(item, ast.ClassDef):
+            for statement in item.body:
+                if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    stored = (n for n in ast.walk(statement) if isinstance(n, ast.Name))
+                    names.update(n.id for n in stored if isinstance(n.ctx, ast.Store))
+    return names

@@ -1,0 +1,99 @@
+"""Lesson 5's `digit_groups`: the number pieces GPT-4's pattern cuts out of any text, worked out
+from its piece `\\p{N}{1,3}+` alone. Expected values come from `lib.patterns.split_text`."""
+
+from __future__ import annotations
+
+from lib.exercises.core import Case, Exercise
+from lib.exercises.generated import rng
+
+# Number characters of several kinds: ASCII and Devanagari digits, superscripts, a fraction, a
+# Roman numeral, a circled one; and characters that look like numbers to some test but are not
+# \p{N}: the CJK numerals 五 and 一 are letters (str.isnumeric() says True).
+_NUMBERS = "0123456789" * 2 + "१२३४५" + "²³" + "½Ⅻ①" * 3
+_NOT_NUMBERS = "ab xé, .$-" + "五一" * 4 + "\n"
+
+_DIGIT_TEXTS = [
+    "1234567",
+    "In 2024, 1234567 people paid $80,235.50.",
+    "98765x4321",  # each run of numbers is cut on its own
+    "१२३४५ और 12",  # Devanagari digits are numbers too
+    "½ cup, Ⅻ o'clock, x²³⁴⁵",  # so are a fraction, a Roman numeral, superscripts
+    "五月 is May, the 3rd",  # 五 is a letter (a CJK numeral), not \p{N}
+    "Chapter Ⅻ: ① ½",
+    "一二三 is 123",
+    "",
+    "no numbers",
+]
+
+
+def _hidden_digit_texts() -> list[str]:
+    """Made-up texts of numbers and other characters (secret when the grader makes them)."""
+    draw = rng(52)
+    alphabet = _NUMBERS + _NOT_NUMBERS
+    return ["".join(draw.choices(alphabet, k=draw.randint(1, 24))) for _ in range(12)]
+
+
+def _digit_cases(texts: list[str]) -> list[Case]:
+    import regex
+
+    from lib import patterns
+
+    return [
+        Case(
+            args=(text,),
+            expected=[p for p in patterns.split_text(text, "gpt4") if regex.match(r"\p{N}", p)],
+        )
+        for text in texts
+    ]
+
+
+def _other_characters(cases: list[Case], answers: list) -> str | None:
+    """Name the class mistake: groups that hold other characters than the right ones."""
+    for case, answer in zip(cases, answers, strict=True):
+        if isinstance(answer, list) and all(isinstance(group, str) for group in answer):
+            if sorted("".join(answer)) != sorted("".join(case.expected)):
+                return (
+                    "Your groups hold other characters than \\p{N} matches. \\p{N} is every "
+                    "character whose Unicode category starts with N (Nd, Nl, No), whatever "
+                    "the script; str's isdigit and isnumeric draw other lines."
+                )
+    return None
+
+
+digit_groups = Exercise(
+    name="digit_groups",
+    lesson=5,
+    points=1,
+    target="digit_groups",
+    forbidden=("re", "regex", ".encode", ".encode_ordinary", ".split_text"),
+    cases=lambda: _digit_cases(_DIGIT_TEXTS),
+    hidden_cases=lambda: _digit_cases(["80235", "3141592653", "00000000"] + _hidden_digit_texts()),
+    wrong_turns=_other_characters,
+    hints=(
+        "Read the pattern piece \\p{N}{1,3}+ slowly. \\p{N} is a class of characters, and "
+        "not only 0 to 9: which characters of the check's texts are in it? The module "
+        "unicodedata tells you a character's category, and the N of \\p{N} is one.",
+        "A number piece holds number characters and nothing else. So where does a group end "
+        "when the next character is not a number, and where does the next group start "
+        "counting its three?",
+        "Check yourself: 'x²³⁴⁵ or ½, 98765x4321' gives ['²³⁴', '⁵', '½', '987', '65', "
+        "'432', '1'], and '五月' gives [] (五 is a letter).",
+    ),
+    solution_code="""\
+import unicodedata
+
+
+def digit_groups(text: str) -> list[str]:
+    groups, length = [], 0  # length: of the last group, while it may still grow
+    for ch in text:
+        if not unicodedata.category(ch).startswith("N"):  # \\p{N}: any number character
+            length = 0  # the next number starts a group of its own
+        elif length in (0, 3):
+            groups.append(ch)
+            length = 1
+        else:
+            groups[-1] += ch
+            length += 1
+    return groups
+""",
+)

@@ -19,29 +19,40 @@ The speed comes from letting Python's string methods, written in C, do the work 
   neighbours y, so the count changes are gathered by neighbour and applied once per neighbour;
 - every chunk is framed by an `edge` character that is no token, so no piece is ever empty at
   the ends of a chunk, and an empty piece always means two occurrences side by side (a b a b).
+
+A merge so costs the length of the chunks it visits. Trained without a split pattern, the whole
+text is one chunk, visited by every merge: then `bpe_long_chunks` keeps the books instead, with
+every token in its place in numpy arrays, so that a merge costs the places it changes.
 """
 
 from __future__ import annotations
 
-from bisect import insort
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from operator import add, itemgetter
 
+from lib.bpe_long_chunks import LongChunks
 from lib.bpe_types import Merges
+from lib.pair_queue import PairQueue
 from lib.progress import progress as progress_bar
 
+LONG = 1000  # bytes per chunk, on average, from which `LongChunks` keeps the books
 _LAST, _FIRST = itemgetter(slice(-1, None)), itemgetter(slice(1))  # "" for an empty piece
 
 
 def train_fast(
-    words: Counter, n_merges: int, progress: bool = False, consume: bool = False
+    words: Counter,
+    n_merges: int,
+    progress: bool = False,
+    consume: bool = False,
+    long_chunks: bool | None = None,
 ) -> Merges:
     """Learn up to `n_merges` merges from {chunk bytes: count}; see `lib.bpe.train`.
 
     With `consume=True`, `words` is emptied once the trainer has its own copy of the chunks, for a
     caller with no further use for it: their memory is then free before the merge loop's tables
-    grow, which is when a big corpus reaches its peak.
+    grow, which is when a big corpus reaches its peak. `long_chunks` chooses the books (True:
+    `LongChunks`, False: strings); by default the chunks' average length does (`is_long`).
     """
     kept = [chunk for chunk in words if len(chunk) > 1]  # a single byte holds no pair
     # Every merge shortens some chunk by one token, so the text cannot give more merges than this;
@@ -50,25 +61,46 @@ def train_fast(
     if 256 + n_merges >= 0x110000:
         raise ValueError(f"{n_merges} merges do not fit in the fast trainer's id space (1.1M)")
     edge = chr(256 + n_merges)  # one more than the largest id: never a token
-    chunks, weights, counts, where = prepare_chunks(kept, words, edge)
+    if long_chunks is None:
+        long_chunks = is_long(kept)
+    token_bytes = [bytes([i]) for i in range(256)]  # id -> bytes, grown by each merge
+    if long_chunks:
+        table = LongChunks(kept, [words[chunk] for chunk in kept], n_ids=256 + n_merges)
+        counts, merge, k = table.counts, table.merge, table.n_ids
+
+        def by_bytes(pair: int) -> tuple[bytes, bytes]:
+            return token_bytes[pair // k], token_bytes[pair % k]
+
+    else:
+        chunks, weights, counts, where = prepare_chunks(kept, words, edge)
+
+        def by_bytes(pair: str) -> tuple[bytes, bytes]:
+            return token_bytes[ord(pair[0])], token_bytes[ord(pair[1])]
+
+        def merge(pair: str, new_id: int, queue: PairQueue) -> None:
+            merge_pair(pair, chr(new_id), edge, chunks, weights, counts, where, queue)
+
     if consume:
         words.clear()
     del kept  # with `words` consumed, this frees the bytes of every chunk
-    token_bytes = [bytes([i]) for i in range(256)]
     # Ties go to the greatest (left bytes, right bytes): that is the order the queue sorts by.
-    queue = PairQueue(counts, key=lambda k: (token_bytes[ord(k[0])], token_bytes[ord(k[1])]))
+    queue = PairQueue(counts, key=by_bytes)
     merges: Merges = []
-
     steps = range(256, 256 + n_merges)
     for new_id in progress_bar(steps, total=len(steps), desc="merges", enabled=progress):
         pair = queue.pop(counts)
         if pair is None:
             break
-        a, b = pair
-        merges.append((token_bytes[ord(a)], token_bytes[ord(b)]))
-        token_bytes.append(token_bytes[ord(a)] + token_bytes[ord(b)])
-        merge_pair(pair, chr(new_id), edge, chunks, weights, counts, where, queue)
+        merges.append(by_bytes(pair))
+        token_bytes.append(b"".join(merges[-1]))
+        merge(pair, new_id, queue)
     return merges
+
+
+def is_long(chunks: list[bytes]) -> bool:
+    """Whether the chunks are long enough for `LongChunks`, whose every merge costs numpy calls
+    (tens of microseconds) but no longer grows with the text."""
+    return sum(map(len, chunks)) > LONG * len(chunks)
 
 
 def prepare_chunks(
@@ -155,50 +187,3 @@ def count_pairs(
             counts[pair] += n * w
             where[pair].append(i)
     return dict(counts), dict(where)
-
-
-class PairQueue:
-    """Pairs by count, popping the most frequent one; of equal counts, the greatest bytes.
-
-    A new pair never outnumbers the pair just merged (each of its occurrences holds the new
-    token) and old pairs only lose occurrences, so the top count never rises. So one list of pairs
-    per count is enough, walked from the top down, sorted by bytes when it is reached. A pair sits
-    in the list of the count it had when it was filed; if that count has fallen by the time the
-    pair is popped, it is filed again under its true count.
-    """
-
-    def __init__(self, counts: dict[str, int], key: Callable[[str], tuple[bytes, bytes]]):
-        self.buckets: defaultdict[int, list[str]] = defaultdict(list)
-        for k, c in counts.items():
-            self.buckets[c].append(k)
-        self.top = max(self.buckets, default=0)
-        self.key = key
-        self.top_sorted = False
-
-    def push(self, pair: str, count: int) -> None:
-        """File a new pair; the list being popped from is kept sorted."""
-        if count == self.top and self.top_sorted:
-            insort(self.buckets[count], pair, key=self.key)
-        else:
-            self.buckets[count].append(pair)
-
-    def pop(self, counts: dict[str, int]) -> str | None:
-        """Take out the best pair whose filed count is still true (None when none is left)."""
-        buckets = self.buckets
-        while buckets:
-            while self.top not in buckets:
-                self.top -= 1
-                self.top_sorted = False
-            bucket = buckets[self.top]
-            if not self.top_sorted:
-                bucket.sort(key=self.key)
-                self.top_sorted = True
-            pair = bucket.pop()
-            if not bucket:
-                del buckets[self.top]
-            count = counts.get(pair, 0)
-            if count == self.top:
-                return pair
-            if count > 0:
-                buckets[count].append(pair)  # a lower count, not reached (so not sorted) yet
-        return None

@@ -18,29 +18,27 @@ views and `merges` a fresh list, so nothing derived from them can fall out of st
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from itertools import chain
-from pathlib import Path
 from types import MappingProxyType
 
-from lib import bpe, bpe_batch, patterns, specials, tokenizer_checks
+from lib import bpe, patterns, specials, tokenizer_checks
 from lib.specials import Specials
+from lib.tokenizer_encoder import PlainEncoder
 from lib.tokenizer_formats import TokenizerFiles
+from lib.tokenizer_training import TokenizerTraining
 
 _IDS_ARE_MERGE_ORDER: list = []  # from_ranks's "merges": a marker, compared by identity
-_CACHE_LIMIT = 200_000  # chunks remembered: whole words repeat, so a cache saves most BPE work
-_BATCH_FROM = 20  # new chunks from which numpy's batch encoder beats encoding them one by one
 
 
-class Tokenizer(TokenizerFiles):
+class Tokenizer(TokenizerTraining, TokenizerFiles):
     """A byte-level BPE tokenizer: vocabulary, merges, split pattern and special tokens.
 
     `Tokenizer(vocab, merges, pattern, special_tokens=[...])` checks that the parts agree and
     raises ValueError naming the entry at fault. `special_tokens` is a list (ids taken from the
-    vocabulary, else the next free ones) or a dict {token: id}. Loading and saving (tiktoken,
-    GPT-2's and Hugging Face's files, our own) come from `lib.tokenizer_formats`.
+    vocabulary, else the next free ones) or a dict {token: id}. Training comes from
+    `lib.tokenizer_training`; loading and saving (tiktoken, GPT-2's and Hugging Face's files, our
+    own) from `lib.tokenizer_formats`; encoding text between special tokens, fast, from
+    `lib.tokenizer_encoder`.
     """
 
     def __init__(
@@ -73,63 +71,9 @@ class Tokenizer(TokenizerFiles):
             self._merge_rank = {}
             for k, (left, right) in enumerate(merges):
                 self._merge_rank.setdefault(left + right, k)
-        self._cache: dict[str, list[int]] = {}  # chunk -> ids, a pure function of the above
-        self._pairs: bpe_batch.PairTable | None | bool = None  # built when first needed
+        self._plain = PlainEncoder(self._pattern, self._merge_rank, self._token_id)
 
-    # -- making one ---------------------------------------------------------------------------
-    @classmethod
-    def train(
-        cls,
-        text: str,
-        vocab_size: int,
-        pattern: str | None = None,
-        special_tokens: Iterable[str] = (),
-        *,
-        method: str = "fast",
-        progress: bool = False,
-    ) -> Tokenizer:
-        """Train on `text` (see `lib.bpe.train` for the rules) and return the tokenizer."""
-        if not isinstance(special_tokens, str):  # a str is refused by bpe.train, clearly
-            special_tokens = list(special_tokens)  # read twice below: a generator would not be
-        vocab, merges = bpe.train(text, vocab_size, pattern, special_tokens, method, progress)
-        return cls._trained(vocab, merges, pattern, special_tokens)
-
-    @classmethod
-    def train_from_files(
-        cls,
-        paths: Iterable[str | Path],
-        *,
-        vocab_size: int,
-        pattern: str | None = "gpt4",
-        special_tokens: Iterable[str] = (),
-        workers: int | None = None,
-        progress: bool = False,
-    ) -> Tokenizer:
-        """Train on text files, streamed and split in parallel (see `lib.bpe_files`); the result
-        is the tokenizer `train` would learn from the files' concatenated text."""
-        from lib.bpe_files import train_from_files
-
-        if not isinstance(special_tokens, str):  # a str is refused by the trainer, with a hint
-            special_tokens = list(special_tokens)
-        vocab, merges = train_from_files(
-            paths,
-            vocab_size=vocab_size,
-            pattern=pattern,
-            special_tokens=special_tokens,
-            workers=workers,
-            progress=progress,
-        )
-        return cls._trained(vocab, merges, pattern, special_tokens)
-
-    @classmethod
-    def _trained(
-        cls, vocab: dict[int, bytes], merges: list, pattern: str | None, special_tokens: list[str]
-    ) -> Tokenizer:
-        """What a trainer learned, as a tokenizer: special tokens numbered after the merges."""
-        names = list(dict.fromkeys(special_tokens))
-        ids = range(256 + len(merges), 256 + len(merges) + len(names))
-        return cls(vocab, merges, pattern, special_tokens=dict(zip(names, ids, strict=True)))
-
+    # -- from tiktoken's ranks ------------------------------------------------------------------
     @classmethod
     def from_ranks(
         cls,
@@ -199,7 +143,7 @@ class Tokenizer(TokenizerFiles):
     def encode_ordinary(self, text: str) -> list[int]:
         """Encode `text` treating special-token strings as plain text."""
         _check_text(text)
-        return self._encode_plain(bpe.replace_lone_surrogates(text))
+        return self._plain.encode(bpe.replace_lone_surrogates(text))
 
     def encode(
         self,
@@ -242,65 +186,8 @@ class Tokenizer(TokenizerFiles):
             if is_special:
                 ids.append(self._special[piece])
             else:
-                ids.extend(self._encode_plain(piece))
+                ids.extend(self._plain.encode(piece))
         return ids
-
-    def _encode_plain(self, text: str) -> list[int]:
-        """Split `text` and encode each *distinct* chunk once, then lay the ids out in order.
-
-        A text repeats its words: the 4 M characters of the 32 FLORES files are 1 M chunks but
-        only 190 K different ones. Each different chunk is encoded once (remembered beyond this
-        call in `_cache`, up to a limit), and every chunk is then mapped to its ids in C, so no
-        Python-level step is taken per chunk occurrence, only per distinct chunk. The chunks new
-        to the cache are encoded all together (`_encode_new`).
-        """
-        with _no_gc_pauses():
-            return self._encode_chunks(patterns.split_text(text, self._pattern))
-
-    def _encode_chunks(self, chunks: list[str]) -> list[int]:
-        cache = self._cache
-        distinct = dict.fromkeys(chunks)
-        new = []
-        for chunk in distinct:
-            chunk_ids = cache.get(chunk)
-            if chunk_ids is None:
-                new.append(chunk)
-            else:
-                distinct[chunk] = chunk_ids
-        encoded = self._encode_new(new)
-        distinct.update(zip(new, encoded, strict=True))
-        room = _CACHE_LIMIT - len(cache)
-        if room > 0:  # long runs rarely repeat: only chunks under 64 characters are kept
-            pairs = zip(new, encoded, strict=True)
-            kept = [(chunk, ids) for chunk, ids in pairs if len(chunk) < 64]
-            cache.update(kept[:room])
-        return list(chain.from_iterable(map(distinct.__getitem__, chunks)))
-
-    def _encode_new(self, chunks: list[str]) -> list[list[int]]:
-        """The ids of each chunk, by `bpe.encode_chunk`'s rules. A chunk that is a token is that
-        token; the others, when there are enough of them to pay numpy's overhead, take their merge
-        steps side by side in `lib.bpe_batch` (the same steps, so the same ids), else one by one."""
-        ranks, token_ids = self._merge_rank, self._token_id
-        datas = [chunk.encode("utf-8") for chunk in chunks]
-        found = [ranks.get(data) for data in datas]
-        rest = [data for data, rank in zip(datas, found, strict=True) if rank is None]
-        table = self._pair_table() if len(rest) >= _BATCH_FROM else None
-        if table is None:
-            merged = iter([bpe.encode_chunk(data, ranks, token_ids) for data in rest])
-        else:
-            merged = iter(bpe_batch.encode_chunks(rest, table))
-        return [
-            next(merged) if rank is None else [token_ids[data]]
-            for data, rank in zip(datas, found, strict=True)
-        ]
-
-    def _pair_table(self) -> bpe_batch.PairTable | None:
-        """The batch encoder's table of pairs, built on first use (about a second for o200k_base);
-        None for a vocabulary it cannot hold, which is then encoded chunk by chunk."""
-        if self._pairs is None:
-            fits = bpe_batch.PairTable.fits(self._merge_rank, self._token_id)
-            self._pairs = bpe_batch.PairTable(self._merge_rank, self._token_id) if fits else False
-        return self._pairs or None
 
     # -- decoding -----------------------------------------------------------------------------
     def decode_bytes(self, ids: Iterable[int]) -> bytes:
@@ -321,21 +208,6 @@ class Tokenizer(TokenizerFiles):
         """Decode ids to text. A token can be part of a character, so a sequence of ids need not be
         valid UTF-8: by default broken bytes become "\ufffd"; `errors="strict"` raises instead."""
         return self.decode_bytes(ids).decode("utf-8", errors=errors)
-
-
-@contextmanager
-def _no_gc_pauses() -> Iterator[None]:
-    """Hold off Python's cycle collector while encoding. A text's encoding makes a list for each
-    distinct chunk, hundreds of thousands of them, and none can be part of a cycle; the collector,
-    counting those allocations, would otherwise walk every object in the process again and again
-    (a third of a cold encode's time, measured)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _check_text(text: object) -> None:

@@ -180,7 +180,7 @@ def side(job: str, who: str):
     def cold() -> Tokenizer:
         # Each round starts with no chunk remembered. The batch encoder's table of pairs, a
         # function of the vocabulary built on first use, is kept, as tiktoken keeps its own.
-        tok._cache.clear()
+        tok._plain.cache.clear()
         return tok
 
     return cold, ["cold", "warm"], lambda tok: tok.encode_ordinary(text), same

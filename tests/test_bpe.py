@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lib import bpe, data, patterns
+from lib import bpe, bpe_fast, bpe_long_chunks, data, patterns
 
 
 def gpt2_printable_bytes() -> dict[str, int]:
@@ -152,6 +152,43 @@ def test_fast_equals_naive_on_generated_text(text, extra, pattern, special):
     assert fast == naive
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    text=texts,
+    extra=st.integers(0, 40),
+    pattern=st.sampled_from([None, "gpt4"]),
+    special=st.booleans(),
+    long_chunks=st.booleans(),
+)
+def test_both_bookkeepings_equal_naive(text, extra, pattern, special, long_chunks):
+    """The fast trainer keeps its books as strings (short chunks) or as places in arrays (long
+    chunks, `bpe_long_chunks`); it chooses by the chunks' lengths, and either gives the merges of
+    the naive loop on any text. Repeated chunks (weights above 1) come from the pattern."""
+    specials = ["<|endoftext|>"] if special else []
+    words = bpe.chunk_counts(text, pattern, specials)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        naive = bpe.train_from_counts(words, 256 + len(specials) + extra, specials, "naive")[1]
+    assert bpe_fast.train_fast(words, extra, long_chunks=long_chunks) == naive
+
+
+def test_a_text_without_a_pattern_is_trained_on_token_places(monkeypatch):
+    """One long chunk goes to `LongChunks`, whose merges cost the places they change (a string
+    would be copied whole by every merge); words stay with the string books."""
+    merged = []
+    merge = bpe_long_chunks.LongChunks.merge
+    monkeypatch.setattr(
+        bpe_long_chunks.LongChunks,
+        "merge",
+        lambda self, *args: merged.append(args) or merge(self, *args),
+    )
+    text = data.read_text("the-verdict")[:5000]
+    assert bpe.train(text, 300) == bpe.train(text, 300, method="naive")
+    assert len(merged) == 44
+    bpe.train(text, 300, "gpt4")
+    assert len(merged) == 44
+
+
 @pytest.mark.parametrize("text", ["", "a", "aa", "aaaaaa", "ababab", "\u00e9" * 7])
 def test_fast_equals_naive_on_edge_cases(text):
     naive, fast = both_methods(text, 270)
@@ -160,9 +197,12 @@ def test_fast_equals_naive_on_edge_cases(text):
 
 def test_fast_equals_naive_on_real_text():
     text = data.read_text("the-verdict")[:6000] + data.read_text("ramcharitmanas")[:6000]
-    for pattern in (None, "gpt4"):
+    for pattern in ("gpt4", None):
         naive, fast = both_methods(text, 400, pattern=pattern)
         assert fast == naive
+    words = bpe.chunk_counts(text)  # one chunk: the long-chunk books; now the string ones too
+    assert bpe_fast.is_long(list(words))
+    assert bpe_fast.train_fast(words, 144, long_chunks=False) == naive[1]
 
 
 # -- encoding one chunk ----------------------------------------------------------------------

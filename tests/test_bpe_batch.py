@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lib import Tokenizer, bpe, bpe_batch, data, patterns, tokenizer
+from lib import Tokenizer, bpe, bpe_batch, data, patterns, tokenizer_encoder
 
 # Short strings over few letters, so that a small vocabulary finds many merges in them.
 ALPHABET = "ab c\u00e9"
@@ -88,12 +88,12 @@ def tiktoken_pair(request):
 @settings(max_examples=60, deadline=None)
 @given(texts=st.lists(st.text(st.characters(exclude_categories=("Cn",))), min_size=20))
 def test_batched_tokenizer_equals_tiktoken_on_random_text(tiktoken_pair, texts):
-    """Every chunk new and batched, however few (`_BATCH_FROM` set to 1), on random text."""
+    """Every chunk new and batched, however few (`BATCH_FROM` set to 1), on random text."""
     ours, ref = tiktoken_pair
     text = " ".join(texts)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(tokenizer, "_BATCH_FROM", 1)
-        ours._cache.clear()
+        patch.setattr(tokenizer_encoder, "BATCH_FROM", 1)
+        ours._plain.cache.clear()
         assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
 
 
@@ -106,8 +106,8 @@ def test_each_distinct_new_chunk_is_batched_once(tiktoken_pair, monkeypatch):
         return encode_chunks(chunks, table)
 
     monkeypatch.setattr(bpe_batch, "encode_chunks", counted)
-    monkeypatch.setattr(tokenizer, "_BATCH_FROM", 1)
-    ours._cache.clear()
+    monkeypatch.setattr(tokenizer_encoder, "BATCH_FROM", 1)
+    ours._plain.cache.clear()
     text = " Karpathian tokenizers and the dogs, Karpathian dogs" * 3
     assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
     distinct = {c.encode() for c in patterns.split_text(text, ours.pattern)}
@@ -125,7 +125,7 @@ def test_a_trained_tokenizer_encodes_the_same_batched_or_chunk_by_chunk():
     encodings = []
     for batch_from in (1, 10**9):
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(tokenizer, "_BATCH_FROM", batch_from)
-            tok._cache.clear()
+            patch.setattr(tokenizer_encoder, "BATCH_FROM", batch_from)
+            tok._plain.cache.clear()
             encodings.append(tok.encode_ordinary(text[10_000:]))
     assert encodings[0] == encodings[1]

@@ -3,11 +3,13 @@
 `python -m pytest` runs on one interpreter. This test takes the other ends of the promised range
 (Python 3.10 and 3.13 when the README says "3.10 to 3.13"): for each, a fresh virtual environment,
 `pip install -r requirements.txt` (exactly what a learner on that Python runs), then the unit tests
-in tests/. What cannot differ between Pythons runs once, in the main run: the notebooks, the
-tests marked `end_to_end` (whole classes graded, a lesson regenerated) and those marked `machine`
-(sandbox users, bubblewrap, cgroups, a browser: the machine's, and a sandbox user could not even
-start a Python that lives under root's home, as pyenv's do), and those marked `scale` (whole
-corpora, memory bounds, agreement with SentencePiece, Hugging Face, copydetect, nbconvert).
+whose outcome can depend on the Python: `PER_PYTHON` below names each module and why. The rest
+runs once, in the main run: the notebooks; tests of code that behaves alike on every Python
+(reports, rosters, the website's HTML, the data files' checksums); those marked `end_to_end`
+(whole classes graded, a lesson regenerated), `machine` (sandbox users, bubblewrap, cgroups, a
+browser: the machine's, and a sandbox user could not even start a Python that lives under root's
+home, as pyenv's do) and `scale` (whole corpora, memory bounds, agreement with SentencePiece,
+Hugging Face, copydetect, nbconvert), which are deselected even inside the modules named.
 
 Both runs start in the background as soon as pytest has collected this test (conftest.py), at a
 lower priority, so they use what the main run leaves of the CPU (it waits on kernels half of the
@@ -35,11 +37,51 @@ from test_python_range import stated_range
 ROOT = Path(__file__).resolve().parent.parent
 INSIDE = "COURSE_TESTING_OTHER_PYTHON"  # set in the child runs, so that they do not recurse
 ASKED = "COURSE_REQUIRE_PYTHONS"  # set to run this test (.ci/run sets it)
-MINUTES = 30  # one Python's install and tests, beside the main run: 8 alone, 13+ beside it
+MINUTES = 30  # one Python's install and tests, beside the main run
 STUCK = 180  # seconds one test may take before pytest prints every thread's stack into the log
 # What the main run alone runs (pyproject's markers): whole batches, checks of the machine, and
 # tests of scale and of agreement with third-party tokenizers.
 SELECTION = "not end_to_end and not machine and not scale"
+# The modules whose outcome can change with the Python, and why. A module left out runs once.
+PER_PYTHON = {
+    # The library's own code on this interpreter: every module imports, doctests hold.
+    "test_house.py": "every lib module imports and its doctests pass on this Python",
+    "test_python_range.py": "the range this very run stands for",
+    # Unicode: each Python ships its own unicodedata (3.10: Unicode 13, 3.13: 15.1), and `regex`
+    # is pinned to another release on 3.10.
+    "test_unicode_tools.py": "lesson 1's helpers read unicodedata, which changes with Python",
+    "test_char_tokenizer.py": "lesson 2's tokenizer over code points",
+    "test_patterns.py": "split patterns under this Python's `regex` release",
+    "test_streaming.py": "incremental UTF-8 decoding (codecs)",
+    "test_tiktoken_parity.py": "our regex splits and merges against tiktoken's, token for token",
+    # The algorithms learners run in their own Python.
+    "test_bpe.py": "BPE, naive and fast, the reference fixtures",
+    "test_tokenizer.py": "the Tokenizer: round trips, files, errors",
+    "test_tokenizer_contract.py": "the Tokenizer's dataclass contract (frozen, checked)",
+    "test_bpe_batch.py": "the batch encoder against the one-chunk encoders",
+    "test_bpe_dropout.py": "BPE-dropout: seeded draws replay (random's algorithms)",
+    "test_added_tokens.py": "added tokens' ids",
+    "test_superword_bpe.py": "SuperBPE's two stages",
+    "test_parity_bpe.py": "the parity-aware trainer",
+    "test_difftest.py": "lesson 3's differential tester shrinks the planted bugs",
+    # The grader reads learners' code with `ast`, whose nodes and constructor change by release
+    # (3.11's recursion check, 3.12's type aliases, 3.13's defaults), and judges plain data.
+    "test_own_code.py": "the own-code reading (ast)",
+    "test_allowed.py": "the own-code allow-list (ast)",
+    "test_red_team_own_code.py": "doors through the own-code reading (ast)",
+    "test_red_team_own_code_2.py": "more doors through the own-code reading (ast)",
+    "test_judging.py": "answers read as plain data without running their methods",
+    "test_programs_graded.py": "each exercise's program cut by its own rules (ast)",
+    # The exercises: check() runs in the learner's kernel, on any Python of the range.
+    "test_exercises.py": "the exercise framework and every lesson's exercises",
+    "test_lesson3_exercises.py": "lesson 3's exercises",
+    "test_lesson5_exercises.py": "lesson 5's exercises",
+    "test_lesson6_exercises.py": "lesson 6's exercises",
+    "test_lessons_1_2_4_7_8_exercises.py": "the other lessons' exercises",
+    # A kernel of this Python graded end to end, on a small class (the grader's kernel-side code
+    # runs in it: interrupts, crashes, time limits).
+    "test_grade.py": "the grader with kernels of this Python",
+}
 
 
 @dataclass
@@ -83,13 +125,14 @@ def start_all() -> list[Run] | str:
 
 
 def start(minor: int, python: str) -> Run:
-    """venv, pip install, pytest tests/: one shell job at low priority, its output in a log."""
+    """venv, pip install, pytest on `PER_PYTHON`: one shell job at low priority, logged."""
     folder = Path(tempfile.mkdtemp(prefix=f"course-py3{minor}-"))
     child = folder / "venv" / "bin" / "python"
     script = (
         f"'{python}' -m venv '{folder / 'venv'}' && "
         f"'{child}' -m pip install -q --disable-pip-version-check -r requirements.txt && "
-        f"'{child}' -m pytest tests -q -p no:cacheprovider -m '{SELECTION}' "
+        f"'{child}' -m pytest {' '.join(f'tests/{name}' for name in PER_PYTHON)} -q "
+        f"-p no:cacheprovider -m '{SELECTION}' "
         f"-o faulthandler_timeout={STUCK}"
     )
     log = folder / "log.txt"
@@ -135,6 +178,11 @@ def _tail(lines: list[str]) -> list[str]:
     """The end of a run's log, or from the first stack dump of a test that got stuck."""
     stuck = next((i for i, line in enumerate(lines) if line.startswith("Timeout (")), None)
     return lines[stuck : stuck + 150] if stuck is not None else lines[-40:]
+
+
+def test_every_module_run_on_the_other_pythons_exists():
+    """A renamed or split module must not drop out of the other Pythons' runs unnoticed."""
+    assert [name for name in PER_PYTHON if not (ROOT / "tests" / name).is_file()] == []
 
 
 def test_the_other_pythons_run_only_when_asked_and_never_inside_one(monkeypatch):

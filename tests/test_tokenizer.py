@@ -214,7 +214,7 @@ def test_each_distinct_chunk_is_encoded_once_per_call_even_with_the_cache_full(t
     """A chunk that repeats costs one BPE run per call, not one per occurrence, even once the
     chunk cache is full (its limit set to 0 here); the ids still follow the text's order. (Few
     new chunks run one by one; many run together, `tests/test_bpe_batch.py` counts those.)"""
-    from lib import bpe, tokenizer
+    from lib import bpe, tokenizer_encoder
 
     encode_chunk, runs = bpe.encode_chunk, []
 
@@ -224,9 +224,9 @@ def test_each_distinct_chunk_is_encoded_once_per_call_even_with_the_cache_full(t
 
     text = " the dog and the cat and the dog" * 3
     expected = tok.encode_ordinary(text)
-    monkeypatch.setattr(tokenizer, "_CACHE_LIMIT", 0)
+    monkeypatch.setattr(tokenizer_encoder, "CACHE_LIMIT", 0)
     monkeypatch.setattr(bpe, "encode_chunk", counted)
-    tok._cache.clear()
+    tok._plain.cache.clear()
     assert tok.encode_ordinary(text) == expected
     # " and" and " the" are tokens of this vocabulary, looked up whole; the others ran BPE once.
     assert b" the" in tok.ranks and b" and" in tok.ranks

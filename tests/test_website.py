@@ -9,7 +9,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import time
 from functools import cache
 from pathlib import Path
@@ -18,6 +17,7 @@ from urllib.parse import unquote
 import nbformat
 import pytest
 from bs4 import BeautifulSoup
+from one_browser import visit
 
 from lib.notebooks import NOTEBOOKS, ROOT, main, notebook_paths
 from lib.static_figures import PNG, figure_outputs
@@ -176,27 +176,12 @@ def test_in_chromium_every_page_loads_without_errors_and_every_figure_draws(site
     keeps that folder), else in this test's temporary folder."""
     shots = Path(os.environ.get("COURSE_SITE_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
-    for page in sorted(site.glob("*.html")):
-        run = subprocess.run(
-            [
-                browser(),
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--enable-logging=stderr",
-                "--v=0",
-                "--virtual-time-budget=15000",  # plotly draws within this (virtual) time
-                "--window-size=1280,1600",
-                f"--screenshot={shots / page.with_suffix('.png').name}",
-                "--dump-dom",
-                page.as_uri() + ("?q=byte+pair" if page.name == "search.html" else ""),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert not re.findall(r"CONSOLE.*", run.stderr), page.name
-        dom = BeautifulSoup(run.stdout, "html.parser")
+    pages = sorted(site.glob("*.html"))
+    addresses = [p.as_uri() + ("?q=byte+pair" if p.name == "search.html" else "") for p in pages]
+    visits = visit(browser(), addresses, [shots / p.with_suffix(".png").name for p in pages])
+    for page, seen in zip(pages, visits, strict=True):
+        assert seen.console == [] and seen.settled, page.name
+        dom = BeautifulSoup(seen.dom, "html.parser")
         figures = dom.select("figure.plotly-figure")
         assert len(figures) == len(soup(page).select("figure.plotly-figure"))
         for figure in figures:  # drawn by plotly (it removes the PNG then)

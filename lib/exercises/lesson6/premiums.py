@@ -1,0 +1,145 @@
+"""Lesson 6's measuring exercises: where a language's token premium comes from, step by step
+(`premium_factors`), and how unequal a list of counts is (`gini`).
+
+Expected values come from `lib.fairness`, and for the premium's steps from tiktoken's encodings,
+on one sentence written for these checks in several scripts.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import tiktoken
+
+from lib import data, fairness
+from lib.exercises.core import Case, Exercise, close
+
+# Written for these checks (not taken from any dataset): one sentence in several scripts.
+_SENTENCES = {
+    "eng_Latn": "The cat is sleeping on the warm mat.",
+    "hin_Deva": "बिल्ली गर्म चटाई पर सो रही है।",
+    "rus_Cyrl": "Кошка спит на тёплом коврике.",
+    "zho_Hans": "猫在温暖的垫子上睡觉。",
+    "kor_Hang": "고양이가 따뜻한 매트 위에서 자고 있어요.",
+    "tam_Taml": "பூனை சூடான பாயில் தூங்குகிறது.",
+}
+
+
+@functools.cache
+def _sentence_counts() -> dict[str, dict[str, int]]:
+    """The four counts `premium_factors` reads, for the sentences above."""
+    cl100k, o200k = (data.tiktoken_encoding(name) for name in ("cl100k_base", "o200k_base"))
+    middle = tiktoken.Encoding(
+        name="o200k_vocab_cl100k_pattern",
+        pat_str=cl100k._pat_str,
+        mergeable_ranks=o200k._mergeable_ranks,
+        special_tokens={},
+    )
+    encoders = {"characters": list, "bytes": str.encode}
+    encoders |= {"o200k vocab + cl100k pattern": middle.encode, "o200k_base": o200k.encode}
+    return fairness.token_counts(encoders, _SENTENCES)
+
+
+def _same_factors(got: Any, expected: dict[str, float]) -> bool:
+    return (
+        isinstance(got, dict)
+        and set(got) == set(expected)
+        and all(close(got[name], value) for name, value in expected.items())
+    )
+
+
+def _factor_cases(langs: tuple[str, ...], reference: str = "eng_Latn") -> list[Case]:
+    counts = _sentence_counts()
+    return [
+        Case(
+            args=(counts, lang),
+            kwargs={} if reference == "eng_Latn" else {"reference": reference},
+            expected=fairness.premium_factors(counts, lang, reference),
+        )
+        for lang in langs
+    ]
+
+
+def _round_counts() -> list[Case]:
+    counts = {  # easy to check by hand: 2 x 1.5 x 2 x 0.5 = 3
+        "characters": {"eng_Latn": 100, "xx": 200},
+        "bytes": {"eng_Latn": 100, "xx": 300},
+        "o200k vocab + cl100k pattern": {"eng_Latn": 25, "xx": 150},
+        "o200k_base": {"eng_Latn": 20, "xx": 60},
+    }
+    return [
+        Case(args=(counts, "xx"), expected=fairness.premium_factors(counts, "xx")),
+        # The other way round: an answer that always divides by English fails here.
+        Case(
+            args=(counts, "eng_Latn"),
+            kwargs={"reference": "xx"},
+            expected=fairness.premium_factors(counts, "eng_Latn", "xx"),
+        ),
+    ]
+
+
+def _gini_cases(lists: list[list[int]]) -> list[Case]:
+    return [Case(args=(values,), expected=fairness.gini(values)) for values in lists]
+
+
+premium_factors = Exercise(
+    name="premium_factors",
+    lesson=6,
+    points=2,
+    target="premium_factors",
+    cases=lambda: (
+        _round_counts()
+        + _factor_cases(("hin_Deva", "tam_Taml", "zho_Hans"))
+        + _factor_cases(("eng_Latn",), "tam_Taml")
+    ),
+    hidden_cases=lambda: (
+        _factor_cases(("rus_Cyrl", "kor_Hang")) + _factor_cases(("eng_Latn",), "hin_Deva")
+    ),
+    compare=_same_factors,
+    hints=(
+        "Each factor is a ratio of ratios: how much more `lang` needs than `reference` at"
+        " one step, divided by how much more it needed at the step before. The first step"
+        " has no step before it.",
+        "Go through the steps in order: characters, bytes, the middle encoding, "
+        "o200k_base. At each, ratio = counts[step][lang] / counts[step][reference]. The "
+        "factor is that ratio divided by the previous step's ratio (for characters, the "
+        "ratio itself).",
+        "Check yourself: multiplied together, the four factors must give the o200k_base "
+        "ratio, because each step's ratio cancels the one before. And the reference is an"
+        " argument: with reference=lang every factor is 1.",
+    ),
+    solution_code="""\
+def premium_factors(counts, lang, reference="eng_Latn"):
+    steps = ["characters", "bytes", "o200k vocab + cl100k pattern", "o200k_base"]
+    ratios = [counts[step][lang] / counts[step][reference] for step in steps]
+    return {
+        "characters": ratios[0],
+        "utf8": ratios[1] / ratios[0],
+        "vocabulary": ratios[2] / ratios[1],
+        "pattern": ratios[3] / ratios[2],
+    }
+""",
+)
+
+gini = Exercise(
+    name="gini",
+    lesson=6,
+    points=1,
+    target="gini",
+    cases=lambda: _gini_cases([[0, 0, 0, 4], [1, 2, 3, 4], [52835, 253270, 404265]]),
+    hidden_cases=lambda: _gini_cases([[7], [10, 30], [2, 2, 2, 2, 12], [1.5, 0.5]]),
+    compare=close,
+    hints=(
+        "The formula compares every value with every value, itself included: two loops, "
+        "or one loop over the pairs, summing the absolute differences.",
+        "With n values there are n * n ordered pairs (x with itself too, and x, y as well"
+        " as y, x). Sum their absolute differences, then divide by 2 * n * n times the "
+        "mean. Check: equal values give 0; [0, 0, 0, 1] gives 0.75.",
+    ),
+    solution_code="""\
+def gini(values):
+    total = sum(abs(x - y) for x in values for y in values)
+    return total / (2 * len(values) * sum(values))
+""",
+)

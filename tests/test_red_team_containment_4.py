@@ -19,12 +19,14 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
 
 from lib.grade import Limits, grade_submissions
-from lib.grading import kernel_users, parallel_grading, sandbox
+from lib.grading import kernel_users, one_submission, parallel_grading, sandbox
+from lib.grading.submissions import Submission
 from tests.test_gradescope_container import DOCKER_BWRAP
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,11 +103,6 @@ if os.fork() == 0:
 time.sleep(0.5)"""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="user_reset's os.scandir of an o+w folder it may not read raises PermissionError "
-    "(not caught): exit 1, so a clean user is refused while another user's folder stays",
-)
 def test_an_unreadable_world_writable_folder_fails_no_other_users_reset(private_roots):
     """Cheap form (~2 s): a clean user's reset beside a folder another user made mode 0773."""
     locked = private_roots / "locked"
@@ -117,12 +114,6 @@ def test_an_unreadable_world_writable_folder_fails_no_other_users_reset(private_
         assert sandbox.reap(UID + 1)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="beside a 0773 folder every reset fails: the slot's clean user is retired, every "
-    "fresh user is skipped, and the slot has no user left (SandboxUnavailable): the rest of "
-    "the batch that reaches it is 'not graded'",
-)
 def test_an_unreadable_world_writable_folder_never_leaves_a_slot_without_a_user(
     private_roots, monkeypatch
 ):
@@ -142,11 +133,17 @@ def test_an_unreadable_world_writable_folder_never_leaves_a_slot_without_a_user(
             each.release()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="one kernel's folder of mode 0773 in /tmp makes every other user's user_reset raise "
-    "PermissionError (exit 1): the honest notebook beside it errs before its graded kernel",
-)
+def test_a_slot_without_a_user_says_why(monkeypatch):
+    """Was: users skipped because their reset failed were counted as "in use by other
+    graders", which sent the instructor looking for a grader that did not exist."""
+    monkeypatch.setattr(kernel_users, "FIRST_UID", UID)
+    monkeypatch.setattr(kernel_users, "USERS", 2)
+    monkeypatch.setattr(kernel_users, "reap", lambda uid, seconds=10: False)
+    with pytest.raises(sandbox.SandboxUnavailable) as raised:
+        sandbox.OwnUser()
+    assert "0 are held by running graders and 2 could not be reset" in str(raised.value)
+
+
 def test_an_honest_student_graded_beside_an_unreadable_folder_keeps_her_marks(
     private_roots, own_user_mode, tmp_path
 ):
@@ -170,12 +167,13 @@ def test_an_honest_student_graded_beside_an_unreadable_folder_keeps_her_marks(
 
 # --- 2. A folder swapped for a link while another user's reset walks it, by path ---------------
 
-# user_reset checks each folder it meets with lstat (`entry.stat(follow_symlinks=False)`), but
-# then lists it, and removes what is its user's in it, by a path string: the folder swapped for
-# a link in between sends the walk anywhere. Here the kernel's user keeps exchanging its folder
-# `x` (mode 777) with a link `xl` to another user's working copy (as
-# /tmp/course-grade-XXXX/work: its name shows in /tmp, and mode 711 lets anyone look it up). The
-# other user's reset lists `x` through the link, finds files of its own user and unlinks them.
+# Was: user_reset checked each folder it met with lstat (`entry.stat(follow_symlinks=False)`),
+# but then listed it, and removed what was its user's in it, by a path string: the folder
+# swapped for a link in between sent the walk anywhere (now: by descriptor, `O_NOFOLLOW`). Here
+# the kernel's user keeps exchanging its folder `x` (mode 777) with a link `xl` to another
+# user's working copy (as /tmp/course-grade-XXXX/work: its name shows in /tmp, and mode 711 let
+# anyone look it up; this test keeps 711). The other user's reset listed `x` through the link,
+# and unlinked its user's files there.
 # No timing needed: renameat2(RENAME_EXCHANGE) in a loop.
 SWAPPER = r"""
 import ctypes, os, sys, time
@@ -190,12 +188,6 @@ while time.monotonic() < end:
 
 
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="renameat2's number on x86_64")
-@pytest.mark.xfail(
-    strict=True,
-    reason="user_reset walks the folders others may write by path: a folder swapped for a link "
-    "between its check and its use sends the reset of a clean user into that user's own "
-    "working copy, and unlinks her files there (alice's notebook gone within a few resets, ~5 s)",
-)
 def test_a_reset_never_follows_a_link_another_user_swaps_in(private_roots, tmp_path):
     """Own user (~10-25 s): another user's reset, run again and again beside the swapper (as it
     runs before each kernel start and after each notebook), must leave its own user's working
@@ -219,3 +211,21 @@ def test_a_reset_never_follows_a_link_another_user_swaps_in(private_roots, tmp_p
         daemon.kill()
         daemon.wait()
         shutil.rmtree(grade, ignore_errors=True)
+
+
+def test_no_other_user_can_look_up_a_working_copy(tmp_path):
+    """Own user: the grader's folder of a kernel (as /tmp/course-grade-XXXX) was mode 711, so
+    any user could reach `work` by its name (seen in /tmp) and aim a link at it. Now only the
+    kernel's user (its group) passes through it, and still reaches its folders."""
+    (tmp_path / "alice.ipynb").write_text("{}")
+    submission = Submission(path=tmp_path / "alice.ipynb", student="alice", sha256="0")
+    settings = SimpleNamespace(sandboxed=True, boxed=False, import_paths=(), limits=LIMITS)
+    grade = Path(tempfile.mkdtemp(prefix="course-grade-"))
+    try:
+        work = one_submission._set_up(submission, settings, grade, UID, [])[0]
+        look = "import os, sys; print(sorted(os.listdir(sys.argv[1])))"
+        assert "['notebook.ipynb']" in as_user(UID, look, str(work))
+        stat = "import os, sys; os.stat(sys.argv[1]); print('reached')"
+        assert "PermissionError" in as_user(UID + 1, stat, str(work))
+    finally:
+        shutil.rmtree(grade)

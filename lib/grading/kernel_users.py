@@ -73,12 +73,14 @@ class OwnUser:
         self.uid, self._lock = None, None
         if os.geteuid() != 0:
             return
+        unclean = 0  # users free, but whose reset failed
         for uid in range(FIRST_UID, FIRST_UID + USERS):
             lock = _claim(uid)
             # A grader killed mid-run (SIGKILL, OOM) left its kernels' daemons and files: a user
             # whose reset cannot be finished now is skipped, never handed a kernel.
             if lock is not None and not reap(uid):
                 lock.close()
+                unclean += 1
             elif lock is not None:
                 self.uid, self._lock = uid, lock
                 key = f"{uid}-{os.getpid()}"
@@ -86,7 +88,10 @@ class OwnUser:
                 groups = {"memory": memory, "cpu": cpu_share.make(key, memory)}
                 _GROUPS[uid] = {name: g for name, g in groups.items() if g is not None}
                 return
-        raise SandboxUnavailable(f"all {USERS} sandbox users are in use by other graders")
+        raise SandboxUnavailable(
+            f"no sandbox user is free: of {USERS}, {USERS - unclean} are held by running graders "
+            f"and {unclean} could not be reset (what they left would not go)"
+        )
 
     @property
     def memory_capped(self) -> bool:

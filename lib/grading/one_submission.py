@@ -70,8 +70,9 @@ def _set_up(
         sandbox.give_to(uid, Path(scratch))
     os.chmod(tmp / "work", 0o700)  # unboxed, other slots' users share the machine's folders
     sandbox.give_to(uid, tmp / "work", runtime)
-    if not settings.boxed:
-        os.chmod(tmp, 0o711)  # only now: its user must reach its folders, but not list ours
+    if not settings.boxed:  # only now: its user (group `uid`, see `become`) must reach them
+        os.chown(tmp, 0, uid)  # no other user may look up the working copy, nor list ours
+        os.chmod(tmp, 0o710)
     env = sandbox.environment(settings.import_paths, scratch)
     return work, env, runtime, _Box(settings, tmp, uid)
 

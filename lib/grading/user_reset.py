@@ -27,6 +27,8 @@ KEYCTL_CLEAR, KEYCTL_GET_PERSISTENT = 7, 22
 USER_KEYRINGS = (-4, -5)  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
 IPC_RMID = 0
 SYSV_KINDS = ("shm", "sem", "msg")  # /proc/sysvipc/<kind>: the machine's objects of each kind
+# A folder, opened without following a link (nor waiting on a fifo put in its place).
+FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 def kill_everything(seconds: float = 5) -> bool:
@@ -102,40 +104,61 @@ def remove_own_files(roots: list[str]) -> list[str]:
     `kernel_users.scratch_roots`) and in folders met inside them that others may write too (a
     root-owned /tmp/.X11-unix, another user's folder made mode 777), at most `NESTED` deep.
     Returns what could not be removed (empty: nothing of this user is left there)."""
-    me, failed = os.getuid(), []
-    todo = [(root, 0) for root in roots]
-    while todo:
-        folder, depth = todo.pop()
-        with contextlib.suppress(FileNotFoundError), os.scandir(folder) as entries:
-            for entry in entries:
-                try:
-                    status = entry.stat(follow_symlinks=False)
-                    if status.st_uid == me and stat.S_ISDIR(status.st_mode):
-                        remove_tree(entry.path)
-                    elif status.st_uid == me:
-                        os.unlink(entry.path)
-                    elif stat.S_ISDIR(status.st_mode) and status.st_mode & stat.S_IWOTH:
-                        if depth < NESTED:  # deeper: nothing of ours is looked for
-                            todo.append((entry.path, depth + 1))
-                except FileNotFoundError:
-                    continue
-                except OSError as error:
-                    failed.append(f"{entry.path}: {error.strerror}")
+    failed: list[str] = []
+    for root in roots:
+        _remove_in(root, None, root, 0, failed)
     return failed
 
 
-def remove_tree(path: str, depth: int = 64) -> None:
-    """Remove the folder `path` and all it holds, by descriptor (no link followed), with at most
-    `depth` folders open at once: a deeper folder is moved up to `path` and emptied from there
-    (shutil.rmtree recurses: 1,000 nested folders raise RecursionError before Python 3.13).
-    Each folder is listed once (files unlinked, folders kept in a list to visit), so the work
-    grows with the entries, however wide or deep (listing a wide folder again for each folder
-    in it made 3,000 folders cost 5 to 17 s). A folder its owner made unreadable or read-only
-    (mode 000) is given back its rights first."""
-    top = _open_folder(path, None)
+def _remove_in(name: str, parent: int | None, path: str, depth: int, failed: list[str]) -> None:
+    """Remove what is this user's in the folder `name` (in the open `parent`, or a path; at
+    `path`), then look in each folder in it others may write. By descriptor: a folder swapped
+    for a link is refused (`O_NOFOLLOW`), never followed into the user's own working copy; one
+    it may not list (another user's, mode 0773 or 0776) is passed over. Only the user's own
+    entries that would not go fail the reset."""
+    try:
+        folder = os.open(name, FOLDER, dir_fd=parent)
+    except OSError:  # gone, a link, or closed to this user: nothing it can list is there
+        return
+    me = os.getuid()
+    try:
+        if not os.fstat(folder).st_mode & stat.S_IWOTH:  # the very folder listed, as named
+            return
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                mine = False
+                try:
+                    status = entry.stat(follow_symlinks=False)
+                    mine = status.st_uid == me
+                    if mine and stat.S_ISDIR(status.st_mode):
+                        remove_tree(entry.name, folder)
+                    elif mine:
+                        os.unlink(entry.name, dir_fd=folder)
+                    elif stat.S_ISDIR(status.st_mode) and status.st_mode & stat.S_IWOTH:
+                        if depth < NESTED:  # deeper: nothing of ours is looked for
+                            inner = f"{path}/{entry.name}"
+                            _remove_in(entry.name, folder, inner, depth + 1, failed)
+                except OSError as error:  # another's entry gone, swapped, closed: not ours
+                    if mine and not isinstance(error, FileNotFoundError):
+                        failed.append(f"{path}/{entry.name}: {error.strerror}")
+    finally:
+        os.close(folder)
+
+
+def remove_tree(name: str, parent: int | None = None, depth: int = 64) -> None:
+    """Remove the folder `name` (in the open folder `parent`, or a path) and all it holds, by
+    descriptor, with at most `depth` folders open: a deeper one is moved up to the top and
+    emptied there (shutil.rmtree recurses: RecursionError at 1,000 before Python 3.13). Each
+    folder is listed once, so the work grows with the entries (listing a wide folder again for
+    each folder in it made 3,000 cost 5 to 17 s). A folder of ours made unreadable or read-only
+    is given back its rights first; one not ours (swapped in meanwhile) is left alone."""
+    top = _open_folder(name, parent)
+    if os.fstat(top).st_uid != os.geteuid():
+        os.close(top)
+        return
     stack = [(top, "", _emptied(top))]  # open folders, each: its name above, folders to visit
     while stack:
-        folder, name, inner = stack[-1]
+        folder, inner_name, inner = stack[-1]
         if inner:
             child = inner.pop()
             if len(stack) >= depth:  # too deep: move it up, empty it from the top later
@@ -151,8 +174,8 @@ def remove_tree(path: str, depth: int = 64) -> None:
             stack.pop()
             os.close(folder)  # first: on ext4 a folder removed while open costs ~3 ms more
             if stack:
-                _retry(stack[-1][0], os.rmdir, name, dir_fd=stack[-1][0])
-    os.rmdir(path)
+                _retry(stack[-1][0], os.rmdir, inner_name, dir_fd=stack[-1][0])
+    os.rmdir(name, dir_fd=parent)
 
 
 def _emptied(folder: int) -> list[str]:
@@ -182,16 +205,15 @@ def _free_name(folder: int) -> str:
 def _open_folder(name: str, parent: int | None) -> int:
     """Open the folder `name` (in `parent`) without following a link; one its owner made
     unreadable is made readable first (as its owner; root needs no such thing)."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        return os.open(name, flags, dir_fd=parent)
+        return os.open(name, FOLDER, dir_fd=parent)
     except PermissionError:
         handle = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
         try:
             os.chmod(f"/proc/self/fd/{handle}", 0o700)  # that very inode, not a name
         finally:
             os.close(handle)
-        return os.open(name, flags, dir_fd=parent)
+        return os.open(name, FOLDER, dir_fd=parent)
 
 
 def _retry(folder: int, change, *args, **kwargs) -> None:

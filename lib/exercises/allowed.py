@@ -59,7 +59,8 @@ _REACHES_IN |= {"f_globals", "f_locals", "f_builtins", "f_back", "f_code"}
 _REACHES_IN |= {"gi_code", "cr_code", "ag_code"}
 
 
-def _dunder(name: str) -> bool:
+def unusual_dunder(name: str) -> bool:
+    """A dunder beyond the ordinary ones: Python itself gives it a meaning."""
     return name.startswith("__") and name.endswith("__") and name not in ORDINARY_DUNDERS
 
 
@@ -83,11 +84,11 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
             found = reached(item.module, [name.name], allowed)  # `from re import enum`
             if found:
                 return found
-    elif isinstance(item, ast.Attribute) and (_dunder(item.attr) or item.attr in _REACHES_IN):
+    elif isinstance(item, ast.Attribute) and (unusual_dunder(item.attr) or item.attr in _REACHES_IN):
         return f"uses `.{item.attr}`, which reaches into Python itself"
     elif isinstance(item, ast.Call) and _named_by_text(item):  # `getattr(g, "gi_frame")`
         name = item.args[1].value
-        if _dunder(name) or name in _REACHES_IN:
+        if unusual_dunder(name) or name in _REACHES_IN:
             return f"uses `.{name}`, which reaches into Python itself"
     return ""
 
@@ -201,5 +202,5 @@ def plain_hint(hint: ast.AST) -> bool:
     kinds = ast.Expression | ast.Name | ast.Attribute | ast.Subscript | ast.Tuple | ast.List
     kinds |= ast.Load | ast.Constant | ast.BinOp | ast.BitOr
     return all(isinstance(n, kinds) for n in ast.walk(hint)) and not any(
-        isinstance(n, ast.Attribute) and _dunder(n.attr) for n in ast.walk(hint)
+        isinstance(n, ast.Attribute) and unusual_dunder(n.attr) for n in ast.walk(hint)
     )

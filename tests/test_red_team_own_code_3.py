@@ -53,7 +53,6 @@ KERNEL_NAMES_AS_OWN = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 @pytest.mark.parametrize(
     ("name", "source"), KERNEL_NAMES_AS_OWN.values(), ids=list(KERNEL_NAMES_AS_OWN)
 )
@@ -61,7 +60,6 @@ def test_a_kernel_name_bound_by_the_unit_earns_nothing(shell, name, source):
     assert not earns_full_marks(shell, name, source)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 def test_a_forbidden_module_through_the_kernels_builtins_earns_nothing(shell):
     """Lesson 5's `digit_groups` forbids `re` and `regex`; `__builtins__.eval` imports one."""
     source = (
@@ -99,13 +97,11 @@ BY_UPDATE_WRAPPER = {
 UPDATE_WRAPPER_REASON = "functools.update_wrapper's assigned/updated are getattr with names as text"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=UPDATE_WRAPPER_REASON)
 @pytest.mark.parametrize("source", BY_UPDATE_WRAPPER.values(), ids=list(BY_UPDATE_WRAPPER))
 def test_a_method_fetched_by_update_wrapper_earns_nothing(shell, source):
     assert not earns_full_marks(shell, "utf8_encode", source)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=UPDATE_WRAPPER_REASON)
 def test_an_allowed_modules_globals_fetched_by_update_wrapper_earn_nothing(shell):
     """`updated=("__globals__",)` hands over the namespace of `dataclasses.fields`, where
     `builtins`, `sys` and `inspect` are: any module, here `regex`, which `digit_groups` forbids."""
@@ -119,11 +115,6 @@ def test_an_allowed_modules_globals_fetched_by_update_wrapper_earn_nothing(shell
     assert not earns_full_marks_with_the_lesson(shell, "digit_groups", source)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="a dataclass field's name is an attribute read by text (astuple, asdict, replace)",
-)
 def test_a_method_fetched_as_a_dataclass_field_earns_nothing(shell):
     """A field named `encode` is a name in a class body, no `.encode`; on a `str` subclass
     without an `__init__` of its own, `dataclasses.astuple` reads the field with getattr and

@@ -32,6 +32,8 @@ import builtins
 import importlib
 from types import ModuleType
 
+from lib.exercises.by_text import by_text
+
 # Standard-library modules that only compute (and `time`, to measure): none loads, runs or
 # finds code.
 COMPUTING = frozenset(
@@ -64,6 +66,10 @@ def unusual_dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__") and name not in ORDINARY_DUNDERS
 
 
+def _reaches_in(attribute: str) -> bool:
+    return unusual_dunder(attribute) or attribute in _REACHES_IN
+
+
 def module_allowed(module: str, allowed: set[str]) -> bool:
     """May code import `module` (a listed module, or one its exercise allows)?"""
     return module.partition(".")[0] in COMPUTING or module in allowed
@@ -82,13 +88,19 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
                 return f"imports `{module}`, which is not among what this exercise may use"
         for name in item.names if isinstance(item, ast.ImportFrom) and item.module else []:
             found = reached(item.module, [name.name], allowed)  # `from re import enum`
+            found = found or by_text(f"{item.module}.{name.name}", item)
             if found:
                 return found
-    elif isinstance(item, ast.Attribute) and (unusual_dunder(item.attr) or item.attr in _REACHES_IN):
+    elif isinstance(item, ast.Attribute) and (
+        unusual_dunder(item.attr) or item.attr in _REACHES_IN
+    ):
         return f"uses `.{item.attr}`, which reaches into Python itself"
     elif isinstance(item, ast.Call) and _named_by_text(item):  # `getattr(g, "gi_frame")`
         name = item.args[1].value
-        if unusual_dunder(name) or name in _REACHES_IN:
+        if _reaches_in(name):
+            return f"uses `.{name}`, which reaches into Python itself"
+    elif isinstance(item, ast.MatchClass):  # `case str(__class__=c):` reads `.__class__`
+        for name in filter(_reaches_in, item.kwd_attrs):
             return f"uses `.{name}`, which reaches into Python itself"
     return ""
 
@@ -126,9 +138,11 @@ def module_outside(item: ast.AST, modules: dict[str, str], allowed: set[str]) ->
     call = getattr(item, "parent", None)
     if _named_by_text(call) and call.args[0] is item:  # `getattr(collections, "_sys")`
         chain.append(call.args[1].value)
+        node = call
     elif not chain and not isinstance(item.ctx, ast.Store | ast.Del):
         return f"hands the module `{modules[item.id]}` on as a value: use its names instead"
-    return reached(modules[item.id], chain, allowed)
+    where = ".".join([modules[item.id], *chain])
+    return reached(modules[item.id], chain, allowed) or by_text(where, node)
 
 
 def imported(nodes: list[ast.AST], allowed: set[str]) -> dict[str, str]:

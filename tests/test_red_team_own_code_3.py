@@ -14,6 +14,11 @@ lesson 1's notebook (sandboxed: `utf8_encode` 2/2, "all 46 cases passed").
 
 Two more roots below, each also 2/2 there: `functools.update_wrapper` is getattr by text, and a
 dataclass field named like a forbidden method is read with getattr by `dataclasses.astuple`.
+
+Closed (issue 27): a unit may bind no dunder but those a class defines and no name the kernel
+holds (`bindings.KERNEL_NAMES`); `functools.update_wrapper`/`wraps` only called directly without
+`assigned`/`updated` (`by_text`); a class body may not bind a forbidden method's name. What each
+refusal says is pinned in `tests/test_own_code_bindings.py`.
 """
 
 from __future__ import annotations
@@ -25,11 +30,6 @@ from tests.test_red_team_own_code import earns_full_marks
 from tests.test_red_team_own_code_2 import earns_full_marks_with_the_lesson
 
 shell = harness.shell  # the harness's fresh IPython shell, as a fixture of this module too
-
-REASON = (
-    "a unit may bind a name the kernel's namespace already holds (`__builtins__`, `get_ipython`)"
-    " and every use of it reads as its own"
-)
 
 # The kernel's own names, bound by the unit so that the reading takes them as its locals.
 KERNEL_NAMES_AS_OWN = {
@@ -94,7 +94,6 @@ BY_UPDATE_WRAPPER = {
         "    return KEPT['en' 'code']()\n"
     ),
 }
-UPDATE_WRAPPER_REASON = "functools.update_wrapper's assigned/updated are getattr with names as text"
 
 
 @pytest.mark.parametrize("source", BY_UPDATE_WRAPPER.values(), ids=list(BY_UPDATE_WRAPPER))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from lib.exercises.allowed import JUDGED_BUILTINS, ORDINARY_DUNDERS, unusual_dunder
+from lib.exercises.allowed import JUDGED_BUILTINS, ORDINARY_DUNDERS
 
 # What a notebook's IPython kernel holds before any cell runs, besides the builtins and dunders
 # (`__builtins__`, `__builtin__`, `__name__`...): its `user_ns_hidden`, and `_i`, `_ii`, `_iii`,
@@ -20,7 +20,10 @@ from lib.exercises.allowed import JUDGED_BUILTINS, ORDINARY_DUNDERS, unusual_dun
 # to this set by `tests/test_own_code_bindings.py`.
 KERNEL_NAMES = frozenset({"In", "Out", "_ih", "_oh", "_dh", "_i", "_ii", "_iii"})
 KERNEL_NAMES |= {"get_ipython", "exit", "quit", "open"}
-_DEFINABLE = ", ".join(f"`{name}`" for name in sorted(ORDINARY_DUNDERS - {"__name__", "__doc__"}))
+# The dunders a class of the learner's may define (`__getattr__`, `__setattr__`... would catch
+# or hand over attributes by name); `__name__` and `__doc__`, the kernel's, are only read.
+DEFINABLE = ORDINARY_DUNDERS - {"__name__", "__doc__"}
+_DEFINABLE = ", ".join(f"`{name}`" for name in sorted(DEFINABLE))
 
 
 def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[str]) -> str:
@@ -44,7 +47,7 @@ def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[st
         else set()
     )
     for name in sorted(own | declared | named | imports):
-        if unusual_dunder(name):
+        if name[:2] == name[-2:] == "__" and name not in DEFINABLE:
             return (
                 f"binds `{name}`, a name Python itself gives a meaning: choose another name"
                 f" (a class may define {_DEFINABLE})"

@@ -12,6 +12,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from lib.exercises import lesson5
+from lib.exercises.lesson5 import capstone
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 from lib.grading.grading_job import Limits
@@ -191,6 +192,62 @@ def test_a_capstone_that_recovers_the_merges_at_every_call_is_told_it_is_too_slo
     assert result.score == 0 and "longer than the time limit of 1.5 s a case" in result.reason
 
 
+# An answer that builds the table of older tokens for each token, as section 5's cell does for
+# one: right, but quadratic (about 4,500 s for all of GPT-4's tokens at load 17).
+SLOW_RECOVER = """\
+def recover_merges(ranks):
+    merges = []
+    for token, rank in sorted(ranks.items(), key=lambda item: item[1]):
+        if len(token) > 1:
+            older = {t: r for t, r in ranks.items() if r < rank}
+            parts = [bytes([b]) for b in token]
+            while len(parts) > 2:
+                _, i = min((older[a + b], i) for i, (a, b) in enumerate(zip(parts, parts[1:]))
+                           if a + b in older)
+                parts[i : i + 2] = [parts[i] + parts[i + 1]]
+            merges.append((parts[0], parts[1]))
+    return merges
+"""
+
+
+def test_recovering_with_a_table_of_older_tokens_per_token_is_too_slow_for_full_marks():
+    """It earned 2/2 in check() and the grader (the cases had at most 6,000 tokens); GPT-4's
+    first 30,000 tokens now stop it at check()'s limit, with the cause named."""
+    exercise = lesson5.recover_merges
+    result = exercise.grade({"recover_merges": defined(SLOW_RECOVER)["recover_merges"]}, 10)
+    assert result.status == "partial" and result.score < exercise.points
+    assert "older tokens built for each token" in result.reason
+    assert score(exercise, SLOW_RECOVER)[1] < exercise.points
+
+
+def test_the_honest_recovery_has_ample_time_on_the_large_table():
+    """CPU time, so that load does not blur it: 0.45 s on a quiet core, a twentieth of the
+    limit; and a round of shown cases, each at the limit, fits the grader's cell."""
+    exercise = lesson5.recover_merges
+    target = defined(exercise.solution_code)["recover_merges"]
+    large = [c for c in exercise.cases() if len(c.args[0]) == capstone.LARGE]
+    start = time.process_time()
+    assert target(*large[0].args) == large[0].expected
+    assert time.process_time() - start < exercise.time_limit / 10
+    assert len(exercise.cases()) * exercise.time_limit <= Limits().cell * 0.75
+
+
+SLIPS = {
+    # Exercise 1's loop with the whole table: it joins the token itself, then parts[1] fails.
+    "IndexError": (" if ranks.get(a + b, rank) < rank]", " if a + b in ranks]"),
+    "rank order": ("sorted(ranks.items(), key=lambda item: item[1])", "ranks.items()"),
+}
+
+
+@pytest.mark.parametrize("slip", sorted(SLIPS))
+def test_the_likeliest_recover_merges_slips_are_named(slip):
+    exercise = lesson5.recover_merges
+    wrong = exercise.solution_code.replace(*SLIPS[slip])
+    assert wrong != exercise.solution_code
+    result = exercise.grade({"recover_merges": defined(wrong)["recover_merges"]}, 10)
+    assert result.score < exercise.points and slip in result.reason, result.reason
+
+
 SPECIALS_SLIPS = {
     # The alternation tried shortest first: <|endoftext|><|endoftext|> is cut as two singles.
     "shortest first": ("sorted(allowed, key=len, reverse=True)", "sorted(allowed, key=len)"),
@@ -311,3 +368,20 @@ def test_digit_groups_names_the_character_class(idea):
         {exercise.target: defined(WRONG_IDEAS["digit_groups", idea])[exercise.target]}
     )
     assert "category starts with N" in result.reason, result.reason
+
+
+def test_digit_groups_texts_avoid_characters_unicodedata_and_regex_disagree_on():
+    """regex's \\p{N} follows a newer Unicode than unicodedata (416-456 code points apart); the
+    course's unicodedata answer must not fail on the grader's texts because of it."""
+    import unicodedata
+
+    import regex
+
+    from lib.exercises.lesson5 import numbers
+
+    texts = [t for case in lesson5.digit_groups.grading_cases() for t in case.args]
+    for ch in set("".join(texts) + numbers._NUMBERS + numbers._NOT_NUMBERS):
+        in_regex = regex.fullmatch(r"\p{N}", ch) is not None
+        assert in_regex == unicodedata.category(ch).startswith("N"), hex(ord(ch))
+    # regex knows Unicode 16's Garay digits, which unicodedata before Python 3.14 does not.
+    assert regex.fullmatch(r"\p{N}", "\U00010d40")

@@ -514,6 +514,11 @@ WRONG_IDEAS = {
     ("stream_decode", "lead bytes alone decide what waits"): LEAD_BYTES,
     ("stream_decode", "each token decoded alone"): EACH_TOKEN_ALONE,
     ("stream_decode", "one problem a token"): ONE_PROBLEM_A_TOKEN,
+    # Only 'invalid start byte' taken as broken: e0 cut short by 'o' waits to the end.
+    ("stream_decode", "waits on an invalid continuation byte"): (
+        'if error.reason == "unexpected end of data":',
+        'if error.reason != "invalid start byte":',
+    ),
     ("stream_decode", "nothing left at the end"): (
         'chunks.append(pending.decode("utf-8", errors="replace"))  #',
         'chunks.append("")  #',
@@ -588,6 +593,7 @@ NAMED_SLIPS = {
     ("stream_decode", "nothing left at the end"): "The end of the stream",
     ("stream_decode", "lead bytes alone decide what waits"): "comes at the wrong time",
     ("stream_decode", "waits until the whole buffer decodes"): "comes at the wrong time",
+    ("stream_decode", "waits on an invalid continuation byte"): "'invalid continuation byte'",
 }
 
 
@@ -600,3 +606,52 @@ def test_the_check_names_the_slip_behind_a_wrong_answer(name, idea):
         wrong = exercise.solution_code.replace(*wrong)
     result = exercise.grade({exercise.target: namespace(wrong)[exercise.target]})
     assert "💡" in result.reason and NAMED_SLIPS[name, idea] in result.reason, result.reason
+
+
+def test_stream_decode_hints_name_every_reason_and_show_separate_chunks():
+    """Hint 2 offered a choice of two reasons (a third decides 19 of 61 cases), and hint 3 read
+    as one chunk '\\ufffda' where the reference gives two."""
+    from lib.exercises.lesson4.stream import reference_stream
+
+    hints = EXERCISES["stream_decode"].hints
+    assert "'invalid continuation byte'" in hints[1]
+    assert reference_stream([0, 1], {0: b"\xff", 1: b"a"}) == ["\ufffd", "a", ""]
+    assert "['\\ufffd', 'a', '']" in hints[2] and "'\\ufffda'" not in hints[2]
+
+
+def test_lesson_4_says_which_second_bytes_decide_and_where_streaming_decoder_differs():
+    """The lead-byte route failed 6 of 61 cases unexplained (e0 80, c0 80, f4 90 80), and a
+    learner comparing with StreamingDecoder saw it wait longer after ed a0. Both are said, and
+    true."""
+    import nbformat
+
+    from lib.exercises.lesson4.stream import reference_stream
+    from lib.streaming import StreamingDecoder
+
+    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[40].source
+    assert "`e0 80`" in text and "`ed a0`" in text and "`f4 90`" in text
+    assert "StreamingDecoder" in text
+    vocab = {b: bytes([b]) for b in range(256)}
+    assert reference_stream([0xE0, 0x80], vocab)[:2] == ["", "\ufffd\ufffd"]  # certain at 80
+    assert reference_stream([0xF4, 0x90], vocab)[:2] == ["", "\ufffd\ufffd"]
+
+    class Bytes:  # the one method StreamingDecoder asks of a tokenizer
+        def decode_bytes(self, ids: list[int]) -> bytes:
+            return b"".join(vocab[i] for i in ids)
+
+    decoder = StreamingDecoder(Bytes())
+    assert [decoder.feed(b) for b in (0xED, 0xA0, 0x80)] == ["", "", "\ufffd" * 3]
+    assert reference_stream([0xED, 0xA0, 0x80], vocab)[:3] == ["", "\ufffd\ufffd", "\ufffd"]
+
+
+@pytest.mark.parametrize(
+    ("name", "idea"),
+    [("first_bad_token", "token by token"), ("stream_decode", "each token decoded alone")],
+)
+def test_lesson_4_feedback_shows_the_failed_case_tokens_as_bytes(name, idea):
+    """The input line showed a private tokenizer's ids and the vocab's first three bytes, which
+    say nothing; the feedback now lists the failed case's tokens as bytes."""
+    exercise = EXERCISES[name]
+    result = exercise.grade({exercise.target: namespace(WRONG_IDEAS[name, idea])[exercise.target]})
+    line = result.reason.split("tokens, as bytes: ")[1]
+    assert line.startswith("[b'") and "input:" in result.reason, result.reason

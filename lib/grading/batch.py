@@ -13,9 +13,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from lib.grading import kept_roster, memory_group, reports, sandbox, similarity
+from lib.grading.demo_cells import handout_code
 from lib.grading.grading_job import Limits
 from lib.grading.grading_settings import Settings
-from lib.grading.notebook import answer_questions, handout_prose, load_catalog
+from lib.grading.notebook import answer_questions, handout_prose, handouts, load_catalog
 from lib.grading.parallel_grading import grade_all, run_to_end
 from lib.grading.prepare import ROOT
 from lib.grading.roster import Student
@@ -125,6 +126,7 @@ def grade_submissions(
         boxed=boxed,
         roster=roster or [],
         student_id=student_id,
+        handout_code=handout_code(handouts(Path(questions_from))),
     )
     questions = answer_questions(Path(questions_from))
     references = similarity.references(settings.catalog, Path(questions_from))

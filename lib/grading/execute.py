@@ -5,10 +5,11 @@ the test inputs; the answers are judged here, outside it.
 
 Two kernels, because a cell that no graded function reaches can still replace a graded function
 from a string (`cProfile.run`, `pdb.run`) or patch a module it uses, and no reading sees that.
-The first kernel runs the whole notebook, as the student did, for what its cells do (the errors
-and time-outs the feedback reports); nothing is graded there. The second runs the program read,
-each cell cut down to the statements read, so whatever the other cells do, it does not happen
-where the answers are computed.
+The first kernel runs the notebook, as the student did, for what its cells do (the errors and
+time-outs the feedback reports); nothing is graded there. It leaves out the handout's
+demonstrations that nothing of the student's reaches (`demo_cells`): they would report nothing.
+The second runs the program read, each cell cut down to the statements read, so whatever the
+other cells do, it does not happen where the answers are computed.
 
 `kernel.Kernel` runs the cells; this module decides what to do when things go wrong:
 
@@ -67,7 +68,7 @@ class _Run:
     ):
         self.notebook, self.job, self.limits = notebook, job, job.limits
         self.shown, self.when, self.known = shown, when, known
-        self.skip: set[int] = set()  # cells that killed or hung a kernel
+        self.skip: set[int] = set()  # cells left out: demonstrations, or killed or hung a kernel
         self.results: dict[str, dict] = dict(job.skip_grading)
         self.events: list[str] = []
         self.reports: dict[str, dict] = {}  # each exercise's report, hidden outcomes added
@@ -165,12 +166,18 @@ class _Run:
 
 
 async def run_and_grade(
-    notebook: nbformat.NotebookNode, cwd: Path, env: dict[str, str], job: Job
+    notebook: nbformat.NotebookNode,
+    cwd: Path,
+    env: dict[str, str],
+    job: Job,
+    demos: frozenset[int] = frozenset(),
 ) -> tuple[dict[str, dict], list[str]]:
-    """Run `notebook` in `cwd`, then grade `job`'s exercises, each program graded
-    (`job.programs`, one per set of rules) in a fresh kernel running only that program. Returns
-    the results by exercise name and the notable events (errors, time-outs, crashes), in order."""
+    """Run `notebook` in `cwd` (but the handout's cells `demos`, which nothing of the student's
+    reaches: `demo_cells`), then grade `job`'s exercises, each program graded (`job.programs`,
+    one per set of rules) in a fresh kernel running only that program. Returns the results by
+    exercise name and the notable events (errors, time-outs, crashes), in order."""
     ran = _Run(notebook, job, notebook)
+    ran.skip |= demos
     await _attempts(ran, [], cwd, env)
     results, events = dict(job.skip_grading), ran.events
     by_name = {e.name: e for e in job.exercises}

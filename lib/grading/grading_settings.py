@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from lib.exercises import Case, Exercise
 from lib.exercises.generated import secret_inputs
 from lib.grading import sandbox
+from lib.grading.demo_cells import Handout
 from lib.grading.grading_job import Limits
 from lib.grading.prepare import ROOT
 from lib.grading.roster import Student, match
@@ -38,6 +39,9 @@ class Settings:
     salt: str = ""  # makes the hidden cases' made-up inputs secret (`generated.secret_inputs`)
     roster: list[Student] = field(default_factory=list)
     student_id: str = ""  # whose every submission is (on Gradescope, from its metadata)
+    # Each lesson's code as handed out: the demonstrations a first run may leave out
+    # (`demo_cells`); none for a lesson not here.
+    handout_code: dict[int, Handout] = field(default_factory=dict)
 
     def student_of(self, submission: Submission) -> str:
         """Who the hidden cases are drawn for: the id Gradescope gives, else the roster's id of

@@ -21,7 +21,7 @@ import nbformat
 
 from lib.exercises import Exercise
 from lib.exercises.own_code import Notebook
-from lib.grading import prepare, protections, sandbox, scratch_disk
+from lib.grading import demo_cells, prepare, protections, sandbox, scratch_disk
 from lib.grading.execute import run_and_grade
 from lib.grading.exercise_code import exercise_code
 from lib.grading.grading_job import Job, Program, programs, result_row
@@ -143,6 +143,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     # Both read the student's code: bounded work, off the event loop (see _read), in turn.
     info["code"], info["unparsable"] = await _in_turn(exercise_code, notebook, exercises)
     not_own, graded = await _in_turn(_own_code, notebook, exercises)
+    demos = await _in_turn(demo_cells.left_out, notebook, settings.handout_code.get(lesson))
     try:
         student = settings.student_of(submission)
         cases = {e.name: settings.cases_of(e, student) for e in exercises}
@@ -166,7 +167,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
             _set_up, submission, settings, tmp, uid, left_out
         )
         job.owner = uid
-        results, events = await run_and_grade(prepared(notebook), work, env, job)
+        results, events = await run_and_grade(prepared(notebook), work, env, job, demos)
     except Exception as error:  # the kernel would not start, the disk is full...
         outcome = "error"
         note = f"could not run the notebook ({type(error).__name__}: {clean(str(error), 300)})"

@@ -10,7 +10,13 @@ from __future__ import annotations
 import itertools
 
 from lib.exercises.core import Case, Exercise
-from lib.exercises.lesson4.ids import broken_streams, hidden_id_sequences, id_sequences, tokenizer
+from lib.exercises.lesson4.ids import (
+    broken_streams,
+    hidden_id_sequences,
+    id_sequences,
+    tokenizer,
+    with_token_bytes,
+)
 from lib.tokenizer import Tokenizer
 
 
@@ -83,7 +89,7 @@ first_bad_token = Exercise(
     target="first_bad_token",
     cases=_bad_token_cases,
     hidden_cases=_hidden_bad_token_cases,
-    wrong_turns=_blame_turns,
+    wrong_turns=with_token_bytes(_blame_turns),
     hints=(
         "A token that is not UTF-8 on its own is not to blame if the next tokens complete its "
         "character: only the joined bytes can tell. What does Python's strict decoding of "

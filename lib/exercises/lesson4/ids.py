@@ -9,7 +9,9 @@ become a character.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 
+from lib.exercises.cases import Case
 from lib.exercises.generated import random_texts, rng
 from lib.tokenizer import Tokenizer
 
@@ -93,3 +95,20 @@ def _finish(token: bytes) -> list[int]:
             need = 2 if token[-back] < 0xE0 else 3 if token[-back] < 0xF0 else 4
             return [0xA8] * (need - back) if need > back else []
     return []
+
+
+def with_token_bytes(turns: Callable[[list[Case], list], str | None]) -> Callable:
+    """A `wrong_turns` hook that adds, after `turns`' words, the bytes of the first failed shown
+    case's tokens: the ids of a private tokenizer tell the learner nothing."""
+
+    def hook(cases: list[Case], answers: list) -> str | None:
+        words = turns(cases, answers)
+        for case, answer in zip(cases, answers, strict=True):
+            if not case.hidden and answer != case.expected:
+                ids, vocab = case.args
+                listed = ", ".join([repr(vocab[i]) for i in ids[:12]] + ["..."][: len(ids) > 12])
+                line = f"The first failed case's tokens, as bytes: [{listed}]"
+                return f"{words}\n{line}" if words else line
+        return words
+
+    return hook

@@ -5,7 +5,13 @@ decoder; `_stream_turns` names the usual mistakes."""
 from __future__ import annotations
 
 from lib.exercises.core import Case, Exercise
-from lib.exercises.lesson4.ids import broken_streams, hidden_id_sequences, id_sequences, tokenizer
+from lib.exercises.lesson4.ids import (
+    broken_streams,
+    hidden_id_sequences,
+    id_sequences,
+    tokenizer,
+    with_token_bytes,
+)
 from lib.tokenizer import Tokenizer
 
 
@@ -78,7 +84,9 @@ def _stream_turns(cases: list[Case], answers: list) -> str | None:
             return (
                 "Your text is right but comes at the wrong time: show a character as soon as "
                 "its last byte arrives, and a '\\ufffd' as soon as its bytes can no longer "
-                "become a character (decoding them strictly tells you), not later."
+                "become a character, not later. Strict decoding tells you: every reason but "
+                "'unexpected end of data' means broken, 'invalid continuation byte' too (a "
+                "character cut short, or a second byte no character has, as in e0 80)."
             )
     return None
 
@@ -90,19 +98,21 @@ stream_decode = Exercise(
     target="stream_decode",
     cases=_stream_decode_cases,
     hidden_cases=_hidden_stream_decode_cases,
-    wrong_turns=_stream_turns,
+    wrong_turns=with_token_bytes(_stream_turns),
     hints=(
         "Keep the bytes not shown yet in one bytes object. After each token, they split into "
         "text you can show now, maybe bytes that are broken for good, and maybe the beginning "
         "of a character at the very end, which must wait. At the end of the stream, whatever "
         "still waits is broken.",
         "Section 2 printed two reasons for a failed decode: 'unexpected end of data' and "
-        "'invalid start byte'. Which one means 'wait for more', and which 'this can never be "
-        "a character'? A UnicodeDecodeError also has start and end: where the trouble is.",
+        "'invalid start byte'. There is a third, 'invalid continuation byte', for a character "
+        "cut short. Only one of the three means 'wait for more': which? Every other means "
+        "'this can never be a character'. A UnicodeDecodeError also has start and end: where "
+        "the trouble is.",
         "After a '\\ufffd' the bytes after the bad ones may be fine, or bad again, or "
         "unfinished: keep going until nothing more can be shown. Check yourself: b'ok "
-        "\\xf0\\x9f' shows 'ok ' and keeps b'\\xf0\\x9f'; b'\\xff' then b'a' shows "
-        "'\\ufffda'. The list has one more string than ids.",
+        "\\xf0\\x9f' shows 'ok ' and keeps b'\\xf0\\x9f'; the tokens b'\\xff' and b'a' "
+        "give ['\\ufffd', 'a', '']: the '\\ufffd' at once, and one more string than ids.",
     ),
     solution_code="""\
 def stream_decode(ids: list[int], vocab: dict[int, bytes]) -> list[str]:

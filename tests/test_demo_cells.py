@@ -1,0 +1,146 @@
+"""Which of the handout's demonstration cells a submission's first run leaves out (`demo_cells`):
+only what nothing of the student's reaches and nothing kept needs; the whole notebook as soon as
+a cell cannot be read. The end-to-end test grades a toy lesson whose demonstration raises."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from lib.grade import Limits, grade_submissions
+from lib.grading.demo_cells import handout_code, left_out
+from lib.notebooks import SETUP_CELL
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
+sys.path.insert(0, str(FIXTURES))
+from toy_class import SOLVED, STUB  # noqa: E402
+
+HANDOUT = [
+    SETUP_CELL,  # 0
+    "from lib import data\nimport collections",  # 1
+    "texts = {'en': 'hello', 'fr': 'bonjour'}",  # 2
+    "counts = {k: len(v) for k, v in texts.items()}\nprint(counts)",  # 3: heavy, in a lesson
+    "def double(x):\n    raise NotImplementedError",  # 4: the exercise
+    "print(sorted(counts))",  # 5
+    "print(double(21))",  # 6: calls the student's function
+    "print(data.__name__)",  # 7: reads a module
+]
+
+
+def notebook(*sources: str) -> nbformat.NotebookNode:
+    cells = [new_code_cell(s) for s in sources]
+    cells[4].metadata["exercise"] = "double"
+    return new_notebook(cells=cells, metadata={"course": {"lesson": 1}})
+
+
+HAND = handout_code([(1, notebook(*HANDOUT))])[1]
+SOLVED_CELL = "def double(x):\n    return 2 * x"
+
+
+def cut(*changes: tuple[int, str], added: tuple[str, ...] = ()) -> set[int]:
+    """What the first run leaves out of the handout with `changes` (index, new text) made."""
+    sources = list(HANDOUT)
+    for index, source in changes:
+        sources[index] = source
+    return set(left_out(notebook(*sources, *added), HAND))
+
+
+def test_untouched_demonstrations_are_left_out_and_the_student_s_cells_kept():
+    # Kept: the set-up (the grader's own runs there), the exercise, and the cell calling it.
+    assert cut((4, SOLVED_CELL)) == {1, 2, 3, 5, 7}
+    assert cut() == {1, 2, 3, 5, 7}  # a stub left as handed out is still the student's cell
+
+
+def test_a_cell_of_the_student_reading_a_demonstration_keeps_it_and_what_it_needs():
+    # Reading a value may change it (`.pop()`): what reads it after runs too.
+    assert cut((4, "def double(x):\n    return 2 * x + len(counts)")) == {1, 7}
+    assert cut(added=("print(len(texts))",)) == {1, 7}
+
+
+def test_a_demonstration_the_student_changed_or_reaches_runs():
+    assert cut((5, "print(sorted(counts), 1 / 0)")) == {1, 7}  # edited: the student's now
+    # Rebinding a name, changing a value in place (a read) or a module's attribute: every
+    # demonstration reading it runs (with what it needs), as the student's run would.
+    assert cut((4, SOLVED_CELL), added=("texts = None",)) == {1, 7}
+    assert cut((4, SOLVED_CELL), added=("texts.pop('en')",)) == {1, 7}
+    assert cut((4, SOLVED_CELL), added=("data.flores = None",)) == {2, 3, 5}
+    assert cut((4, SOLVED_CELL), added=("import os as data",)) == {2, 3, 5}
+    # The handout's own import binds the same module again: nothing changes.
+    assert cut((4, SOLVED_CELL), added=("from lib import data",)) == {1, 2, 3, 5, 7}
+
+
+def test_a_demonstration_that_may_write_files_runs_with_what_it_needs():
+    # The graded kernel runs in the same folder: a file written there could reach it.
+    writes = "open('counts.txt', 'w').write(str(counts))"
+    hand = handout_code([(1, notebook(*HANDOUT[:7], writes))])
+    sources = [*HANDOUT[:4], SOLVED_CELL, *HANDOUT[5:7], writes]
+    assert left_out(notebook(*sources), hand[1]) == {1, 5}
+
+
+def test_a_local_name_or_parameter_is_not_the_notebook_s():
+    solved = "def double(texts):\n    counts = {}\n    counts['x'] = texts\n    return 2 * texts"
+    assert cut((4, solved)) == {1, 2, 3, 5, 7}
+
+
+@pytest.mark.parametrize(
+    "cell",
+    [
+        "globals()['texts'] = None",
+        "eval('texts.clear()')",
+        "getattr(data, 'flores')",
+        "import sys",
+        "from importlib import reload",
+        "double.__globals__['counts'] = 0",
+        "%time x = 1",
+        "def (",
+        "from lib.data import *",
+    ],
+)
+def test_a_cell_no_reading_can_follow_makes_the_whole_notebook_run(cell):
+    assert cut((4, SOLVED_CELL), added=(cell,)) == set()
+
+
+def test_without_the_lesson_s_handout_every_cell_runs():
+    assert left_out(notebook(*HANDOUT), None) == frozenset()
+
+
+def test_a_failing_demonstration_is_reported_only_where_the_student_reaches_it(tmp_path):
+    """Grading: the handout's demonstration raises, and nothing of the student's reaches it:
+    left out, no event. Changed by the student, or fed by the student's own cell, it runs and
+    the feedback says it raised; the grades are the same either way."""
+    demo = "import toy_exercises as ex\nvalues = [1, 2]\nprint(values[5])"
+
+    def toy(*extra: str, demo_cell: str = demo) -> nbformat.NotebookNode:
+        cells = [new_code_cell(demo_cell), new_code_cell(SOLVED["double"]), new_code_cell()]
+        cells += [new_code_cell(STUB["shout"]), *map(new_code_cell, extra)]
+        cells[1].metadata["exercise"], cells[3].metadata["exercise"] = "double", "shout"
+        return new_notebook(cells=cells, metadata={"course": {"lesson": 1}})
+
+    handout, submissions = tmp_path / "handout", tmp_path / "class"
+    handout.mkdir(), submissions.mkdir()
+    nbformat.write(toy(), handout / "toy.ipynb")
+    nbformat.write(toy(), submissions / "untouched.ipynb")
+    nbformat.write(toy(demo_cell=demo + "  # mine"), submissions / "edited.ipynb")
+    nbformat.write(toy("values.append(3)"), submissions / "reaching.ipynb")
+    records = grade_submissions(
+        [submissions],
+        tmp_path / "out",
+        limits=Limits(cell=20, notebook=60),
+        registry="toy_exercises",
+        import_paths=(str(ROOT), str(FIXTURES)),
+        questions_from=handout,
+        jobs=2,
+        progress=False,
+    )
+    by_student = {r["student"]: r for r in records}
+    raised = "cell 1 (`import toy_exercises as ex`) raised IndexError: list index out of range"
+    assert by_student["untouched"]["events"] == []
+    assert by_student["edited"]["events"] == [raised]
+    assert by_student["reaching"]["events"] == [raised]
+    for record in records:
+        assert [e["score"] for e in record["exercises"]] == [2.0, 0.0], record

@@ -14,6 +14,11 @@ lesson 1's notebook (sandboxed: `utf8_encode` 2/2, "all 46 cases passed").
 
 Two more roots below, each also 2/2 there: `functools.update_wrapper` is getattr by text, and a
 dataclass field named like a forbidden method is read with getattr by `dataclasses.astuple`.
+
+Closed (issue 27): a unit may bind no dunder but those a class defines and no name the kernel
+holds (`bindings.KERNEL_NAMES`); `functools.update_wrapper`/`wraps` only called directly without
+`assigned`/`updated` (`by_text`); a class body may not bind a forbidden method's name. What each
+refusal says is pinned in `tests/test_own_code_bindings.py`.
 """
 
 from __future__ import annotations
@@ -25,11 +30,6 @@ from tests.test_red_team_own_code import earns_full_marks
 from tests.test_red_team_own_code_2 import earns_full_marks_with_the_lesson
 
 shell = harness.shell  # the harness's fresh IPython shell, as a fixture of this module too
-
-REASON = (
-    "a unit may bind a name the kernel's namespace already holds (`__builtins__`, `get_ipython`)"
-    " and every use of it reads as its own"
-)
 
 # The kernel's own names, bound by the unit so that the reading takes them as its locals.
 KERNEL_NAMES_AS_OWN = {
@@ -53,7 +53,6 @@ KERNEL_NAMES_AS_OWN = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 @pytest.mark.parametrize(
     ("name", "source"), KERNEL_NAMES_AS_OWN.values(), ids=list(KERNEL_NAMES_AS_OWN)
 )
@@ -61,7 +60,6 @@ def test_a_kernel_name_bound_by_the_unit_earns_nothing(shell, name, source):
     assert not earns_full_marks(shell, name, source)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=REASON)
 def test_a_forbidden_module_through_the_kernels_builtins_earns_nothing(shell):
     """Lesson 5's `digit_groups` forbids `re` and `regex`; `__builtins__.eval` imports one."""
     source = (
@@ -96,16 +94,13 @@ BY_UPDATE_WRAPPER = {
         "    return KEPT['en' 'code']()\n"
     ),
 }
-UPDATE_WRAPPER_REASON = "functools.update_wrapper's assigned/updated are getattr with names as text"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=UPDATE_WRAPPER_REASON)
 @pytest.mark.parametrize("source", BY_UPDATE_WRAPPER.values(), ids=list(BY_UPDATE_WRAPPER))
 def test_a_method_fetched_by_update_wrapper_earns_nothing(shell, source):
     assert not earns_full_marks(shell, "utf8_encode", source)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=UPDATE_WRAPPER_REASON)
 def test_an_allowed_modules_globals_fetched_by_update_wrapper_earn_nothing(shell):
     """`updated=("__globals__",)` hands over the namespace of `dataclasses.fields`, where
     `builtins`, `sys` and `inspect` are: any module, here `regex`, which `digit_groups` forbids."""
@@ -119,11 +114,6 @@ def test_an_allowed_modules_globals_fetched_by_update_wrapper_earn_nothing(shell
     assert not earns_full_marks_with_the_lesson(shell, "digit_groups", source)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="a dataclass field's name is an attribute read by text (astuple, asdict, replace)",
-)
 def test_a_method_fetched_as_a_dataclass_field_earns_nothing(shell):
     """A field named `encode` is a name in a class body, no `.encode`; on a `str` subclass
     without an `__init__` of its own, `dataclasses.astuple` reads the field with getattr and

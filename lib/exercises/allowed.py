@@ -32,6 +32,8 @@ import builtins
 import importlib
 from types import ModuleType
 
+from lib.exercises.by_text import by_text
+
 # Standard-library modules that only compute (and `time`, to measure): none loads, runs or
 # finds code.
 COMPUTING = frozenset(
@@ -59,8 +61,13 @@ _REACHES_IN |= {"f_globals", "f_locals", "f_builtins", "f_back", "f_code"}
 _REACHES_IN |= {"gi_code", "cr_code", "ag_code"}
 
 
-def _dunder(name: str) -> bool:
+def unusual_dunder(name: str) -> bool:
+    """A dunder beyond the ordinary ones: Python itself gives it a meaning."""
     return name.startswith("__") and name.endswith("__") and name not in ORDINARY_DUNDERS
+
+
+def _reaches_in(attribute: str) -> bool:
+    return unusual_dunder(attribute) or attribute in _REACHES_IN
 
 
 def module_allowed(module: str, allowed: set[str]) -> bool:
@@ -81,13 +88,19 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
                 return f"imports `{module}`, which is not among what this exercise may use"
         for name in item.names if isinstance(item, ast.ImportFrom) and item.module else []:
             found = reached(item.module, [name.name], allowed)  # `from re import enum`
+            found = found or by_text(f"{item.module}.{name.name}", item)
             if found:
                 return found
-    elif isinstance(item, ast.Attribute) and (_dunder(item.attr) or item.attr in _REACHES_IN):
+    elif isinstance(item, ast.Attribute) and (
+        unusual_dunder(item.attr) or item.attr in _REACHES_IN
+    ):
         return f"uses `.{item.attr}`, which reaches into Python itself"
     elif isinstance(item, ast.Call) and _named_by_text(item):  # `getattr(g, "gi_frame")`
         name = item.args[1].value
-        if _dunder(name) or name in _REACHES_IN:
+        if _reaches_in(name):
+            return f"uses `.{name}`, which reaches into Python itself"
+    elif isinstance(item, ast.MatchClass):  # `case str(__class__=c):` reads `.__class__`
+        for name in filter(_reaches_in, item.kwd_attrs):
             return f"uses `.{name}`, which reaches into Python itself"
     return ""
 
@@ -125,9 +138,11 @@ def module_outside(item: ast.AST, modules: dict[str, str], allowed: set[str]) ->
     call = getattr(item, "parent", None)
     if _named_by_text(call) and call.args[0] is item:  # `getattr(collections, "_sys")`
         chain.append(call.args[1].value)
+        node = call
     elif not chain and not isinstance(item.ctx, ast.Store | ast.Del):
         return f"hands the module `{modules[item.id]}` on as a value: use its names instead"
-    return reached(modules[item.id], chain, allowed)
+    where = ".".join([modules[item.id], *chain])
+    return reached(modules[item.id], chain, allowed) or by_text(where, node)
 
 
 def imported(nodes: list[ast.AST], allowed: set[str]) -> dict[str, str]:
@@ -201,5 +216,5 @@ def plain_hint(hint: ast.AST) -> bool:
     kinds = ast.Expression | ast.Name | ast.Attribute | ast.Subscript | ast.Tuple | ast.List
     kinds |= ast.Load | ast.Constant | ast.BinOp | ast.BitOr
     return all(isinstance(n, kinds) for n in ast.walk(hint)) and not any(
-        isinstance(n, ast.Attribute) and _dunder(n.attr) for n in ast.walk(hint)
+        isinstance(n, ast.Attribute) and unusual_dunder(n.attr) for n in ast.walk(hint)
     )

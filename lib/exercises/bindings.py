@@ -9,7 +9,21 @@ from __future__ import annotations
 import ast
 import builtins
 
-from lib.exercises.allowed import JUDGED_BUILTINS
+from lib.exercises.allowed import JUDGED_BUILTINS, ORDINARY_DUNDERS
+
+# What a notebook's IPython kernel holds before any cell runs, besides the builtins and dunders
+# (`__builtins__`, `__builtin__`, `__name__`...): its `user_ns_hidden`, and `_i`, `_ii`, `_iii`,
+# the last cells' text. A unit that binds one anywhere (`if False: get_ipython = 0`, `global
+# In`) reads every use as its own, yet where the binding never runs the use reaches the kernel's:
+# `get_ipython()` runs any text. `_`, `__`... and `_1`... are left to the learner (`for _ in`):
+# they hold only what the program's own read code displayed. A fresh shell's names are pinned
+# to this set by `tests/test_own_code_bindings.py`.
+KERNEL_NAMES = frozenset({"In", "Out", "_ih", "_oh", "_dh", "_i", "_ii", "_iii"})
+KERNEL_NAMES |= {"get_ipython", "exit", "quit", "open"}
+# The dunders a class of the learner's may define (`__getattr__`, `__setattr__`... would catch
+# or hand over attributes by name); `__name__` and `__doc__`, the kernel's, are only read.
+DEFINABLE = ORDINARY_DUNDERS - {"__name__", "__doc__"}
+_DEFINABLE = ", ".join(f"`{name}`" for name in sorted(DEFINABLE))
 
 
 def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[str]) -> str:
@@ -33,6 +47,13 @@ def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[st
         else set()
     )
     for name in sorted(own | declared | named | imports):
+        if name[:2] == name[-2:] == "__" and name not in DEFINABLE:
+            return (
+                f"binds `{name}`, a name Python itself gives a meaning: choose another name"
+                f" (a class may define {_DEFINABLE})"
+            )
+        if name in KERNEL_NAMES:
+            return f"binds `{name}`, a name the notebook's kernel already holds: choose another"
         if name in JUDGED_BUILTINS or (name in judged and hasattr(builtins, name)):
             return f"binds `{name}`, a builtin's name: choose another name"
         if name in imports:  # an import is judged as one (`outside`, `forbidden_name`)

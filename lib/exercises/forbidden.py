@@ -102,8 +102,19 @@ def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
         if isinstance(attribute, ast.Constant) and f".{attribute.value}" in forbidden:
             name = f".{attribute.value}"
             return f"uses `{name}` through getattr, which this exercise asks you to do without"
+    methods = {name[1:] for name in forbidden if name[:1] == "."}
+    if isinstance(item, ast.ClassDef) and _class_attributes(item) & methods:
+        name = min(_class_attributes(item) & methods)  # `dataclasses.astuple` reads a field
+        return (
+            f"defines `{name}` in class `{item.name}`, the name of `.{name}`, which this"
+            " exercise asks you to do without: give it another name"
+        )
+    attributes = getattr(item, "kwd_attrs", [])  # `case str(encode=method):` reads `.encode`
+    read = [name for name in attributes if f".{name}" in forbidden]
     if isinstance(item, ast.Attribute) and f".{item.attr}" in forbidden:
         name = f".{item.attr}"
+    elif read:
+        name = f".{read[0]}"
     elif isinstance(item, ast.Name) and item.id in forbidden:
         name = item.id
     elif isinstance(item, ast.Import | ast.ImportFrom):  # `import tiktoken as tk` counts too
@@ -117,6 +128,16 @@ def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
     else:
         return ""
     return f"uses `{name}`, which this exercise asks you to do without"
+
+
+def _class_attributes(item: ast.ClassDef) -> set[str]:
+    """The names a class body binds (fields, methods, class attributes; its methods' locals too,
+    to keep it simple): each is an attribute of the class, which dataclasses, `match` and the
+    like read by that name, as text."""
+    inner = [n for n in ast.walk(item) if n is not item]
+    names = {n.id for n in inner if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+    return names | {n.name for n in inner if isinstance(n, kinds)}
 
 
 def forbidden_use(node: ast.AST, forbidden: Iterable[str]) -> str:

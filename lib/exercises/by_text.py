@@ -1,0 +1,51 @@
+"""Functions of allowed modules that read or write attributes by names given as text.
+
+An allowed module's public functions are allowed by default because they only compute: they take
+values and hand back values, and whatever attribute they read has a name fixed in their own
+code, which the learner cannot choose. A function that takes attribute names as text is
+`getattr`/`setattr` by another name, and the reading sees only a string. Among the allowed
+modules (`allowed.COMPUTING`) these are:
+
+- `functools.update_wrapper(wrapper, wrapped, assigned, updated)` and `functools.wraps`: each
+  name of `assigned` is copied with getattr/setattr, each of `updated` read and `.update()`d.
+  Without those two they copy a fixed list (`__name__`, `__doc__`, `__dict__`...), so
+  `@functools.wraps(f)` stays allowed, called directly;
+- `dataclasses.make_dataclass`, whose field names are text: refused, a class can be written out;
+- `dataclasses.fields`, `asdict`, `astuple`, `replace`, which read the fields a class body names:
+  those names are judged where the class binds them (`forbidden._class_attributes`).
+
+`operator.attrgetter` and `methodcaller` would be two more, but `operator` is not allowed, and
+`string.Formatter` is refused where it is named (`allowed._REACHES_IN`).
+"""
+
+from __future__ import annotations
+
+import ast
+
+# The functions above that may be called directly with this many positional arguments at most.
+_CALLED_PLAINLY = {"functools.update_wrapper": 2, "functools.wraps": 1}
+_REFUSED = {"dataclasses.make_dataclass": "write the class out with `@dataclasses.dataclass`"}
+
+
+def by_text(where: str, node: ast.AST) -> str:
+    """ "" unless `node` (the whole `functools.wraps`, or `wraps` imported on its own) uses one of
+    the functions above that `where` names, other than called directly with no names as text.
+    Needs `parent` links; an import has no call, so `from functools import wraps` is refused."""
+    if where in _REFUSED:
+        return f"uses `{where}`, which names attributes as text: {_REFUSED[where]}"
+    if where not in _CALLED_PLAINLY:
+        return ""
+    call = getattr(node, "parent", None)
+    plain = (
+        isinstance(call, ast.Call)
+        and call.func is node
+        and not call.keywords
+        and len(call.args) <= _CALLED_PLAINLY[where]
+        and not any(isinstance(a, ast.Starred) for a in call.args)
+    )
+    if plain:
+        return ""
+    return (
+        f"uses `{where}` with names of attributes as text, or hands it on: call it as"
+        f" `@{where}(f)`, without `assigned` or `updated`"
+    )

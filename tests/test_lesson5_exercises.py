@@ -221,14 +221,15 @@ def test_recovering_with_a_table_of_older_tokens_per_token_is_too_slow_for_full_
 
 
 def test_the_honest_recovery_has_ample_time_on_the_large_table():
-    """CPU time, so that load does not blur it: 0.45 s on a quiet core, a twentieth of the
-    limit; and a round of shown cases, each at the limit, fits the grader's cell."""
+    """CPU time, so that load does not blur it: 0.45 s on a quiet core, a twentieth of the limit (a
+    fifth allowed: a busy machine shares caches too); and a round of shown cases, each at the
+    limit, fits the grader's cell."""
     exercise = lesson5.recover_merges
     target = defined(exercise.solution_code)["recover_merges"]
     large = [c for c in exercise.cases() if len(c.args[0]) == capstone.LARGE]
     start = time.process_time()
     assert target(*large[0].args) == large[0].expected
-    assert time.process_time() - start < exercise.time_limit / 10
+    assert time.process_time() - start < exercise.time_limit / 5
     assert len(exercise.cases()) * exercise.time_limit <= Limits().cell * 0.75
 
 

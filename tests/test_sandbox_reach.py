@@ -164,3 +164,22 @@ def test_without_a_box_a_python_users_cannot_run_stops_grading_before_anyone(tmp
     monkeypatch.setattr(sys, "executable", str(python))
     with pytest.raises(sandbox.SandboxUnavailable, match="cannot start this Python"):
         sandbox.choose(own_user_fallback=True)
+
+
+def test_a_reset_runs_where_the_graders_python_is_private_to_root(tmp_path, monkeypatch):
+    """The other Pythons' test runs keep their venvs in a folder private to root: `user_reset`
+    could not start as the sandbox user, every reset failed and every user was retired ("1000
+    could not be reset"). The reset now runs in a Python the user can start."""
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    python = private / "python"  # as above: a script the user cannot read stands for it
+    python.write_text(f'#!/bin/sh\nexec "{os.path.realpath(sys.executable)}" "$@"\n')
+    python.chmod(0o755)
+    user = sandbox.OwnUser()
+    try:
+        monkeypatch.setattr(sys, "executable", str(python))
+        sandbox.kernel_users._reset_command.cache_clear()
+        assert sandbox.reap(user.uid)
+    finally:
+        sandbox.kernel_users._reset_command.cache_clear()
+        user.release()

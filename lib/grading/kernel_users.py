@@ -15,6 +15,7 @@ import contextlib
 import fcntl
 import functools
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -146,6 +147,26 @@ def leftovers(users: int = 8) -> list[int]:
     return found
 
 
+NOBODY = 65_534  # any unprivileged uid shows it; this one is no sandbox user's
+
+
+@functools.cache
+def _reset_command() -> tuple[str, ...]:
+    """`user_reset` as a sandbox user runs it: its text on the command line (the user may not
+    read the course's folder), in a Python that user can start. That is this Python, unless a
+    folder on its way is private to root, as pyenv's under /root are; then the system's, since
+    `user_reset` needs only the standard library. A reset that cannot start would fail every
+    time, and every sandbox user would be retired."""
+    source = Path(__file__).with_name("user_reset.py").read_text()
+    for python in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
+        tried = python and subprocess.run(
+            [*become(NOBODY), python, "-I", "-c", "pass"], capture_output=True
+        )
+        if tried and tried.returncode == 0:
+            return (python, "-I", "-c", source)
+    return (sys.executable, "-I", "-c", source)
+
+
 def reap(uid: int | None, seconds: float = 10) -> bool:
     """Leave nothing of `uid` (a kernel's own user) for the next student: run `user_reset` as
     that user (its processes, keyrings, IPC objects and files in `scratch_roots`), then kill from
@@ -156,7 +177,7 @@ def reap(uid: int | None, seconds: float = 10) -> bool:
     `parallel_grading`)."""
     if uid is None:
         return True
-    reset = [sys.executable, "-I", str(Path(__file__).with_name("user_reset.py"))]
+    reset = _reset_command()
     end = time.monotonic() + seconds
     for _ in range(2):  # the second: what killed the first reset has been killed from here
         try:

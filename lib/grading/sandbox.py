@@ -91,7 +91,7 @@ def choose(own_user_fallback: bool = False) -> bool:
         raise
 
 
-NOBODY = 65_534  # any unprivileged uid shows it; this one is no sandbox user's
+NOBODY = kernel_users.NOBODY
 
 
 def _check_a_user_can_run_this_python() -> None:

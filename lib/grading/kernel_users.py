@@ -159,12 +159,17 @@ def _reset_command() -> tuple[str, ...]:
     time, and every sandbox user would be retired."""
     source = Path(__file__).with_name("user_reset.py").read_text()
     for python in (sys.executable, "/usr/bin/python3", shutil.which("python3")):
-        tried = python and subprocess.run(
-            [*become(NOBODY), python, "-I", "-c", "pass"], capture_output=True
-        )
-        if tried and tried.returncode == 0:
+        if python and a_user_can_start(python):
             return (python, "-I", "-c", source)
     return (sys.executable, "-I", "-c", source)
+
+
+def a_user_can_start(python: str) -> bool:
+    """Whether an unprivileged user can start `python` (not if a folder on its way is private)."""
+    tried = subprocess.run(
+        [*become(NOBODY), python, "-I", "-c", "pass"], capture_output=True, timeout=60
+    )
+    return tried.returncode == 0
 
 
 def reap(uid: int | None, seconds: float = 10) -> bool:

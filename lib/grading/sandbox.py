@@ -91,19 +91,11 @@ def choose(own_user_fallback: bool = False) -> bool:
         raise
 
 
-NOBODY = kernel_users.NOBODY
-
-
 def _check_a_user_can_run_this_python() -> None:
     """Without a box, kernels are this very Python run as an unprivileged user: if a folder on its
     way is private to root (pyenv's live under /root), every kernel dies at once and a whole
     class scores 0 with no reason given. Say so before anyone is graded."""
-    tried = subprocess.run(
-        [*kernel_users.become(NOBODY), sys.executable, "-I", "-c", "pass"],
-        capture_output=True,
-        timeout=60,
-    )
-    if tried.returncode != 0:
+    if not kernel_users.a_user_can_start(sys.executable):
         raise SandboxUnavailable(
             f"kernels run here as unprivileged users (no bubblewrap), and such a user cannot "
             f"start this Python ({sys.executable}): a folder on its way is private to root, as "

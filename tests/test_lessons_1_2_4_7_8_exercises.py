@@ -523,6 +523,11 @@ WRONG_IDEAS = {
         'chunks.append(pending.decode("utf-8", errors="replace"))  #',
         'chunks.append("")  #',
     ),
+    # Held back right, but one '\ufffd' per bad byte: e2 82 41 gives '\ufffd\ufffdA', not '\ufffdA'.
+    ("stream_decode", "one \ufffd per bad byte"): (
+        'shown += "\\ufffd"  #',
+        'shown += "\\ufffd" * (error.end - error.start)  #',
+    ),
     ("first_bad_token", "token by token"): TOKEN_BY_TOKEN,
     ("first_bad_token", "the error's position taken for a token's"): (
         "        end = 0\n",
@@ -591,6 +596,7 @@ NAMED_SLIPS = {
     ("stream_decode", "each token decoded alone"): "a later token completes",
     ("stream_decode", "one problem a token"): "a later token completes",
     ("stream_decode", "nothing left at the end"): "The end of the stream",
+    ("stream_decode", "one \ufffd per bad byte"): "one '\\ufffd' per piece Python's replace",
     ("stream_decode", "lead bytes alone decide what waits"): "comes at the wrong time",
     ("stream_decode", "waits until the whole buffer decodes"): "comes at the wrong time",
     ("stream_decode", "waits on an invalid continuation byte"): "'invalid continuation byte'",
@@ -605,7 +611,8 @@ def test_the_check_names_the_slip_behind_a_wrong_answer(name, idea):
     if isinstance(wrong, tuple):
         wrong = exercise.solution_code.replace(*wrong)
     result = exercise.grade({exercise.target: namespace(wrong)[exercise.target]})
-    assert "💡" in result.reason and NAMED_SLIPS[name, idea] in result.reason, result.reason
+    words = " ".join(result.reason.split())  # as wrapped for the screen
+    assert "💡" in words and NAMED_SLIPS[name, idea] in words, result.reason
 
 
 def test_stream_decode_hints_name_every_reason_and_show_separate_chunks():
@@ -642,6 +649,22 @@ def test_lesson_4_says_which_second_bytes_decide_and_where_streaming_decoder_dif
     decoder = StreamingDecoder(Bytes())
     assert [decoder.feed(b) for b in (0xED, 0xA0, 0x80)] == ["", "", "\ufffd" * 3]
     assert reference_stream([0xED, 0xA0, 0x80], vocab)[:3] == ["", "\ufffd\ufffd", "\ufffd"]
+
+
+def test_stream_decode_says_how_many_replacement_characters_and_every_case_agrees():
+    """The text never said how many '\ufffd': one per bad byte read as fine, and failed 11 of 61
+    cases. It now says: joined, the strings are Python's errors="replace" decode. True on every
+    shown and hidden case."""
+    import nbformat
+
+    exercise = EXERCISES["stream_decode"]
+    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[40].source
+    assert 'decode("utf-8", errors="replace")' in text and '`"�A"`, not `"��A"`' in text
+    assert b"\xe2\x82A".decode("utf-8", errors="replace") == "\ufffdA"
+    for case in exercise.cases() + exercise.hidden_cases():
+        ids, vocab = case.args
+        joined = b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+        assert "".join(case.expected) == joined, ids
 
 
 @pytest.mark.parametrize(

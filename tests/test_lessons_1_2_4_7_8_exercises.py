@@ -509,6 +509,8 @@ WRONG_IDEAS = {
         'len(text.encode("utf-8")) / len(text)',
         'len(text.replace(" ", "").encode("utf-8")) / len(text.replace(" ", ""))',
     ),
+    # Fails only on an empty vocabulary, where max() has nothing to look at: n is len(vocab).
+    ("encode_chars", "n as the largest id + 1"): ("len(vocab)", "(max(vocab.values()) + 1)"),
     ("stream_decode", "strict, a bad byte shown only at the end"): STRICT_STREAM,
     ("stream_decode", "waits until the whole buffer decodes"): WAITING_STREAM,
     ("stream_decode", "lead bytes alone decide what waits"): LEAD_BYTES,

@@ -107,9 +107,20 @@ def skip_after_equal_pair(ids: list[int]) -> dict:
     return counts
 
 
+def stop_one_early(ids: list[int]) -> dict:
+    """An off-by-one: range(len(ids) - 2) never reaches the last pair."""
+    counts = {}
+    for i in range(len(ids) - 2):
+        pair = (ids[i], ids[i + 1])
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
 @pytest.mark.parametrize(
     ("name", "wrong", "words"),
     [
+        # Was told it undercounts overlaps, and went looking for a bug it did not have.
+        ("get_stats", stop_one_early, "the last pair is missing"),
         ("train_bpe", train_first_seen, "'first pair seen' tie rule (minbpe's"),
         ("train_bpe", train_overlap_once, "overlaps itself only once"),
         ("get_stats", count_pairs_once, "pair of equal ids is counted too few times"),

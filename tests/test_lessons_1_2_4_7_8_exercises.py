@@ -680,3 +680,58 @@ def test_lesson_4_feedback_shows_the_failed_case_tokens_as_bytes(name, idea):
     result = exercise.grade({exercise.target: namespace(WRONG_IDEAS[name, idea])[exercise.target]})
     line = result.reason.split("tokens, as bytes: ")[1]
     assert line.startswith("[b'") and "input:" in result.reason, result.reason
+
+
+# A last hint ends in examples to check against: each one as the hint writes it, and true.
+CHECK_YOURSELF = [
+    ("utf8_encode", (0x20AC,), "e2 82 ac"),
+    ("utf8_encode", (0x80,), "c2 80"),
+    ("utf8_encode", (0x10FFFF,), "f4 8f bf bf"),
+    ("utf8_decode_first", (b"\xe2\x82\xac",), "(8364, 3)"),
+    ("utf8_decode_first", ("👋".encode(),), "(128075, 4)"),
+    ("bytes_per_char", ("h€",), "2.0"),
+    ("bytes_per_char", ("e\u0301",), "1.5"),
+    ("bytes_per_char", ("",), "0.0"),
+    ("build_vocab", ("Hi, hi!",), "{' ': 0, '!': 1, ',': 2, 'H': 3, 'h': 4, 'i': 5}"),
+    ("encode_chars", ("hi!", {"h": 0, "i": 1}, "unk"), "[0, 1, 2]"),
+    ("encode_chars", ("hi!", {"h": 0, "i": 1}, "bytes"), "[0, 1, 35]"),
+    ("encode_chars", ("é", {}, "bytes"), "[195, 169]"),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "shown"), CHECK_YOURSELF)
+def test_a_check_yourself_example_in_the_last_hint_is_true(name, args, shown):
+    exercise = EXERCISES[name]
+    got = namespace(exercise.solution_code)[exercise.target](*args)
+    assert (got.hex(" ") if isinstance(got, bytes) else repr(got)) == shown
+    assert shown in exercise.hints[-1]
+
+
+def test_lesson_4_explains_why_cl100k_has_100261_tokens_here_and_100277_in_lesson_2():
+    import nbformat
+
+    from lib.tokenizer import Tokenizer
+
+    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[22].source
+    vocab = Tokenizer.from_tiktoken("cl100k_base").vocab
+    learned = sum(i < 100_256 for i in vocab)
+    unused = max(vocab) + 1 - len(vocab)
+    assert (len(vocab), learned, unused, max(vocab)) == (100_261, 100_256, 16, 100_276)
+    assert "100,261 tokens are 100,256 learned ones and 5 special tokens" in text
+    assert "the 16 ids that no token uses" in text and "100,277" in text
+
+
+def test_lesson_1_counts_noncharacters_as_cn_and_shows_the_third_decode_error():
+    """L4's stream_decode turns on 'invalid continuation byte', which lesson 1 never showed, and
+    `Cn` read as 'unassigned' only, though the 66 noncharacters are Cn too."""
+    import unicodedata
+
+    import nbformat
+
+    cells = nbformat.read("notebooks/01_unicode_and_utf8.ipynb", as_version=4).cells
+    block = range(0xFDD0, 0xFDF0)  # and the last two code points of each of the 17 planes
+    noncharacters = [cp for cp in range(0x110000) if cp in block or cp & 0xFFFE == 0xFFFE]
+    assert len(noncharacters) == 66 and "the 66 *noncharacters*" in cells[6].source
+    assert {unicodedata.category(chr(cp)) for cp in noncharacters} == {"Cn"}
+    assert "invalid continuation byte" in "".join(o.get("text", "") for o in cells[52].outputs)
+    assert b"\xe2\x82A".decode("utf-8", errors="replace") == "\ufffdA"

@@ -129,6 +129,7 @@ def test_premium_factors_hint_asks_for_the_ratios_without_the_expression():
     ratios = [counts[step][lang] / counts[step]["eng_Latn"] for step in counts]
     assert ratios == [2, 3, 6, 3] and "2, 3, 6 and 3" in hint
 
+
 def test_factors_that_always_divide_by_english_lose_points_in_check():
     """`reference` is an argument: an answer that ignores it once passed every case check()
     showed (2/2), and only a hidden case caught it."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from lib import bpe
-from lib.exercises.core import Case
+from lib.exercises.cases import Case, answers_fit
 
 SECTION = "section 4, 'Ties, and why the rule matters'"
 
@@ -62,21 +62,15 @@ def train_overlap_once(text: str, vocab_size: int) -> bpe.Merges:
     return _train(text, vocab_size, first_seen=False, overlap_once=True)
 
 
-def _fits(cases: list[Case], answers: list[Any], other: Any) -> bool:
-    """Do the answers of every failed case equal what `other(*args)` gives (and one case fail)?"""
-    failed = [(c, a) for c, a in zip(cases, answers, strict=False) if a != c.expected]
-    return bool(failed) and all(a == other(*c.args, **c.kwargs) for c, a in failed)
-
-
 def train_turns(cases: list[Case], answers: list[Any]) -> str | None:
     """Name the tie rule or the overlap count when a learner's merges follow one of them."""
-    if _fits(cases, answers, train_first_seen):
+    if answers_fit(cases, answers, train_first_seen):
         return (
             "your merges match the 'first pair seen' tie rule (minbpe's max(stats, "
             "key=stats.get)). This course breaks ties by the greatest (left bytes, right bytes) "
             f"among the most frequent pairs: see {SECTION}."
         )
-    if _fits(cases, answers, train_overlap_once):
+    if answers_fit(cases, answers, train_overlap_once):
         return (
             "your merges match counting a pair that overlaps itself only once ('aaa' as one "
             "'aa'). Count every adjacent pair, overlapping ones too: 'aaa' has two (exercise 1)."
@@ -105,7 +99,7 @@ def stats_turns(cases: list[Case], answers: list[Any]) -> str | None:
     the overlap mistake: a pair of two equal ids counted fewer times than it occurs
     (`count_pairs_once`, or skipping ahead after such a pair). Each is checked before the next:
     losing the last pair, or never counting past 1, undercounts [97, 97, 97] too."""
-    if _fits(cases, answers, _without_last_pair):
+    if answers_fit(cases, answers, _without_last_pair):
         return (
             "the last pair is missing: [1, 2, 3] holds (1, 2) and (2, 3), and the last pair "
             "starts at the second-to-last id. Your loop stops one position early."

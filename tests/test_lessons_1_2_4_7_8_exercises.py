@@ -5,6 +5,9 @@ ones."""
 from __future__ import annotations
 
 import base64
+import inspect
+import json
+from pathlib import Path
 
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
@@ -13,6 +16,8 @@ from lib.exercises import Exercise, for_lesson
 from lib.exercises.core import Raises
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 EXERCISES = {e.name: e for lesson in (1, 2, 4, 7, 8, 9) for e in for_lesson(lesson)}
 PREDICTIONS = {"predict_utf8_bytes", "predict_words", "predict_fewer_tokens"}
@@ -598,7 +603,7 @@ NAMED_SLIPS = {
     ("stream_decode", "each token decoded alone"): "a later token completes",
     ("stream_decode", "one problem a token"): "a later token completes",
     ("stream_decode", "nothing left at the end"): "The end of the stream",
-    ("stream_decode", "one \ufffd per bad byte"): "one '\\ufffd' per piece Python's replace",
+    ("stream_decode", "one \ufffd per bad byte"): "one '�' per piece Python's replace",
     ("stream_decode", "lead bytes alone decide what waits"): "comes at the wrong time",
     ("stream_decode", "waits until the whole buffer decodes"): "comes at the wrong time",
     ("stream_decode", "waits on an invalid continuation byte"): "'invalid continuation byte'",
@@ -625,7 +630,32 @@ def test_stream_decode_hints_name_every_reason_and_show_separate_chunks():
     hints = EXERCISES["stream_decode"].hints
     assert "'invalid continuation byte'" in hints[1]
     assert reference_stream([0, 1], {0: b"\xff", 1: b"a"}) == ["\ufffd", "a", ""]
-    assert "['\\ufffd', 'a', '']" in hints[2] and "'\\ufffda'" not in hints[2]
+    assert "['�', 'a', '']" in hints[2] and "'�a'" not in hints[2]
+
+
+def test_stream_decode_words_show_the_replacement_character_as_it_prints():
+    """The 💡s and hints once wrote '\\ufffd' while the expected/got lines above them, and the
+    spec, show '�': a newcomer had to map one to the other."""
+    from lib.exercises.lesson4 import stream
+
+    source = inspect.getsource(stream._stream_turns)
+    assert "\\\\ufffd" not in source  # an escape written into a message's text
+    assert "\\ufffd" not in " ".join(EXERCISES["stream_decode"].hints)
+    assert "'�A', not '��A'" in source
+
+
+def test_stream_decode_hint_2_sends_the_learner_where_the_third_reason_is_printed():
+    """Hint 2 said 'There is a third', but lesson 1's section 7 prints all three reasons."""
+    hint = " ".join(EXERCISES["stream_decode"].hints[1].split())
+    assert "Lesson 1's table of broken bytes (section 7) shows a third" in hint
+    cells = json.loads((NOTEBOOKS / "01_unicode_and_utf8.ipynb").read_text(encoding="utf-8"))[
+        "cells"
+    ]
+    sources = ["".join(cell["source"]) for cell in cells]
+    section = next(i for i, s in enumerate(sources) if s.startswith("## 7."))
+    end = next(i for i, s in enumerate(sources) if s.startswith("## 8."))
+    printed = json.dumps([cell.get("outputs", []) for cell in cells[section:end]])
+    assert "invalid continuation byte" in printed
 
 
 def test_lesson_4_says_which_second_bytes_decide_and_where_streaming_decoder_differs():
@@ -713,11 +743,16 @@ def test_lesson_4_explains_why_cl100k_has_100261_tokens_here_and_100277_in_lesso
     from lib.tokenizer import Tokenizer
 
     text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[22].source
-    vocab = Tokenizer.from_tiktoken("cl100k_base").vocab
-    learned = sum(i < 100_256 for i in vocab)
+    cl100k = Tokenizer.from_tiktoken("cl100k_base")
+    vocab = cl100k.vocab
+    ordinary = sum(i < 100_256 for i in vocab)
     unused = max(vocab) + 1 - len(vocab)
-    assert (len(vocab), learned, unused, max(vocab)) == (100_261, 100_256, 16, 100_276)
-    assert "100,261 tokens are 100,256 learned ones and 5 special tokens" in text
+    assert (len(vocab), ordinary, unused, max(vocab)) == (100_261, 100_256, 16, 100_276)
+    # Not all 100,256 are learned: 256 are the single bytes (review C found "learned ones").
+    single_bytes = sorted(b for b in vocab.values() if len(b) == 1)
+    assert single_bytes == [bytes([b]) for b in range(256)] and len(cl100k.merges) == 100_000
+    text = " ".join(text.split())
+    assert "100,261 tokens are 100,256 ordinary ones (the 256 single bytes and 100,000" in text
     assert "the 16 ids that no token uses" in text and "100,277" in text
 
 

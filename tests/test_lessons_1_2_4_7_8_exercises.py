@@ -770,3 +770,15 @@ def test_lesson_1_counts_noncharacters_as_cn_and_shows_the_third_decode_error():
     assert {unicodedata.category(chr(cp)) for cp in noncharacters} == {"Cn"}
     assert "invalid continuation byte" in "".join(o.get("text", "") for o in cells[52].outputs)
     assert b"\xe2\x82A".decode("utf-8", errors="replace") == "\ufffdA"
+
+
+def test_lesson_4_written_answer_names_the_reply_it_asks_about():
+    """'the reply above' was read as the show_tokens sentence just above it, not the streamed
+    reply of section 5, 20 cells earlier."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "04_decoding.ipynb", as_version=4).cells
+    reply = next(c.source for c in cells if c.source.startswith("reply = "))
+    question = next(c.source for c in cells if c.source.startswith("### ✏️ Written answer"))
+    assert "the reply above" not in question
+    assert f"section 5's reply (`{reply.splitlines()[0][9:-1]}`)" in " ".join(question.split())

@@ -148,3 +148,30 @@ def test_merging_every_kept_pair_in_one_step_fails_a_shown_case():
 def test_the_dropout_check_names_each_trap(wrong, words):
     result = lesson9.dropout_bpe.grade({"dropout_bpe": wrong})
     assert result.status == "partial" and words in " ".join(result.reason.split())
+
+
+def wordpiece_without_marks(word, vocab):
+    """Greedy WordPiece that forgets the '##' when it looks a piece up inside a word."""
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            if word[start:end] in vocab:
+                pieces.append(("##" if start else "") + word[start:end])
+                start = end
+                break
+        else:
+            return ["[UNK]"]
+    return pieces
+
+
+def test_looking_wordpieces_up_without_their_marks_is_named():
+    """It got only ['[UNK]'] for 'unaffable', with the vocabulary cut short on screen."""
+    result = lesson7.wordpiece_word.grade({"wordpiece_word": wordpiece_without_marks})
+    assert result.status == "partial"
+    assert "looking pieces up without their '##'" in " ".join(result.reason.split())
+
+
+def test_wordpiece_hint_1_asks_how_to_find_the_longest_piece():
+    assert "Which lengths do you try at a position, and in what order?" in " ".join(
+        lesson7.wordpiece_word.hints[0].split()
+    )

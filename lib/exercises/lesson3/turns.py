@@ -1,12 +1,13 @@
 """Two trainers that look right and are not, and the feedback that recognises them.
 
 Lesson 3's reference breaks ties by the greatest (left bytes, right bytes) and counts overlapping
-pairs (`aaa` holds two `aa`). Two natural loops differ exactly there:
+pairs (`aaa` holds two `aa`). Three natural loops differ exactly there:
 
 - `train_first_seen` keeps minbpe's `max(stats, key=stats.get)`: of the tied pairs, the one met
   first while counting;
 - `train_overlap_once` counts a pair that overlaps itself once per run, as `"aaa".count("aa")`
-  does.
+  does;
+- `train_ids_tie` breaks ties by the greatest pair of ids, which hint 2 warns against.
 
 The notebook runs both through `lib.difftest` to find the smallest text where each goes wrong,
 and the exercises' `wrong_turns` hooks compare a learner's answers with theirs to name the mistake.
@@ -34,7 +35,9 @@ def count_pairs_once(ids: list[int]) -> dict[tuple[int, int], int]:
     return counts
 
 
-def _train(text: str, vocab_size: int, first_seen: bool, overlap_once: bool) -> bpe.Merges:
+def _train(
+    text: str, vocab_size: int, first_seen: bool, overlap_once: bool, ids_tie: bool = False
+) -> bpe.Merges:
     ids = list(text.encode("utf-8"))
     vocab = {i: bytes([i]) for i in range(256)}
     merges = []
@@ -44,6 +47,8 @@ def _train(text: str, vocab_size: int, first_seen: bool, overlap_once: bool) -> 
             break
         if first_seen:
             a, b = max(stats, key=stats.get)  # type: ignore[arg-type]
+        elif ids_tie:
+            a, b = max(stats, key=lambda p: (stats[p], p))
         else:
             a, b = max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]]))
         ids = bpe.merge(ids, (a, b), new_id)
@@ -70,12 +75,23 @@ def train_turns(cases: list[Case], answers: list[Any]) -> str | None:
             "key=stats.get)). This course breaks ties by the greatest (left bytes, right bytes) "
             f"among the most frequent pairs: see {SECTION}."
         )
+    if answers_fit(cases, answers, train_ids_tie):
+        return (
+            "your merges match breaking ties by the pair's ids. The tie rule compares bytes: "
+            "a merged token's id says when it was learned, not what it spells, so compare "
+            f"(vocab[a], vocab[b]) of the tied pairs: see {SECTION}."
+        )
     if answers_fit(cases, answers, train_overlap_once):
         return (
             "your merges match counting a pair that overlaps itself only once ('aaa' as one "
             "'aa'). Count every adjacent pair, overlapping ones too: 'aaa' has two (exercise 1)."
         )
     return None
+
+
+def train_ids_tie(text: str, vocab_size: int) -> bpe.Merges:
+    """The lesson's loop breaking ties by the greatest pair of ids, not of bytes."""
+    return _train(text, vocab_size, first_seen=False, overlap_once=False, ids_tie=True)
 
 
 def _without_last_pair(ids: list[int]) -> dict[tuple[int, int], int]:

@@ -1,4 +1,4 @@
-"""Two trainers that look right and are not, and the feedback that recognises them.
+"""Trainers that look right and are not, and the feedback that recognises them.
 
 Lesson 3's reference breaks ties by the greatest (left bytes, right bytes) and counts overlapping
 pairs (`aaa` holds two `aa`). Three natural loops differ exactly there:

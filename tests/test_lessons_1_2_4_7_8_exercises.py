@@ -516,6 +516,12 @@ WRONG_IDEAS = {
     ),
     # Fails only on an empty vocabulary, where max() has nothing to look at: n is len(vocab).
     ("encode_chars", "n as the largest id + 1"): ("len(vocab)", "(max(vocab.values()) + 1)"),
+    # Its only feedback was "raised: ValueError: bytes must be in range(0, 256)".
+    ("utf8_encode", "a middle byte unmasked"): (
+        "0b10000000 | ((cp >> 6) & 0b111111),\n            0b10000000 | (cp & 0b111111),\n"
+        "        ])",
+        "0b10000000 | (cp >> 6),\n            0b10000000 | (cp & 0b111111),\n        ])",
+    ),
     ("stream_decode", "strict, a bad byte shown only at the end"): STRICT_STREAM,
     ("stream_decode", "waits until the whole buffer decodes"): WAITING_STREAM,
     ("stream_decode", "lead bytes alone decide what waits"): LEAD_BYTES,
@@ -596,6 +602,7 @@ def test_a_plausible_wrong_answer_fails_a_shown_case(name, idea):
 
 
 NAMED_SLIPS = {
+    ("utf8_encode", "a middle byte unmasked"): "so mask it (& 0b111111)",
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",
     ("first_bad_token", "a token ending at the position"): "one token early",

@@ -789,3 +789,34 @@ def test_lesson_4_written_answer_names_the_reply_it_asks_about():
     question = next(c.source for c in cells if c.source.startswith("### ✏️ Written answer"))
     assert "the reply above" not in question
     assert f"section 5's reply (`{reply.splitlines()[0][9:-1]}`)" in " ".join(question.split())
+
+
+def test_lesson_1_prose_says_what_review_c_found_missing():
+    """L1 c0 said less than lessons 2-4 about what own code is; section 5 measured 'characters'
+    as code points right before section 6 says they are not; c53 never said why the overlong
+    '/' gives two '�' and the cut-short '€' one."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "01_unicode_and_utf8.ipynb", as_version=4).cells
+    text = [" ".join(c.source.split()) for c in cells]
+    assert "the grader gives that exercise no points" in text[0]
+    section5 = next(t for t in text if t.startswith("## 5."))
+    assert "a character means a code point" in section5
+    assert b"\xc0\xaf".decode("utf-8", errors="replace") == "\ufffd\ufffd"
+    assert b"\xe2\x82A".decode("utf-8", errors="replace") == "\ufffdA"
+    assert any(
+        "`e2 82` could have begun a `€`, but no character starts with `c0`" in t for t in text
+    )
+
+
+def test_lesson_2_length_takeaway_says_tenfold_and_labels_powers_of_ten():
+    """'each step' read as each marker (x3 steps, about 10 points), and the axis read '1000'
+    next to '10k' with minor '2'/'5' labels."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "02_character_tokenizer.ipynb", as_version=4).cells
+    chart = next(c for c in cells if "Sequence length against vocabulary size" in c.source)
+    assert "each roughly tenfold step cuts about 20 points" in chart.source
+    assert '.update_xaxes(dtick=1, tickformat="~s")' in chart.source
+    printed = "".join(o.get("text", "") for o in chart.outputs)
+    assert "each roughly tenfold step cuts about 20 points (100 -> 1,000 words: 21" in printed

@@ -24,7 +24,10 @@ Doors found (each test says why the reading misses it and a fix in one line):
 8. the reading's work grows with the square of the cells' size and holds `_READING_CODE`
    (one reading at a time): an 85 KB notebook reads in 35 s, 1 MB would stall the batch;
 9. the other way: an honest `match` statement is refused, its capture names (`case [a, *rest]`)
-   read as names no cell defines.
+   read as names no cell defines;
+10. `check()` and the grader disagree: `check()` reads a function's source with
+   `inspect.getsource`, which follows `__wrapped__`: `f = functools.update_wrapper(f, honest)`
+   (plain, so allowed) shows it `honest`'s source, and it passes an `f` that calls `.encode`.
 
 What held (read by `Notebook`, each refused with a telling reason): `type('K', (str,), {...})`
 where `.encode` is forbidden; a class named `bytes`; `e.__traceback__`; `from string import
@@ -195,6 +198,24 @@ def test_check_refuses_what_the_grader_refuses_in_a_kernel():
         timeout=120,
     ).stdout
     assert "Checking utf8_encode" in said and "uses `get_ipython`" in said, said
+
+
+# 10. Fix: read a function's own source (`inspect.getsource(value.__code__)`, which does not
+# follow `__wrapped__`), or refuse a function whose `__wrapped__` is another notebook function.
+WRAPPED = (
+    "import functools\n\ndef honest(cp):\n    return bytes([cp])",
+    "def utf8_encode(cp):\n    return chr(cp).encode()",
+    "utf8_encode = functools.update_wrapper(utf8_encode, honest)",
+)
+
+
+@pytest.mark.xfail(strict=True, reason="door 10: check() reads the source __wrapped__ names")
+def test_check_reads_the_function_a_name_holds_not_the_one_it_wraps(shell):
+    assert "uses `.encode`" in Notebook(list(WRAPPED)).borrowed("utf8_encode", (), (".encode",))
+    for cell in WRAPPED:
+        shell.run_cell(cell, store_history=True)
+    result = LESSON_1["utf8_encode"].grade(shell.user_ns)
+    assert (result.status, result.score) == ("not own code", 0), result
 
 
 # 7. Only SyntaxError and ValueError are caught where a cell is parsed (`parse_cell`), and

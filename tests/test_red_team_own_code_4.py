@@ -1,8 +1,10 @@
 """Red team on the own-code reading, round 4 (after fix27c): doors the reading does not model.
-Each test below is an answer that earned full marks, or a notebook that broke the grader, on
-main 2afbc40; each is `xfail(strict=True)` until its door is closed. Every one was first run
-through `python -m lib.grade`'s own `grade_submissions` (sandboxed) on lesson 1's notebook
-solved, the attacked exercises replaced: 2/2 each, "all N cases passed".
+Each test below, on main 2afbc40, is an answer that earned full marks, a notebook that broke the
+grader, an answer `check()` and the grader judge differently, or honest code refused; each is
+`xfail(strict=True)` until its door is closed. Doors 1 to 5 were first run through the grader's
+own `grade_submissions` (sandboxed) on lesson 1's notebook solved, the attacked exercises
+replaced: 2/2 each, "all N cases passed"; door 7 there gave "grader error (RecursionError)" and
+no rows at all for that notebook (the next notebook of the batch was graded).
 
 Doors found (each test says why the reading misses it and a fix in one line):
 

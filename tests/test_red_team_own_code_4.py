@@ -280,7 +280,6 @@ HONEST_MATCH = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="9: a match statement's captures read as unknown names")
 @pytest.mark.parametrize("name, source", HONEST_MATCH.values(), ids=list(HONEST_MATCH))
 def test_an_honest_match_statement_is_own_code(name, source):
     exercise = harness.EXERCISES[name]

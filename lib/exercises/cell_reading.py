@@ -68,7 +68,16 @@ def local_names(node: ast.AST) -> set[str]:
             names.add(item.name)
         elif item is not node and isinstance(item, ast.Import | ast.ImportFrom):
             names.update(a.asname or a.name.partition(".")[0] for a in item.names)
+        names.update(captured(item))
     return names - set(lib_imports(node))
+
+
+def captured(item: ast.AST) -> list[str]:
+    """The names a `match` pattern binds (`case [a, *rest]`, `case {**rest}`): they are plain
+    text in the tree, not `ast.Name` nodes, yet bind like an assignment."""
+    if isinstance(item, ast.MatchAs | ast.MatchStar):
+        return [item.name] if item.name else []
+    return [item.rest] if isinstance(item, ast.MatchMapping) and item.rest else []
 
 
 def type_hints(node: ast.AST) -> list[ast.AST]:
@@ -114,6 +123,7 @@ def binds(statement: ast.stmt) -> tuple[set[str], set[str]]:
             names.add(item.name)
         elif isinstance(item, ast.Import | ast.ImportFrom):
             names.update(a.asname or a.name.partition(".")[0] for a in item.names)
+        names.update(captured(item))
         todo.extend(ast.iter_child_nodes(item))
     return names - {""}, called - {""}
 

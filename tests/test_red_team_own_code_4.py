@@ -230,7 +230,6 @@ TOO_DEEP = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="door 7: a deep cell raises out of the reading")
 @pytest.mark.parametrize("source", TOO_DEEP.values(), ids=list(TOO_DEEP))
 def test_a_deeply_nested_cell_is_read_without_breaking_the_grader(source):
     code = Notebook([source])

@@ -24,9 +24,25 @@ def parse_cell(source: str) -> ast.Module | None:
         source = TransformerManager().transform_cell(source)
     except Exception:  # IPython missing or confused: parse what is there
         pass
+    return parse_text(source)
+
+
+def parse_text(source: str, mode: str = "exec") -> ast.AST | None:
+    """`source` as Python, or None when it cannot be read: not Python, or nested so deeply that
+    the parser runs out of memory or stack (`-` twenty thousand times). Such text is read as
+    a syntax error would be, and the rest of the notebook is still graded."""
     try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
+        return ast.parse(source, mode=mode)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def written_out(statement: ast.AST) -> str | None:
+    """The statement as text (what the graded program runs), or None when it is nested too
+    deeply for `ast.unparse`'s recursion: its cell is then read as unreadable."""
+    try:
+        return ast.unparse(statement)
+    except (RecursionError, MemoryError):
         return None
 
 

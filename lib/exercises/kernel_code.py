@@ -13,7 +13,7 @@ import sys
 import textwrap
 from typing import Any
 
-from lib.exercises.cell_reading import parse_cell
+from lib.exercises.cell_reading import parse_cell, written_out
 from lib.exercises.own_code import Notebook
 
 
@@ -37,8 +37,8 @@ def kernel_notebook(namespace: dict[str, Any]) -> Notebook | None:
         body = tree.body if tree else []
         last.update((s.name, s) for s in body if isinstance(s, ast.ClassDef))
         rest = [s for s in body if not isinstance(s, defined)]
-        sources.append(ast.unparse(ast.Module(body=rest, type_ignores=[])))
-    sources += [ast.unparse(last[name]) for name in sorted(unread & set(last))]
+        sources.append(written_out(ast.Module(body=rest, type_ignores=[])) or "")
+    sources += [written_out(last[name]) or "" for name in sorted(unread & set(last))]
     return Notebook(sources)
 
 

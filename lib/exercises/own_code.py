@@ -58,6 +58,7 @@ from lib.exercises.cell_reading import (
     parse_cell,
     public_names,
     type_hints,
+    written_out,
 )
 from lib.exercises.forbidden import forbidden_name, forbidden_names
 
@@ -75,9 +76,15 @@ class Notebook:
         if hasattr(cells, "cells"):
             cells = [c.source if c.cell_type == "code" else "" for c in cells.cells]
         self.called: set[str] = set()  # names whose methods a statement calls: not predictions
+        self.text: dict[Where, str] = {}  # each unit written out, as the graded program runs it
         for c, source in enumerate(cells):
             tree = parse_cell(source)
-            for s, statement in enumerate(tree.body if tree else []):
+            body = tree.body if tree else []
+            texts = [written_out(statement) for statement in body]
+            if None in texts:  # too deep to write out: unreadable, as a syntax error would be
+                continue
+            for s, statement in enumerate(body):
+                self.text[(c, s, 0)] = texts[s]
                 if isinstance(statement, ast.Import | ast.ImportFrom):
                     self._read_import((c, s), statement)
                     continue
@@ -100,6 +107,7 @@ class Notebook:
             self.lib.update(lib_imports(alone))
             bound = name.asname or name.name.partition(".")[0]
             self.units.setdefault(bound, []).append(((*where, k), alone))
+            self.text[(*where, k)] = ast.unparse(alone)
 
     def borrowed(
         self,
@@ -162,10 +170,10 @@ class Notebook:
     def program(self, targets: Iterable[str]) -> dict[int, str]:
         """The code the grader runs for `targets` (each accepted by `borrowed` first), by cell:
         only the units read, in the notebook's order."""
-        units = {where: unit for t in targets for where, unit in self.accepted.get(t, [])}
+        units = {where for t in targets for where, _ in self.accepted.get(t, [])}
         cells: dict[int, list[str]] = {}
         for where in sorted(units):
-            cells.setdefault(where[0], []).append(ast.unparse(units[where]))
+            cells.setdefault(where[0], []).append(self.text[where])
         return {cell: "\n".join(code) for cell, code in cells.items()}
 
     def _read_unit(self, node: ast.AST, allowed: set[str], forbidden: set[str], todo: list) -> str:

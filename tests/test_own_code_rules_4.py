@@ -1,0 +1,25 @@
+"""The rules that close red team round 4's doors (`tests/test_red_team_own_code_4.py`), each
+tried beyond the spelling the red team used, and the honest code next to them kept passing."""
+
+from __future__ import annotations
+
+from lib.exercises import for_lesson
+from lib.exercises.own_code import Notebook
+
+UTF8_ENCODE = next(e for e in for_lesson(1) if e.name == "utf8_encode")
+HONEST = UTF8_ENCODE.solution_code
+
+
+def verdict(*cells: str) -> str:
+    """What the grader says of these cells' `utf8_encode` ("" when it is own code)."""
+    return Notebook(list(cells)).borrowed("utf8_encode", (), UTF8_ENCODE.forbidden)
+
+
+def test_a_cell_too_deep_to_read_is_skipped_and_the_rest_is_graded():
+    """A cell the parser or `ast.unparse` cannot follow is read as a syntax error would be:
+    the honest answer in the next cell keeps its marks, and its program is written out."""
+    for deep in ("x = " + "-" * 20000 + "1", "DEEP = " + "lambda cp: " * 500 + "cp"):
+        code = Notebook([deep, HONEST])
+        assert code.borrowed("utf8_encode", (), UTF8_ENCODE.forbidden) == ""
+        assert code.program(["utf8_encode"]) == {1: code.text[(1, 0, 0)]}
+        assert "DEEP" not in code.units and "x" not in code.units

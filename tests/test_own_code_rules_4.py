@@ -3,8 +3,13 @@ tried beyond the spelling the red team used, and the honest code next to them ke
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from lib.exercises import for_lesson
+from lib.exercises.allowed import BUILTINS, RUNS_CODE
 from lib.exercises.own_code import Notebook
+from lib.exercises.python_builtins import NEWER
 
 UTF8_ENCODE = next(e for e in for_lesson(1) if e.name == "utf8_encode")
 HONEST = UTF8_ENCODE.solution_code
@@ -23,3 +28,18 @@ def test_a_cell_too_deep_to_read_is_skipped_and_the_rest_is_graded():
         assert code.borrowed("utf8_encode", (), UTF8_ENCODE.forbidden) == ""
         assert code.program(["utf8_encode"]) == {1: code.text[(1, 0, 0)]}
         assert "DEEP" not in code.units and "x" not in code.units
+
+
+def test_the_builtins_list_is_plain_pythons():
+    """`allowed.BUILTINS` is written out, not read from a `builtins` IPython has added to: it
+    is the running Python's own builtins (no `site`, no IPython), less those that run code."""
+    plain = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", "import builtins; print(*dir(builtins))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    python_own = {name for name in plain if name[:1] != "_" or name[:2] == "__"}
+    assert python_own - RUNS_CODE <= BUILTINS  # none missing
+    assert BUILTINS - set(plain) <= NEWER  # nothing else
+    assert not {"get_ipython", "display", "exit", "help"} & BUILTINS

@@ -188,7 +188,6 @@ for cell in [
 """
 
 
-@pytest.mark.xfail(strict=True, reason="door 6: check() takes IPython's builtins for Python's")
 def test_check_refuses_what_the_grader_refuses_in_a_kernel():
     source = "def utf8_encode(cp):\n    return get_ipython().ev('chr(%d).en' 'code()' % cp)"
     assert "uses `get_ipython`" in Notebook([source]).borrowed("utf8_encode", (), (".encode",))

@@ -33,6 +33,7 @@ import importlib
 from types import ModuleType
 
 from lib.exercises.by_text import by_text
+from lib.exercises.python_builtins import PYTHON_BUILTINS
 
 # Standard-library modules that only compute (and `time`, to measure): none loads, runs or
 # finds code.
@@ -47,7 +48,7 @@ RUNS_CODE = frozenset(
 )
 # The builtins the reading judges wherever they are used: a name of the code's own may not be one.
 JUDGED_BUILTINS = RUNS_CODE | {"getattr", "hasattr", "type"}
-BUILTINS = frozenset(name for name in dir(builtins) if name not in RUNS_CODE)
+BUILTINS = PYTHON_BUILTINS - RUNS_CODE  # a fixed list: IPython adds names to `builtins`
 # The dunders a learner's own class defines or reads; the others reach into Python itself.
 ORDINARY_DUNDERS = frozenset(
     {"__init__", "__name__", "__doc__", "__len__", "__iter__", "__next__", "__getitem__"}

@@ -10,6 +10,9 @@ from lib.exercises import for_lesson
 from lib.exercises.allowed import BUILTINS, RUNS_CODE
 from lib.exercises.own_code import Notebook
 from lib.exercises.python_builtins import NEWER
+from tests import test_red_team_own_code as harness
+
+shell = harness.shell  # a fresh IPython shell, as a fixture of this module too
 
 UTF8_ENCODE = next(e for e in for_lesson(1) if e.name == "utf8_encode")
 HONEST = UTF8_ENCODE.solution_code
@@ -43,3 +46,16 @@ def test_the_builtins_list_is_plain_pythons():
     assert python_own - RUNS_CODE <= BUILTINS  # none missing
     assert BUILTINS - set(plain) <= NEWER  # nothing else
     assert not {"get_ipython", "display", "exit", "help"} & BUILTINS
+
+
+def test_check_reads_the_code_that_runs_under_any_wrapper(shell):
+    """`check()` reads a function from its code object and anything else callable (here a
+    `functools.cache` wrapper whose `__wrapped__` names an honest function) from the cell that
+    defines its name: never from the source `__wrapped__` leads to."""
+    for cell in (
+        "import functools\n\ndef honest(cp):\n    return bytes([cp])",
+        "def utf8_encode(cp):\n    return chr(cp).encode()",
+        "utf8_encode = functools.update_wrapper(functools.cache(utf8_encode), honest)",
+    ):
+        shell.run_cell(cell, store_history=True)
+    assert "uses `.encode`" in UTF8_ENCODE.not_own(shell.user_ns)

@@ -210,7 +210,6 @@ WRAPPED = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason="door 10: check() reads the source __wrapped__ names")
 def test_check_reads_the_function_a_name_holds_not_the_one_it_wraps(shell):
     assert "uses `.encode`" in Notebook(list(WRAPPED)).borrowed("utf8_encode", (), (".encode",))
     for cell in WRAPPED:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from lib.exercises import for_lesson
 from lib.exercises.allowed import BUILTINS, RUNS_CODE
 from lib.exercises.own_code import Notebook
@@ -59,3 +61,23 @@ def test_check_reads_the_code_that_runs_under_any_wrapper(shell):
     ):
         shell.run_cell(cell, store_history=True)
     assert "uses `.encode`" in UTF8_ENCODE.not_own(shell.user_ns)
+
+
+GRAB = "class Grab(F):\n    pass\n\ndef utf8_encode(cp):\n    Grab\n    return bytes([cp])\n"
+
+
+@pytest.mark.parametrize(
+    "imports",
+    [
+        "from string import Formatter as F",
+        "from string import *\nF = Formatter",
+        "if True:\n    from string import *\nF = Formatter",
+        "import string\nF = getattr(string, 'Formatter')",
+        "import string as s\nF = s.Formatter",
+    ],
+)
+def test_string_formatter_is_refused_however_it_is_imported(imports):
+    """`string.Formatter` fetches attributes named in a format string: it is refused as an
+    attribute, an imported name, one of `*`'s names, or a known name handed to `getattr` (a `*`
+    inside a statement binds names no reading sees: what uses them is refused for that)."""
+    assert "Formatter`, which" in verdict(imports, GRAB)

@@ -95,7 +95,6 @@ FORMATTER = "class Grab(Formatter):\n    def format_field(self, value, spec):\n"
 )
 
 
-@pytest.mark.xfail(strict=True, reason="door 2: string.Formatter imported by name")
 @pytest.mark.parametrize("imports", ["from string import Formatter", "from string import *"])
 def test_a_formatter_subclass_earns_nothing(shell, imports):
     assert not earns_full_marks(shell, "utf8_encode", f"{imports}\n\n{FORMATTER}")

@@ -33,6 +33,7 @@ import importlib
 from types import ModuleType
 
 from lib.exercises.by_text import by_text
+from lib.exercises.cell_reading import public_names
 from lib.exercises.python_builtins import PYTHON_BUILTINS
 
 # Standard-library modules that only compute (and `time`, to measure): none loads, runs or
@@ -87,9 +88,12 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
         for module in modules:
             if module.partition(".")[0] != "lib" and not module_allowed(module, allowed):
                 return f"imports `{module}`, which is not among what this exercise may use"
-        for name in item.names if isinstance(item, ast.ImportFrom) and item.module else []:
-            found = reached(item.module, [name.name], allowed)  # `from re import enum`
-            found = found or by_text(f"{item.module}.{name.name}", item)
+        names = [n.name for n in item.names] if isinstance(item, ast.ImportFrom) else []
+        if names == ["*"]:  # `from string import *` binds `Formatter` too
+            names = public_names(item.module or "")
+        for name in names if getattr(item, "module", None) else []:
+            found = reached(item.module, [name], allowed)  # `from re import enum`
+            found = found or by_text(f"{item.module}.{name}", item)
             if found:
                 return found
     elif isinstance(item, ast.Attribute) and (
@@ -118,6 +122,8 @@ def reached(module: str, chain: list[str], allowed: set[str]) -> str:
             return ""
         if name.startswith("_") and name not in ORDINARY_DUNDERS:
             return f"uses `{where}.{name}`, a private part of `{where}`"
+        if name in _REACHES_IN:  # `from string import Formatter`, however it is imported
+            return f"uses `{where}.{name}`, which reaches into Python itself"
         value, where = getattr(value, name, None), f"{where}.{name}"
         if isinstance(value, ModuleType) and not module_allowed(value.__name__, allowed):
             return f"reaches the module `{value.__name__}` through `{where}`"

@@ -81,3 +81,41 @@ def test_string_formatter_is_refused_however_it_is_imported(imports):
     attribute, an imported name, one of `*`'s names, or a known name handed to `getattr` (a `*`
     inside a statement binds names no reading sees: what uses them is refused for that)."""
     assert "Formatter`, which" in verdict(imports, GRAB)
+
+
+KEPT_FIELD = (
+    "import dataclasses\n\nLEAD = dataclasses.field(default=0)\n\n"
+    "@dataclasses.dataclass\nclass Text:\n    lead: int = LEAD\n\n"
+    "def utf8_encode(cp):\n    LEAD.name = 'en' 'code'\n"
+)
+
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        [KEPT_FIELD + "    return dataclasses.astuple(Text())\n"],
+        [KEPT_FIELD + "    return dataclasses.replace(Text(), lead=cp)\n"],
+        ["from dataclasses import asdict\n\ndef utf8_encode(cp):\n    return asdict(cp)\n"],
+        [
+            "class Text:\n    lead: int\n    __annotations__['x'] = int\n\n"
+            "def utf8_encode(cp):\n    Text\n    return bytes([cp])\n"
+        ],
+    ],
+)
+def test_dataclass_fields_are_read_by_their_names_only(cells):
+    """A field's name may change after the class body is read (a `Field` kept in a variable,
+    or `__annotations__` written to), so nothing that reads fields by the names their `Field`s
+    hold (`astuple`, `asdict`, `replace`) is allowed, nor any use of `__annotations__`."""
+    found = verdict(*cells)
+    assert "read the fields by their names" in found or "`__annotations__`" in found, found
+
+
+def test_an_honest_dataclass_keeps_its_marks():
+    """`field(default_factory=...)`, `fields()` and fields read by name stay allowed."""
+    honest = (
+        "import dataclasses\n\n@dataclasses.dataclass\nclass Parts:\n    lead: int\n"
+        "    rest: list = dataclasses.field(default_factory=list)\n\n"
+        "def utf8_encode(cp):\n    names = [f.name for f in dataclasses.fields(Parts)]\n"
+        "    parts = Parts(cp, [len(names)])\n    return bytes([parts.lead])\n"
+    )
+    assert verdict(honest) == ""

@@ -147,7 +147,6 @@ FIELD_NAMED_LATER = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="door 4: a dataclass field named at run time")
 @pytest.mark.parametrize("cells", FIELD_NAMED_LATER.values(), ids=list(FIELD_NAMED_LATER))
 def test_a_field_named_at_run_time_earns_nothing(shell, cells):
     assert not earns_full_marks(shell, "utf8_encode", *cells)

@@ -100,6 +100,8 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
         unusual_dunder(item.attr) or item.attr in _REACHES_IN
     ):
         return f"uses `.{item.attr}`, which reaches into Python itself"
+    elif isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
+        return f"uses `{item.id}`, which reaches into Python itself"
     elif isinstance(item, ast.Call) and _named_by_text(item):  # `getattr(g, "gi_frame")`
         name = item.args[1].value
         if _reaches_in(name):

@@ -7,12 +7,15 @@ import subprocess
 import sys
 
 import pytest
+from nbformat.v4 import new_code_cell, new_notebook
 
 from lib.exercises import for_lesson
 from lib.exercises.allowed import BUILTINS, RUNS_CODE
 from lib.exercises.own_code import Notebook
 from lib.exercises.python_builtins import NEWER
+from lib.grading.grading_job import Program, graded_program
 from tests import test_red_team_own_code as harness
+from tests.test_red_team_own_code import ROOT
 
 shell = harness.shell  # a fresh IPython shell, as a fixture of this module too
 
@@ -119,3 +122,22 @@ def test_an_honest_dataclass_keeps_its_marks():
         "    parts = Parts(cp, [len(names)])\n    return bytes([parts.lead])\n"
     )
     assert verdict(honest) == ""
+
+
+def test_the_graded_program_displays_nothing(shell):
+    """IPython calls a displayed value's hooks (`_repr_pretty_` with its printer,
+    `_ipython_display_`, `_repr_html_`); the graded program displays no value, so none runs."""
+    cells = [
+        "CALLS = []\n\nclass Shown:\n    def _repr_pretty_(self, printer, cycle):\n"
+        "        CALLS.append(printer)\n\n    def _ipython_display_(self):\n"
+        "        CALLS.append(0)\n\n    def _repr_html_(self):\n        CALLS.append(1)\n\n"
+        "(shown := Shown())",
+        "def utf8_encode(cp):\n    shown, CALLS\n    return bytes([cp])\n\nshown",
+    ]
+    code = Notebook(cells)
+    assert code.borrowed("utf8_encode", (), UTF8_ENCODE.forbidden) == ""
+    program = Program(("utf8_encode",), code.program(["utf8_encode"]))
+    notebook = new_notebook(cells=[new_code_cell(cell) for cell in cells])
+    for cell in graded_program(notebook, program, [str(ROOT)]).cells:
+        assert shell.run_cell(cell.source).success
+    assert shell.user_ns["CALLS"] == []

@@ -164,7 +164,6 @@ REPR_PRETTY = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason="door 5: IPython hands a display hook its printer")
 def test_a_display_hook_of_the_learners_earns_nothing(shell):
     assert not earns_full_marks(shell, "utf8_encode", *REPR_PRETTY)
 

@@ -141,3 +141,120 @@ def test_the_graded_program_displays_nothing(shell):
     for cell in graded_program(notebook, program, [str(ROOT)]).cells:
         assert shell.run_cell(cell.source).success
     assert shell.user_ns["CALLS"] == []
+
+
+MODULE_USED = "    return collections._sys.modules['builtins'].eval('chr(cp).en' 'code()')\n"
+
+
+PRIVATE = "uses `collections._sys`, a private part"
+
+
+@pytest.mark.parametrize(
+    "cells, found",
+    [
+        (
+            [
+                "import collections",
+                "def utf8_encode(cp):\n    (lambda collections: 0)\n" + MODULE_USED,
+            ],
+            PRIVATE,
+        ),
+        (
+            [
+                "import collections",
+                "def utf8_encode(cp):\n    class K:\n        def collections(self):\n"
+                "            return 0\n" + MODULE_USED,
+            ],
+            PRIVATE,
+        ),
+        (
+            [
+                "import collections",
+                "def utf8_encode(cp):\n    def inner():\n        global collections\n"
+                "        collections = 0\n    return collections._sys\n",
+            ],
+            "binds `collections`, the name of a module",
+        ),
+        (
+            [
+                "try:\n    import collections\nexcept ImportError:\n    pass",
+                "def utf8_encode(cp):\n" + MODULE_USED,
+            ],
+            PRIVATE,
+        ),
+        (["def utf8_encode(cp):\n    import collections\n" + MODULE_USED], PRIVATE),
+        (
+            [
+                "import collections\ncollections.Counter = lambda x: 1",
+                "def utf8_encode(cp):\n    return collections.Counter(cp)",
+            ],
+            "changes `collections.Counter`",
+        ),
+    ],
+    ids=["lambda", "method", "global", "try", "inside", "module changed"],
+)
+def test_a_module_is_read_as_the_module_in_every_scope_it_reaches(cells, found):
+    """Each name is read in its own scope: a name an inner scope binds does not hide the module
+    elsewhere, a module imported inside `try` or a function is still one, and a module's
+    names may not be changed (the program's other code would see the change)."""
+    assert found in verdict(*cells)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def utf8_encode(cp):\n    counts = {}\n    def bump(collections):\n"
+        "        return collections + 1\n    return bytes([bump(cp) - 1])\n",
+        "def utf8_encode(cp):\n    out = [b for b in [cp]]\n    match out:\n"
+        "        case [first, *rest]:\n            return bytes([first, *rest])\n    return b''\n",
+        "import collections\n\ndef utf8_encode(cp):\n    seen = collections.Counter([cp])\n"
+        "    return bytes(sorted(seen))\n",
+    ],
+    ids=["parameter named like a module", "comprehension and match", "module used"],
+)
+def test_honest_locals_and_modules_stay_own_code(source):
+    assert verdict(source) == ""
+
+
+BOX = "class Box:\n    def __getitem__(self, key):\n        return int\n\nbox = Box()\n\n"
+
+
+@pytest.mark.parametrize(
+    "hint, found",
+    [
+        ("'box[eval]'", "subscripts `box`"),
+        ("list['box[bytes]']", "subscripts `box`"),
+        ("Box[bytes]", "subscripts `Box`"),
+        ("'eval'", "naming `eval`"),
+        ("'int.__class__'", "reads `.__class__`"),
+        ("'f()'", "written as code"),
+    ],
+)
+def test_a_hint_that_would_run_code_when_evaluated_is_refused(hint, found):
+    """`functools.singledispatch` evaluates hints (strings inside them too): a subscript of the
+    notebook's own value runs its code, so a hint may subscript only Python's or a module's."""
+    source = BOX + f"def utf8_encode(cp: {hint}):\n    box\n    return bytes([cp])\n"
+    assert found in verdict(source)
+
+
+def test_a_builtins_name_rebound_by_the_notebook_is_not_subscripted_in_a_hint():
+    assert "subscripts `list`" in verdict(
+        BOX + "list = box\n\ndef utf8_encode(cp: 'list[int]'):\n    return bytes([cp])\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "hint",
+    [
+        "int",
+        "'int'",
+        "list[int] | None",
+        "dict[str, tuple[int, ...]]",
+        "'collections.Counter[str]'",
+    ],
+)
+def test_honest_hints_stay_own_code(hint):
+    source = (
+        f"import collections\n\ndef utf8_encode(cp: {hint}) -> bytes:\n    return bytes([cp])\n"
+    )
+    assert verdict(source) == ""

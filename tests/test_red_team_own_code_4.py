@@ -80,7 +80,6 @@ INNER_SCOPE = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="door 1: a name bound in an inner scope hides a module")
 @pytest.mark.parametrize("name, source", INNER_SCOPE.values(), ids=list(INNER_SCOPE))
 def test_a_module_hidden_by_an_inner_scopes_name_earns_nothing(shell, name, source):
     assert not earns_full_marks(shell, name, source)
@@ -119,7 +118,6 @@ HINT_EVALUATED = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="door 3: singledispatch evaluates a hint's names")
 @pytest.mark.parametrize("source", HINT_EVALUATED.values(), ids=list(HINT_EVALUATED))
 def test_a_hint_evaluated_by_singledispatch_earns_nothing(shell, source):
     assert not earns_full_marks(shell, "utf8_encode", source)
@@ -245,7 +243,6 @@ def chain_of_helpers(n: int) -> str:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="door 8: reading time grows with the square of the size")
 def test_reading_grows_in_proportion_to_the_notebook():
     seconds = []
     for n in (100, 400):

@@ -151,6 +151,8 @@ def module_outside(item: ast.AST, modules: dict[str, str], allowed: set[str]) ->
     elif not chain and not isinstance(item.ctx, ast.Store | ast.Del):
         return f"hands the module `{modules[item.id]}` on as a value: use its names instead"
     where = ".".join([modules[item.id], *chain])
+    if chain and isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
+        return f"changes `{where}`: a module's names are used, never changed"  # seen by all
     return reached(modules[item.id], chain, allowed) or by_text(where, node)
 
 
@@ -212,18 +214,3 @@ def builtin_outside(name: str) -> str:
     if name in RUNS_CODE:
         return f"uses `{name}`, which runs or finds code"
     return "" if name in BUILTINS else f"uses `{name}`, which no cell the grader can read defines"
-
-
-def plain_hint(hint: ast.AST) -> bool:
-    """Is this type hint only a type? A hint is kept as text and may be evaluated later
-    (`functools.singledispatch` does), so it must read as names, not as code."""
-    if isinstance(hint, ast.Constant) and isinstance(hint.value, str):
-        try:
-            hint = ast.parse(hint.value, mode="eval")
-        except SyntaxError:
-            return False
-    kinds = ast.Expression | ast.Name | ast.Attribute | ast.Subscript | ast.Tuple | ast.List
-    kinds |= ast.Load | ast.Constant | ast.BinOp | ast.BitOr
-    return all(isinstance(n, kinds) for n in ast.walk(hint)) and not any(
-        isinstance(n, ast.Attribute) and unusual_dunder(n.attr) for n in ast.walk(hint)
-    )

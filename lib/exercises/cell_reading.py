@@ -54,10 +54,10 @@ def public_names(module: str) -> list[str]:
     return list(getattr(found, "__all__", None) or [n for n in vars(found) if n[:1] != "_"])
 
 
-def lib_imports(node: ast.AST) -> dict[str, str]:
-    """Names that `node` binds to something in `lib`: alias -> full dotted name."""
+def lib_imports(*nodes: ast.AST) -> dict[str, str]:
+    """Names that `nodes` bind to something in `lib`: alias -> full dotted name."""
     bound = {}
-    for item in ast.walk(node):
+    for item in (item for node in nodes for item in ast.walk(node)):
         if isinstance(item, ast.Import):
             for name in item.names:
                 if name.name.partition(".")[0] == "lib":

@@ -39,6 +39,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from lib.exercises.allowed import (
+    BUILTINS,
     JUDGED_BUILTINS,
     builtin_outside,
     computed_getattr,
@@ -46,7 +47,6 @@ from lib.exercises.allowed import (
     module_allowed,
     module_outside,
     outside,
-    plain_hint,
 )
 from lib.exercises.bindings import binds_judged
 from lib.exercises.cell_reading import (
@@ -61,6 +61,8 @@ from lib.exercises.cell_reading import (
     written_out,
 )
 from lib.exercises.forbidden import forbidden_name, forbidden_names
+from lib.exercises.hints import hint_outside
+from lib.exercises.scopes import module_imports, resolve
 
 Where = tuple[int, int, int]  # cell, statement, name of an import: the order units run in
 
@@ -77,6 +79,8 @@ class Notebook:
             cells = [c.source if c.cell_type == "code" else "" for c in cells.cells]
         self.called: set[str] = set()  # names whose methods a statement calls: not predictions
         self.text: dict[Where, str] = {}  # each unit written out, as the graded program runs it
+        self.imports: list[ast.Import | ast.ImportFrom] = []  # those binding the notebook's names
+        self._by_rules: dict[frozenset[str], tuple[dict[str, str], set[str]]] = {}
         for c, source in enumerate(cells):
             tree = parse_cell(source)
             body = tree.body if tree else []
@@ -85,6 +89,9 @@ class Notebook:
                 continue
             for s, statement in enumerate(body):
                 self.text[(c, s, 0)] = texts[s]
+                imports = module_imports(statement)  # also inside `if` and `try`
+                self.imports += imports
+                self.lib.update(lib_imports(*imports))
                 if isinstance(statement, ast.Import | ast.ImportFrom):
                     self._read_import((c, s), statement)
                     continue
@@ -104,7 +111,7 @@ class Notebook:
         for k, name in enumerate(names):
             alone = copy.copy(statement)
             alone.names = [name]
-            self.lib.update(lib_imports(alone))
+            self.lib.update(lib_imports(alone))  # `from lib.bpe import *`, each name
             bound = name.asname or name.name.partition(".")[0]
             self.units.setdefault(bound, []).append(((*where, k), alone))
             self.text[(*where, k)] = ast.unparse(alone)
@@ -178,37 +185,40 @@ class Notebook:
 
     def _read_unit(self, node: ast.AST, allowed: set[str], forbidden: set[str], todo: list) -> str:
         """What one unit uses that the target may not; the notebook's names it reaches out to
-        are added to `todo`."""
-        local = lib_imports(node)
-        own = local_names(node)
-        hints = set()  # `tok: Tokenizer` names a type: not judged; `x: "f()"` is code
-        for hint in type_hints(node):
-            if plain_hint(hint):
-                hints.update(id(n) for n in ast.walk(hint))
-            elif isinstance(hint, ast.Constant):  # `typing.get_type_hints` would run it
-                return "has a type hint written as code"
+        are added to `todo`. Each name is read in its scope (`scopes.resolve`): a variable of
+        the unit's own functions is skipped, unless an import there binds it; any other name is
+        the notebook's or a builtin, and judged."""
+        modules, aliases = self._rules(allowed)
+        hints = type_hints(node)  # judged by `hint_outside` alone: `-> bytes` hands nothing on
+        for hint in hints:
+            found = hint_outside(hint, lambda name: self._subscriptable(name, modules))
+            if found:
+                return found
+        in_hints = {id(n) for hint in hints for n in ast.walk(hint)}
         for parent in ast.walk(node):  # so a name knows the attributes read from it
             for child in ast.iter_child_nodes(parent):
                 child.parent = parent  # type: ignore[attr-defined]
-        imports = [u for units in self.units.values() for _, u in units if is_import(u)]
-        aliases = set(imported(imports, allowed)) | set(self.lib)
         judged = JUDGED_BUILTINS | forbidden_names(forbidden)
-        found = binds_judged(node, own, judged, aliases)
+        found = binds_judged(node, local_names(node), judged, aliases)
         if found:
             return found
-        own -= judged  # still judged where bound, as `global eval` leaves them the builtin
-        modules = {n: m for n, m in imported(imports, allowed).items() if n not in own}
-        modules.update(imported([node], allowed))  # names bound to modules, here or above
+        scopes = resolve(node)
         computed = ""  # said only if nothing more telling is found
         for item in ast.walk(node):
+            if id(item) in in_hints:
+                continue
+            scope = scopes.get(id(item))
+            if scope is not None:  # a parameter or local variable: a module if imported there
+                bound = imported(scope.imports, allowed) if scope.imports else {}
+                found = module_outside(item, bound, allowed)
+                found = found or self._lib_use(item, lib_imports(*scope.imports), allowed)
+                if found:
+                    return found
+                continue
             found = module_outside(item, modules, allowed)  # `collections._sys`, `m = re`
-            if found:
-                return found
-            if id(item) in hints or (isinstance(item, ast.Name) and item.id in own):
-                continue  # a type hint, or a parameter or local variable
-            found = self._lib_use(item, local, allowed) or outside(item, allowed)
+            found = found or self._lib_use(item, self.lib, allowed) or outside(item, allowed)
             found = found or forbidden_name(item, forbidden)
-            if isinstance(item, ast.Name) and item.id not in local:
+            if isinstance(item, ast.Name):
                 if item.id in self.units:
                     todo.append(item.id)  # a name of the notebook's: read its units too
                 elif item.id not in self.lib:
@@ -218,16 +228,34 @@ class Notebook:
             computed = computed or computed_getattr(item)
         return computed
 
-    def _lib_use(self, item: ast.AST, local: dict[str, str], allowed: set[str]) -> str:
-        """`lib` as used by this node: only what the exercise allows, and the modules it is in."""
+    def _rules(self, allowed: set[str]) -> tuple[dict[str, str], set[str]]:
+        """The notebook's names bound to allowed modules (`allowed.imported`), and those with
+        the names bound to `lib`: worked out once per set of rules, not once per unit read,
+        so a reading takes time in proportion to the notebook's size."""
+        key = frozenset(allowed)
+        if key not in self._by_rules:
+            modules = imported(self.imports, allowed)
+            self._by_rules[key] = modules, set(modules) | set(self.lib)
+        return self._by_rules[key]
+
+    def _subscriptable(self, name: str, modules: dict[str, str]) -> bool:
+        """May a type hint subscript `name`? A builtin no cell rebinds, or a name that only
+        imports bind to an allowed module: evaluating the hint then runs none of the code's."""
+        if name in modules:
+            return all(is_import(unit) for _, unit in self.units.get(name, []))
+        return name in BUILTINS and name not in self.units
+
+    def _lib_use(self, item: ast.AST, lib: dict[str, str], allowed: set[str]) -> str:
+        """`lib` as used by this node (`lib`: names bound to it where the node is): only what
+        the exercise allows, and the modules it is in."""
         if isinstance(item, ast.ImportFrom):
             for full in lib_imports(item).values():
                 if not any(a == full or a.startswith(f"{full}.") for a in allowed):
                     return f"imports `{full}` from the course's library"
             return ""
-        if not isinstance(item, ast.Name) or not ({**self.lib, **local}.get(item.id)):
+        if not isinstance(item, ast.Name) or not lib.get(item.id):
             return ""
-        use, node = {**self.lib, **local}[item.id], item
+        use, node = lib[item.id], item
         while use not in allowed and isinstance(getattr(node, "parent", None), ast.Attribute):
             node = node.parent  # type: ignore[attr-defined]
             use += f".{node.attr}"

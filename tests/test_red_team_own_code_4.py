@@ -310,7 +310,6 @@ def attacked_lesson_1(answers: dict[str, str], after: dict[str, str]) -> nbforma
 
 
 @pytest.mark.end_to_end
-@pytest.mark.xfail(strict=True, reason="doors 1, 3, 5 through the real grader")
 def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
     notebook = attacked_lesson_1(REAL, {"utf8_decode_first": DECODE_FIRST})
     nbformat.write(notebook, tmp_path / "mallory.ipynb")

@@ -9,7 +9,7 @@ A graded function, and every function of the notebook it reaches, may use
   module's attribute is allowed if it is public (no leading `_`), is not a module off the list,
   and is not a builtin that runs code (`reached`, which looks in the grader's own copy of the
   module, so `collections._sys`, `dataclasses.builtins` and `re.enum` are out whatever they hold);
-  a module is used by its names (`collections.Counter`), never handed on as a value;
+  a module is used by its names (`collections.Counter`), never handed on as a value nor changed;
 - what its exercise allows besides (`allowed_lib`: a course helper such as `lib.bpe.merge`, or
   a module such as `codecs`).
 

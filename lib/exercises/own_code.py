@@ -8,11 +8,12 @@ through everything it uses. Each code cell is cut into *units*: its top-level st
 each name of an `import` on its own. A name's units are those that bind it (`def`, `class`, `=`,
 `for`, `with`, `:=`, `import`, `global` in a function, also inside `if`, `for` and `try`) or
 store into it (`vocab[i] = ...`, `table.x = ...`). Every unit of the target is read by the rules
-of `allowed`, then every unit of every notebook name those units use, and so on. It is not own
-code when a unit uses something `allowed` does not list (another module, a builtin that runs
-code, a dunder...), or a part of `lib` the exercise does not allow (`bpe.merge` is allowed in
-`train_bpe`, `bpe.train` is not). A prediction (`literal=True`) must be a value written out, in
-its last unit, which `ast.literal_eval` reads: the last definition wins, as when the cells run.
+of `allowed` (`unit_reading`, each name in its own scope), then every unit of every notebook
+name those units use, and so on. It is not own code when a unit uses something `allowed` does
+not list (another module, a builtin that runs code, a dunder...), or a part of `lib` the
+exercise does not allow (`bpe.merge` is allowed in `train_bpe`, `bpe.train` is not). A
+prediction (`literal=True`) must be a value written out, in its last unit, which
+`ast.literal_eval` reads: the last definition wins, as when the cells run.
 
 **The program graded is the program read.** The grader does not call the function that the
 student's kernel ends up holding: code in a cell that no graded function reaches can replace it
@@ -38,31 +39,17 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from lib.exercises.allowed import (
-    BUILTINS,
-    JUDGED_BUILTINS,
-    builtin_outside,
-    computed_getattr,
-    imported,
-    module_allowed,
-    module_outside,
-    outside,
-)
-from lib.exercises.bindings import binds_judged
+from lib.exercises.allowed import imported, module_allowed
 from lib.exercises.cell_reading import (
     binds,
-    is_import,
     is_literal,
     lib_imports,
-    local_names,
     parse_cell,
     public_names,
-    type_hints,
     written_out,
 )
-from lib.exercises.forbidden import forbidden_name, forbidden_names
-from lib.exercises.hints import hint_outside
-from lib.exercises.scopes import module_imports, resolve
+from lib.exercises.scopes import module_imports
+from lib.exercises.unit_reading import Surroundings, read_unit
 
 Where = tuple[int, int, int]  # cell, statement, name of an import: the order units run in
 
@@ -80,7 +67,7 @@ class Notebook:
         self.called: set[str] = set()  # names whose methods a statement calls: not predictions
         self.text: dict[Where, str] = {}  # each unit written out, as the graded program runs it
         self.imports: list[ast.Import | ast.ImportFrom] = []  # those binding the notebook's names
-        self._by_rules: dict[frozenset[str], tuple[dict[str, str], set[str]]] = {}
+        self._around: dict[frozenset[str], Surroundings] = {}  # by the rules read under
         for c, source in enumerate(cells):
             tree = parse_cell(source)
             body = tree.body if tree else []
@@ -147,7 +134,7 @@ class Notebook:
                 continue
             seen.add(name)
             for unit in self.units.get(name, []):
-                found = self._read_unit(unit[1], allowed, forbidden, todo)
+                found = read_unit(unit[1], self._surroundings(allowed), forbidden, todo)
                 if found:
                     where = "" if name == target else f" (through `{name}`)"
                     return f"`{target}` {found}{where}"
@@ -171,8 +158,8 @@ class Notebook:
     def fits(self, target: str, allowed: Iterable[str], forbidden: Iterable[str]) -> bool:
         """Does every unit accepted for `target` (by `borrowed`) read as own code under these
         other rules too? Then it may run where an exercise with these rules is graded."""
-        rules = set(allowed), set(forbidden)
-        return not any(self._read_unit(unit, *rules, []) for _, unit in self.accepted[target])
+        around, forbidden = self._surroundings(set(allowed)), set(forbidden)
+        return not any(read_unit(unit, around, forbidden, []) for _, unit in self.accepted[target])
 
     def program(self, targets: Iterable[str]) -> dict[int, str]:
         """The code the grader runs for `targets` (each accepted by `borrowed` first), by cell:
@@ -183,80 +170,11 @@ class Notebook:
             cells.setdefault(where[0], []).append(self.text[where])
         return {cell: "\n".join(code) for cell, code in cells.items()}
 
-    def _read_unit(self, node: ast.AST, allowed: set[str], forbidden: set[str], todo: list) -> str:
-        """What one unit uses that the target may not; the notebook's names it reaches out to
-        are added to `todo`. Each name is read in its scope (`scopes.resolve`): a variable of
-        the unit's own functions is skipped, unless an import there binds it; any other name is
-        the notebook's or a builtin, and judged."""
-        modules, aliases = self._rules(allowed)
-        hints = type_hints(node)  # judged by `hint_outside` alone: `-> bytes` hands nothing on
-        for hint in hints:
-            found = hint_outside(hint, lambda name: self._subscriptable(name, modules))
-            if found:
-                return found
-        in_hints = {id(n) for hint in hints for n in ast.walk(hint)}
-        for parent in ast.walk(node):  # so a name knows the attributes read from it
-            for child in ast.iter_child_nodes(parent):
-                child.parent = parent  # type: ignore[attr-defined]
-        judged = JUDGED_BUILTINS | forbidden_names(forbidden)
-        found = binds_judged(node, local_names(node), judged, aliases)
-        if found:
-            return found
-        scopes = resolve(node)
-        computed = ""  # said only if nothing more telling is found
-        for item in ast.walk(node):
-            if id(item) in in_hints:
-                continue
-            scope = scopes.get(id(item))
-            if scope is not None:  # a parameter or local variable: a module if imported there
-                bound = imported(scope.imports, allowed) if scope.imports else {}
-                found = module_outside(item, bound, allowed)
-                found = found or self._lib_use(item, lib_imports(*scope.imports), allowed)
-                if found:
-                    return found
-                continue
-            found = module_outside(item, modules, allowed)  # `collections._sys`, `m = re`
-            found = found or self._lib_use(item, self.lib, allowed) or outside(item, allowed)
-            found = found or forbidden_name(item, forbidden)
-            if isinstance(item, ast.Name):
-                if item.id in self.units:
-                    todo.append(item.id)  # a name of the notebook's: read its units too
-                elif item.id not in self.lib:
-                    found = found or builtin_outside(item.id)
-            if found:
-                return found
-            computed = computed or computed_getattr(item)
-        return computed
-
-    def _rules(self, allowed: set[str]) -> tuple[dict[str, str], set[str]]:
-        """The notebook's names bound to allowed modules (`allowed.imported`), and those with
-        the names bound to `lib`: worked out once per set of rules, not once per unit read,
-        so a reading takes time in proportion to the notebook's size."""
+    def _surroundings(self, allowed: set[str]) -> Surroundings:
+        """What a unit is read against under these rules: worked out once per set of rules, not
+        once per unit read, so a reading takes time in proportion to the notebook's size."""
         key = frozenset(allowed)
-        if key not in self._by_rules:
+        if key not in self._around:
             modules = imported(self.imports, allowed)
-            self._by_rules[key] = modules, set(modules) | set(self.lib)
-        return self._by_rules[key]
-
-    def _subscriptable(self, name: str, modules: dict[str, str]) -> bool:
-        """May a type hint subscript `name`? A builtin no cell rebinds, or a name that only
-        imports bind to an allowed module: evaluating the hint then runs none of the code's."""
-        if name in modules:
-            return all(is_import(unit) for _, unit in self.units.get(name, []))
-        return name in BUILTINS and name not in self.units
-
-    def _lib_use(self, item: ast.AST, lib: dict[str, str], allowed: set[str]) -> str:
-        """`lib` as used by this node (`lib`: names bound to it where the node is): only what
-        the exercise allows, and the modules it is in."""
-        if isinstance(item, ast.ImportFrom):
-            for full in lib_imports(item).values():
-                if not any(a == full or a.startswith(f"{full}.") for a in allowed):
-                    return f"imports `{full}` from the course's library"
-            return ""
-        if not isinstance(item, ast.Name) or not lib.get(item.id):
-            return ""
-        use, node = lib[item.id], item
-        while use not in allowed and isinstance(getattr(node, "parent", None), ast.Attribute):
-            node = node.parent  # type: ignore[attr-defined]
-            use += f".{node.attr}"
-        return "" if use in allowed else f"uses `{use}` from the course's library"
+            self._around[key] = Surroundings(allowed, self.units, self.lib, modules)
+        return self._around[key]

@@ -3,6 +3,7 @@ tried beyond the spelling the red team used, and the honest code next to them ke
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ from lib.exercises import for_lesson
 from lib.exercises.allowed import BUILTINS, RUNS_CODE
 from lib.exercises.own_code import Notebook
 from lib.exercises.python_builtins import NEWER
+from lib.exercises.scopes import resolve
 from lib.grading.grading_job import Program, graded_program
 from tests import test_red_team_own_code as harness
 from tests.test_red_team_own_code import ROOT
@@ -258,3 +260,27 @@ def test_honest_hints_stay_own_code(hint):
         f"import collections\n\ndef utf8_encode(cp: {hint}) -> bytes:\n    return bytes([cp])\n"
     )
     assert verdict(source) == ""
+
+
+def test_each_name_is_found_in_the_scope_python_finds_it_in():
+    """`scopes.resolve` as Python resolves: a lambda's parameter, a comprehension's variable and
+    a class body's name stay where they are bound; `global` and `nonlocal` reach out."""
+    unit = ast.parse(
+        "def f(cp):\n    (lambda m: m)\n    [x for x in cp]\n    def g():\n        nonlocal cp\n"
+        "        global h\n        cp = h = 1\n    class K:\n        k = 0\n        j = k\n"
+        "        def m(self):\n            return k\n    return m, x, cp, k\n"
+    ).body[0]
+    scopes = resolve(unit)
+    kinds: dict[str, set[str]] = {}
+    for node in ast.walk(unit):
+        if isinstance(node, ast.Name):
+            found = scopes.get(id(node))
+            kinds.setdefault(node.id, set()).add(found.kind if found else "notebook")
+    assert kinds == {
+        "m": {"function", "notebook"},  # the lambda's, then f's return: the notebook's
+        "x": {"comprehension", "notebook"},
+        "cp": {"function"},  # f's, also in g (nonlocal)
+        "h": {"notebook"},
+        "k": {"class", "notebook"},  # the class body's; not seen by its method nor by f
+        "j": {"class"},
+    }

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import time
 
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
@@ -284,3 +285,24 @@ def test_each_name_is_found_in_the_scope_python_finds_it_in():
         "k": {"class", "notebook"},  # the class body's; not seen by its method nor by f
         "j": {"class"},
     }
+
+
+def _one_big_function(n: int, imports_inside: bool) -> str:
+    """A function with n imports of its own and n uses, or n locals named like the notebook's
+    n modules: work per name that grew with the unit's size made these quadratic."""
+    if imports_inside:
+        body = "".join(f"    import math as m{i}\n    x{i} = m{i}.pi\n" for i in range(n))
+        return f"def utf8_encode(cp):\n{body}    return bytes([cp])\n"
+    imports = "".join(f"import math as m{i}\n" for i in range(n))
+    body = "".join(f"    m{i} = {i}\n" for i in range(n))
+    return f"{imports}def utf8_encode(cp):\n{body}    return bytes([cp])\n"
+
+
+@pytest.mark.parametrize("imports_inside", [True, False], ids=["local imports", "locals"])
+def test_reading_one_big_unit_grows_in_proportion_to_it(imports_inside):
+    seconds = []
+    for n in (200, 800):
+        started = time.process_time()
+        assert verdict(_one_big_function(n, imports_inside)) == ""
+        seconds.append(time.process_time() - started)
+    assert seconds[1] < 8 * seconds[0] + 0.05, seconds  # four times the size: at most twice linear

@@ -64,15 +64,20 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
     if found:
         return found
     scopes = resolve(node)
+    imports_of: dict[int, tuple[dict[str, str], dict[str, str]]] = {}  # by scope, worked out once
     computed = ""  # said only if nothing more telling is found
     for item in ast.walk(node):
         if id(item) in in_hints:
             continue
         scope = scopes.get(id(item))
         if scope is not None:  # a parameter or local variable: a module if imported there
-            bound = imported(scope.imports, allowed) if scope.imports else {}
-            found = module_outside(item, bound, allowed)
-            found = found or lib_use(item, lib_imports(*scope.imports), allowed)
+            if id(scope) not in imports_of:
+                imports_of[id(scope)] = (
+                    imported(scope.imports, allowed),
+                    lib_imports(*scope.imports),
+                )
+            modules, lib = imports_of[id(scope)]
+            found = module_outside(item, modules, allowed) or lib_use(item, lib, allowed)
             if found:
                 return found
             continue

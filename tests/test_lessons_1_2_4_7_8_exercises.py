@@ -733,7 +733,19 @@ CHECK_YOURSELF = [
     ("encode_chars", ("hi!", {"h": 0, "i": 1}, "unk"), "[0, 1, 2]"),
     ("encode_chars", ("hi!", {"h": 0, "i": 1}, "bytes"), "[0, 1, 35]"),
     ("encode_chars", ("é", {}, "bytes"), "[195, 169]"),
+    ("compression_ratio", ("né", [110, 195, 169]), "1.0"),
+    ("compression_ratio", ("né", [5, 7]), "1.5"),
 ]
+
+
+def test_vocab_from_merges_last_hint_ends_in_a_true_example():
+    """Its two hints had no example to check against (review C F10)."""
+    exercise = EXERCISES["vocab_from_merges"]
+    vocab = namespace(exercise.solution_code)[exercise.target]({(256, 97): 257, (97, 97): 256})
+    assert (vocab[256], vocab[257]) == (b"aa", b"aaa")
+    hint = " ".join(exercise.hints[-1].split())
+    assert "{(256, 97): 257, (97, 97): 256}" in hint
+    assert "vocab[256] == b'aa' and vocab[257] == b'aaa'" in hint
 
 
 @pytest.mark.parametrize(("name", "args", "shown"), CHECK_YOURSELF)

@@ -104,11 +104,10 @@ def test_the_kernel_s_own_names_make_the_whole_notebook_run(cell):
 
 
 # Trick (a false error, blamed on the student): a demonstration sets a module's attribute
-# (`data.greeting = ...`) and the student's cell reads it. "Nothing that runs needs it" looks
-# only for cells that bind a name a kept cell reads, and this demonstration binds nothing; the
-# whole run prints, the first run reports AttributeError in the student's cell.
-# Fix (one line, in `left_out`'s second loop): `(c.binds | c.changes) & wanted`.
-@pytest.mark.xfail(strict=True, reason="the demonstration is left out: a false AttributeError")
+# (`data.greeting = ...`) and the student's cell reads it. "Nothing that runs needs it" looked
+# only for cells that bind a name a kept cell reads, and this demonstration binds nothing: the
+# whole run printed, the first run reported AttributeError in the student's cell. Fixed here (one
+# line: the second loop of `left_out` follows `c.binds | c.changes`; no lesson leaves out less).
 def test_a_demonstration_setting_an_attribute_a_kept_cell_reads_runs():
     sets = "data.greeting = 'hello'"
     hand = handout_code([(1, notebook(*HANDOUT, sets))])[1]

@@ -13,7 +13,7 @@ So the first run leaves out a cell when all of these hold, and runs every cell o
 - nothing of the student's reaches it: it reads no name that a student's cell (an exercise, a
   cell changed or added) binds, changes (`x.a = ...`, `x[k] = ...`) or reads (a read may change
   a list or dict in place), nor a name bound by a cell that is itself reached;
-- nothing that runs needs it: no cell kept reads a name it binds;
+- nothing that runs needs it: no cell kept reads a name it binds or changes (`data.x = 1`);
 - it names no file or process function (`FILES`): the graded kernel runs in the same folder,
   and a file written there could reach a graded function.
 
@@ -197,11 +197,11 @@ def left_out(notebook: nbformat.NotebookNode, handout: Handout | None) -> frozen
         if not more:
             break
         reached |= more
-    # Needed: every cell binding a name a kept cell reads.
+    # Needed: every cell binding or changing (`data.x = 1`) a name a kept cell reads.
     kept = reached | always
     while True:
         wanted = set().union(*(cells[i].reads for i in kept))
-        more = {i for i, c in cells.items() if i not in kept and c.binds & wanted}
+        more = {i for i, c in cells.items() if i not in kept and (c.binds | c.changes) & wanted}
         if not more:
             break
         kept |= more

@@ -74,9 +74,9 @@ BEFORE = "_red['cell'] = {index}"
 AFTER = """\
 _red_cell, _red["cell"] = _red["cell"], None
 _red_now = _red_files()
-for _red_path in sorted(set(_red_now) | set(_red["files"])):
-    if _red_now.get(_red_path) != _red["files"].get(_red_path):
-        _red["events"].append([_red_cell, "changed in the working folder", _red_path])
+for _red_name in sorted(set(_red_now) | set(_red["files"])):
+    if _red_now.get(_red_name) != _red["files"].get(_red_name):
+        _red["events"].append([_red_cell, "changed in the working folder", _red_name])
 _red["files"] = _red_now"""
 REPORT = "import json as _red_json\nprint(_red_json.dumps(_red['events']))"
 

@@ -1,7 +1,7 @@
 """Every exercise's hints stop short of the code: no line of its solution, and no expression that
-does the work (what a line assigns, returns or appends), appears in any hint. `solution()` is
-there for a learner who wants the code; a hint that spells it out takes away the last step the
-learner could have taken alone.
+does the work (what a line assigns, returns or appends, or what a branch or loop tests), appears
+in any hint. `solution()` is there for a learner who wants the code; a hint that spells it out
+takes away the last step the learner could have taken alone.
 
 The comparison ignores whitespace and the kind of quotes, so a line copied into a hint with other
 spacing is still found. Short fragments (under 12 characters, e.g. `ids = []`) and lines that only
@@ -24,6 +24,11 @@ NAMING = re.compile(r"^(def |class |import |from |@|return \w+$|[\]\)\}]|else:$|
 # The part of a line that does the work: what is assigned, returned, appended or extended.
 COMPUTES = re.compile(r"[(+*/|&%-]|<<|>>")
 WORK = re.compile(r"(?:^[\w\[\]., ]+ [-+*/|]?= |^return |\.append\(|\.extend\()(.+)$")
+# What a branch or loop tests or walks over (`if i + 1 < len(ids) and ...:`, `for x in range(...)`),
+# and each side of an `and`/`or` in it.
+HEADER = re.compile(r"^(?:if|elif|while|for .+? in) (.+?):?$")
+# A call of a name on names only, `patterns.split_text(piece, pattern)`: naming an API, not solving.
+NAMED_CALL = re.compile(r"[\w.]+\((?:[A-Za-z_]\w*,?)*\)")
 
 
 def squash(code: str) -> str:
@@ -42,6 +47,10 @@ def telling_fragments(solution: str) -> set[str]:
         work = WORK.search(code)
         if work and COMPUTES.search(work.group(1)):  # text[start:end] alone only names a slice
             fragments.add(squash(work.group(1)).removesuffix(")"))
+        header = HEADER.match(code)
+        for test in [header[1], *re.split(r" (?:and|or) ", header[1])] if header else []:
+            if COMPUTES.search(test) and not NAMED_CALL.fullmatch(squash(test)):
+                fragments.add(squash(test))
     return {fragment for fragment in fragments if len(fragment) >= SHORTEST}
 
 
@@ -61,12 +70,18 @@ def test_the_check_finds_a_solution_line_copied_into_a_hint():
     """The test above can fail: a last hint that is the solution's line is caught, with other
     spacing and quotes too, and so is the expression it assigns."""
     solution = (
-        "def f(ids):\n    counts = {}\n    counts[p] = counts.get(p, 0) + 1\n    return counts\n"
+        "def f(ids):\n    counts = {}\n    counts[p] = counts.get(p, 0) + 1\n"
+        "    for n in range(256, vocab_size):\n        if i + 1 < len(ids) and ids[i] == 5:\n"
+        "            pass\n    for p in patterns.split_text(piece, pattern):\n"
+        "        pass\n    return counts\n"
     )
     for hint in (
         "counts[p] = counts.get(p, 0) + 1",
         "Then:  counts[p]=counts.get( p, 0 )+1 .",
         "Add one with counts.get(p, 0) + 1 each time.",
+        # What a loop or a branch tests: lesson 3's merge and train_bpe gave these away.
+        "Before looking at ids[i + 1], make sure it exists (i + 1 < len(ids)).",
+        "Loop over range(256, vocab_size).",
     ):
         exercise = Exercise(
             name="f",
@@ -82,7 +97,7 @@ def test_the_check_finds_a_solution_line_copied_into_a_hint():
         lesson=0,
         target="f",
         cases=list,
-        hints=("A dict counts.",),
+        hints=("A dict counts. patterns.split_text(piece, pattern) cuts a piece.",),
         solution_code=solution,
     )
     assert given_away(fine) == []

@@ -56,6 +56,39 @@ def test_hints_come_in_steps_and_the_first_does_not_dictate_code(exercise):
     assert not any(mark in exercise.hints[0] for mark in ("=", "(", "return"))
 
 
+# The hints stop short of the code: the key step of each solution (min over (id, position)
+# tuples; re.split with re.escape, longest first) is asked about, never named.
+GIVEAWAYS = {"encode": ("min", "lowest id"), "encode_with_specials": ("re.split", "re.escape")}
+
+
+@pytest.mark.parametrize("name", sorted(GIVEAWAYS))
+def test_the_hints_ask_for_the_key_step_rather_than_name_it(name):
+    hints = " ".join(getattr(lesson5, name).hints)
+    assert not [word for word in GIVEAWAYS[name] if word in hints]
+
+
+def test_encodes_check_yourself_examples_are_what_the_solution_gives():
+    exercise = lesson5.encode
+    encode = defined(exercise.solution_code)["encode"]
+    merges = [(b"a", b"b"), (b"b", b"c"), (b"ab", b"c")]
+    for text, expected in (("abcbc", [258, 257]), ("abab", [256, 256]), ("é", [195, 169])):
+        assert encode(text, merges) == expected
+        assert f"'{text}'" in exercise.hints[-1] and str(expected) in exercise.hints[-1]
+
+
+def test_encode_with_specials_check_yourself_examples_are_shown_cases():
+    """The last hint quotes two of the check's cases, with their ids and answers."""
+    exercise = lesson5.encode_with_specials
+    shown = {(case.args[0], frozenset(case.args[3])): case for case in exercise.cases()}
+    eot, user, double = "<|endoftext|>", "<|user|>", "<|endoftext|>" * 2
+    spaced = shown[(f"{eot} {user}\n", frozenset({eot, user}))]
+    overlapping = shown[(f"a{eot * 3}b", frozenset({eot, double}))]
+    assert overlapping.args[2] == {eot: 318, user: 319, double: 320}
+    assert (spaced.expected, overlapping.expected) == ([318, 32, 319, 10], [97, 320, 318, 98])
+    for answer in ("[318, 32, 319, 10]", "[97, 320, 318, 98]", "320 the doubled"):
+        assert answer in exercise.hints[-1]
+
+
 TRIVIAL = {
     "encode": "def encode(text, merges):\n    return list(text.encode('utf-8'))",
     "encode_with_specials": "def encode_with_specials(text, merges, specials, allowed):\n"

@@ -120,6 +120,16 @@ def test_hints_come_in_steps_and_the_first_does_not_give_the_code(exercise):
     assert "return" not in exercise.hints[0] and "=" not in exercise.hints[0]
 
 
+def test_premium_factors_hint_asks_for_the_ratios_without_the_expression():
+    """Hint 2 once held the solution's line in prose (ratio = counts[step][lang] / ...,
+    divided by the previous ratio); now it gives the example's ratios and asks the question."""
+    hint = ex.premium_factors.hints[1]
+    assert "counts[step]" not in hint and "divided by" not in hint
+    counts, lang = ex.premium_factors.cases()[0].args
+    ratios = [counts[step][lang] / counts[step]["eng_Latn"] for step in counts]
+    assert ratios == [2, 3, 6, 3] and "2, 3, 6 and 3" in hint
+
+
 def test_factors_that_always_divide_by_english_lose_points_in_check():
     """`reference` is an argument: an answer that ignores it once passed every case check()
     showed (2/2), and only a hidden case caught it."""

@@ -3,6 +3,8 @@ nothing that hands exercise 4's answer over before the exercise."""
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
 import nbformat
@@ -51,5 +53,37 @@ def test_the_clock_starts_after_the_tokenizers_first_encode(cells):
 def test_no_pointer_to_the_dropout_loop_before_exercise_4(cells):
     """Exercise 4 asks for `segment`'s loop: the prose before it must not send learners there."""
     sources = [c.source for c in cells if c.cell_type == "markdown"]
-    exercise = next(i for i, s in enumerate(sources) if "### Exercise 4" in s)
+    exercise = next(i for i, s in enumerate(sources) if "Exercise 4:" in s)
     assert not any("lib/bpe_dropout.py" in s for s in sources[:exercise])
+
+
+def test_each_added_token_turns_up_in_its_own_demo(cells):
+    """Section 3 added ' memmap' and showed a sentence whose only memmap was in `np.memmap`: its
+    chunk there is '.memmap', so the new token never fired. Each added token must now appear in
+    the demo's ids, and the prose must say why the one in `np.memmap` does not."""
+    at = next(i for i, c in enumerate(cells) if "added_tokens.add_tokens(" in c.source)
+    tree = ast.parse(cells[at].source)
+    added = next(
+        ast.literal_eval(node.args[1])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_tokens"
+    )
+    sentence = next(
+        ast.literal_eval(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "sentence"
+    )
+    chat = added_tokens.add_special_tokens(Tokenizer.from_tiktoken("cl100k_base"), ["<|x|>"])
+    domain = added_tokens.add_tokens(chat, added)
+    pieces = [domain.vocab[i] for i in domain.encode(sentence)]
+    assert [token for token in added if token.encode() not in pieces] == []
+    if "np.memmap" in sentence:
+        assert b".mem" in pieces  # the chunk '.memmap' is cut by cl100k's merges, as before
+        assert "`.memmap`" in cells[at + 1].source
+
+
+def test_the_exercise_headings_look_like_lessons_5_to_8s(cells):
+    """'### ✏️ Exercise N: title', with no points in the title, as in the lessons before."""
+    headings = re.findall(r"^###.*Exercise.*$", "\n".join(c.source for c in cells), re.M)
+    assert len(headings) == 4
+    assert all(re.fullmatch(r"### ✏️ Exercise \d: [^()]+", h) for h in headings), headings

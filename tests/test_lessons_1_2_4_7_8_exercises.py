@@ -509,6 +509,8 @@ WRONG_IDEAS = {
         'len(text.encode("utf-8")) / len(text)',
         'len(text.replace(" ", "").encode("utf-8")) / len(text.replace(" ", ""))',
     ),
+    # Fails only on an empty vocabulary, where max() has nothing to look at: n is len(vocab).
+    ("encode_chars", "n as the largest id + 1"): ("len(vocab)", "(max(vocab.values()) + 1)"),
     ("stream_decode", "strict, a bad byte shown only at the end"): STRICT_STREAM,
     ("stream_decode", "waits until the whole buffer decodes"): WAITING_STREAM,
     ("stream_decode", "lead bytes alone decide what waits"): LEAD_BYTES,
@@ -522,6 +524,11 @@ WRONG_IDEAS = {
     ("stream_decode", "nothing left at the end"): (
         'chunks.append(pending.decode("utf-8", errors="replace"))  #',
         'chunks.append("")  #',
+    ),
+    # Held back right, but one '\ufffd' per bad byte: e2 82 41 gives '\ufffd\ufffdA', not '\ufffdA'.
+    ("stream_decode", "one \ufffd per bad byte"): (
+        'shown += "\\ufffd"  #',
+        'shown += "\\ufffd" * (error.end - error.start)  #',
     ),
     ("first_bad_token", "token by token"): TOKEN_BY_TOKEN,
     ("first_bad_token", "the error's position taken for a token's"): (
@@ -591,6 +598,7 @@ NAMED_SLIPS = {
     ("stream_decode", "each token decoded alone"): "a later token completes",
     ("stream_decode", "one problem a token"): "a later token completes",
     ("stream_decode", "nothing left at the end"): "The end of the stream",
+    ("stream_decode", "one \ufffd per bad byte"): "one '\\ufffd' per piece Python's replace",
     ("stream_decode", "lead bytes alone decide what waits"): "comes at the wrong time",
     ("stream_decode", "waits until the whole buffer decodes"): "comes at the wrong time",
     ("stream_decode", "waits on an invalid continuation byte"): "'invalid continuation byte'",
@@ -605,7 +613,8 @@ def test_the_check_names_the_slip_behind_a_wrong_answer(name, idea):
     if isinstance(wrong, tuple):
         wrong = exercise.solution_code.replace(*wrong)
     result = exercise.grade({exercise.target: namespace(wrong)[exercise.target]})
-    assert "💡" in result.reason and NAMED_SLIPS[name, idea] in result.reason, result.reason
+    words = " ".join(result.reason.split())  # as wrapped for the screen
+    assert "💡" in words and NAMED_SLIPS[name, idea] in words, result.reason
 
 
 def test_stream_decode_hints_name_every_reason_and_show_separate_chunks():
@@ -644,6 +653,22 @@ def test_lesson_4_says_which_second_bytes_decide_and_where_streaming_decoder_dif
     assert reference_stream([0xED, 0xA0, 0x80], vocab)[:3] == ["", "\ufffd\ufffd", "\ufffd"]
 
 
+def test_stream_decode_says_how_many_replacement_characters_and_every_case_agrees():
+    """The text never said how many '\ufffd': one per bad byte read as fine, and failed 11 of 61
+    cases. It now says: joined, the strings are Python's errors="replace" decode. True on every
+    shown and hidden case."""
+    import nbformat
+
+    exercise = EXERCISES["stream_decode"]
+    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[40].source
+    assert 'decode("utf-8", errors="replace")' in text and '`"�A"`, not `"��A"`' in text
+    assert b"\xe2\x82A".decode("utf-8", errors="replace") == "\ufffdA"
+    for case in exercise.cases() + exercise.hidden_cases():
+        ids, vocab = case.args
+        joined = b"".join(vocab[i] for i in ids).decode("utf-8", errors="replace")
+        assert "".join(case.expected) == joined, ids
+
+
 @pytest.mark.parametrize(
     ("name", "idea"),
     [("first_bad_token", "token by token"), ("stream_decode", "each token decoded alone")],
@@ -655,3 +680,58 @@ def test_lesson_4_feedback_shows_the_failed_case_tokens_as_bytes(name, idea):
     result = exercise.grade({exercise.target: namespace(WRONG_IDEAS[name, idea])[exercise.target]})
     line = result.reason.split("tokens, as bytes: ")[1]
     assert line.startswith("[b'") and "input:" in result.reason, result.reason
+
+
+# A last hint ends in examples to check against: each one as the hint writes it, and true.
+CHECK_YOURSELF = [
+    ("utf8_encode", (0x20AC,), "e2 82 ac"),
+    ("utf8_encode", (0x80,), "c2 80"),
+    ("utf8_encode", (0x10FFFF,), "f4 8f bf bf"),
+    ("utf8_decode_first", (b"\xe2\x82\xac",), "(8364, 3)"),
+    ("utf8_decode_first", ("👋".encode(),), "(128075, 4)"),
+    ("bytes_per_char", ("h€",), "2.0"),
+    ("bytes_per_char", ("e\u0301",), "1.5"),
+    ("bytes_per_char", ("",), "0.0"),
+    ("build_vocab", ("Hi, hi!",), "{' ': 0, '!': 1, ',': 2, 'H': 3, 'h': 4, 'i': 5}"),
+    ("encode_chars", ("hi!", {"h": 0, "i": 1}, "unk"), "[0, 1, 2]"),
+    ("encode_chars", ("hi!", {"h": 0, "i": 1}, "bytes"), "[0, 1, 35]"),
+    ("encode_chars", ("é", {}, "bytes"), "[195, 169]"),
+]
+
+
+@pytest.mark.parametrize(("name", "args", "shown"), CHECK_YOURSELF)
+def test_a_check_yourself_example_in_the_last_hint_is_true(name, args, shown):
+    exercise = EXERCISES[name]
+    got = namespace(exercise.solution_code)[exercise.target](*args)
+    assert (got.hex(" ") if isinstance(got, bytes) else repr(got)) == shown
+    assert shown in exercise.hints[-1]
+
+
+def test_lesson_4_explains_why_cl100k_has_100261_tokens_here_and_100277_in_lesson_2():
+    import nbformat
+
+    from lib.tokenizer import Tokenizer
+
+    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[22].source
+    vocab = Tokenizer.from_tiktoken("cl100k_base").vocab
+    learned = sum(i < 100_256 for i in vocab)
+    unused = max(vocab) + 1 - len(vocab)
+    assert (len(vocab), learned, unused, max(vocab)) == (100_261, 100_256, 16, 100_276)
+    assert "100,261 tokens are 100,256 learned ones and 5 special tokens" in text
+    assert "the 16 ids that no token uses" in text and "100,277" in text
+
+
+def test_lesson_1_counts_noncharacters_as_cn_and_shows_the_third_decode_error():
+    """L4's stream_decode turns on 'invalid continuation byte', which lesson 1 never showed, and
+    `Cn` read as 'unassigned' only, though the 66 noncharacters are Cn too."""
+    import unicodedata
+
+    import nbformat
+
+    cells = nbformat.read("notebooks/01_unicode_and_utf8.ipynb", as_version=4).cells
+    block = range(0xFDD0, 0xFDF0)  # and the last two code points of each of the 17 planes
+    noncharacters = [cp for cp in range(0x110000) if cp in block or cp & 0xFFFE == 0xFFFE]
+    assert len(noncharacters) == 66 and "the 66 *noncharacters*" in cells[6].source
+    assert {unicodedata.category(chr(cp)) for cp in noncharacters} == {"Cn"}
+    assert "invalid continuation byte" in "".join(o.get("text", "") for o in cells[52].outputs)
+    assert b"\xe2\x82A".decode("utf-8", errors="replace") == "\ufffdA"

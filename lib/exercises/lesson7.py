@@ -124,12 +124,11 @@ wordpiece_word = Exercise(
         "Greedy means: at each position take the longest piece the vocabulary has, then "
         "carry on from where it ends. Two details: pieces inside a word carry '##', and a"
         " dead end loses the whole word.",
-        "Keep a position where the next piece starts. Try the candidates from the longest"
-        " (to the end of the word) down to one character, and take the first the "
-        "vocabulary has; the next piece starts where it ends. The '##' belongs to the "
-        "piece you look up, not only to what you print: 'able' in the vocabulary does not"
-        " match in the middle of 'unable'. If no candidate fits, the answer for the whole"
-        " word is the one unknown piece.",
+        "The '##' belongs to the piece you look up, not only to what you print: in the "
+        "middle of a word only '##able' matches, never 'able'. Check yourself: 'unable' is "
+        "['un', '##able'] with the vocabulary {'un', 'able', '##able'}, but ['[UNK]'] with "
+        "{'un', 'able'}; with {'u', 'un', 'una', '##ble', '##able'} it is ['una', '##ble']: "
+        "the longest first piece wins, though 'un' + '##able' spells the word too.",
     ),
     solution_code="""\
 def wordpiece_word(word: str, vocab: set[str]) -> list[str]:
@@ -194,9 +193,10 @@ byte_fallback = Exercise(
     hidden_cases=_hidden_byte_fallback_cases,
     hints=(
         "One piece per UTF-8 byte of the text, not per character, each written like <0xE0>.",
-        "Iterating over the bytes of text.encode('utf-8') gives integers. A format spec "
-        "writes an integer in hexadecimal: X for upper case, with a width of 2 and a "
-        "leading 0 so that 10 becomes 0A.",
+        "Iterating over the bytes of text.encode('utf-8') gives integers. Python's Format "
+        "Specification Mini-Language (in the documentation of `format`) can write an "
+        "integer in hexadecimal with a fixed number of digits. Check yourself: 'é' gives "
+        "['<0xC3>', '<0xA9>'], and '\\n' gives ['<0x0A>'], not '<0xA>' or '<0x0a>'.",
     ),
     solution_code="""\
 def byte_fallback(text: str) -> list[str]:

@@ -44,13 +44,14 @@ utf8_encode = Exercise(
         "Two decisions: how many bytes (compare cp with the limits in the table above), "
         "then which bits go in which byte. The last byte always carries the lowest 6 bits"
         " of cp.",
-        "cp & 0b111111 keeps the lowest 6 bits and cp >> 6 drops them, so you can peel "
-        "off 6 bits at a time from the right. Each continuation byte is 0b10000000 | (6 "
-        "bits); the lead byte is its marker OR whatever bits are left.",
-        "Below 0x80 one byte, below 0x800 two, below 0x10000 three, else four. Do one "
-        "case on paper first: € is U+20AC, 16 bits 0010 0000 1010 1100. Three bytes hold "
-        "4 + 6 + 6 of them: which shift brings the top 4 bits down to the bottom, which "
-        "shift and mask isolate the middle 6? Your answer for € should be e2 82 ac.",
+        "The cell just before this exercise built the last byte of €: its lowest 6 bits, "
+        "with the marker 10 in front. Every continuation byte is made the same way, once a "
+        "shift has brought its 6 bits down to the bottom. The lead byte gets its row's "
+        "marker and the bits that are left at the top.",
+        "Do € on paper first: U+20AC is 0010 000010 101100 in the 4 + 6 + 6 slots of the "
+        "3-byte row. Which shift brings the top 4 bits to the bottom? Which shift and "
+        "which mask leave only the middle 6? Check yourself: € gives e2 82 ac, 0x7F gives "
+        "7f and 0x80 c2 80 (each side of the first boundary), 0x10FFFF f4 8f bf bf.",
     ),
     solution_code="""\
 def utf8_encode(cp: int) -> bytes:
@@ -84,13 +85,14 @@ utf8_decode_first = Exercise(
     hints=(
         "Everything you need is in the first byte: its leading bits say how many bytes "
         "the character has. Then undo what utf8_encode did.",
-        "Shift the lead byte right to read its marker: lead >> 5 == 0b110 means 2 bytes, "
-        "lead >> 4 == 0b1110 means 3, lead >> 3 == 0b11110 means 4, below 0x80 just 1. "
-        "Keep the lead's other bits as the start of the code point.",
-        "Build the code point from the left: start with the lead's payload bits (5, 4 or "
-        "3 of them), then each continuation byte brings 6 more. Adding 6 bits at the "
-        "right means making room for them first (a shift) and then putting them in (an OR"
-        " of the byte's lowest 6 bits). Try it on e2 82 ac: you should get 0x20AC.",
+        "Which bits of the lead byte tell the four rows of the table apart? Look at those "
+        "alone: section 4's operators can drop the low bits or keep only some, and what is "
+        "left compares with each row's marker. The bits after the marker are where the "
+        "code point starts.",
+        "Each continuation byte brings 6 new bits, at the right end of what you have so "
+        "far. Check yourself on e2 82 ac: the lead gives 0010 (a 3-byte row), after 82 "
+        "you hold 0010 000010, after ac 0010 000010 101100 = 0x20AC, so the answer is "
+        "(8364, 3). 👋, f0 9f 91 8b, gives (0x1F44B, 4) = (128075, 4).",
     ),
     solution_code="""\
 def utf8_decode_first(data: bytes) -> tuple[int, int]:

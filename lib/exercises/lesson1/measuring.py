@@ -84,9 +84,12 @@ bytes_per_char = Exercise(
     hints=(
         "Count two things for the same text: bytes and code points. Which Python call "
         "counts each? And what should happen when there is nothing to count?",
-        "len of a str counts its code points; len of its UTF-8 encoding counts bytes. The"
-        " answer is bytes per code point, always a float, and 0.0 for the empty string "
-        "(which has neither).",
+        "A str and its UTF-8 encoding are two sequences of the same text: one of code "
+        "points, one of bytes (section 3 made the second). len counts either. The empty "
+        "text needs its own answer, before anything divides by zero.",
+        "Check yourself: 'h€' gives 4 bytes / 2 code points = 2.0; 'e\\u0301' (e and a "
+        "combining accent) 3 / 2 = 1.5, though a reader sees one letter; '' gives 0.0, "
+        "a float like every other answer, not the int 0.",
     ),
     solution_code="""\
 def bytes_per_char(text: str) -> float:

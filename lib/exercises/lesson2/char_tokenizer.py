@@ -47,6 +47,7 @@ def _encode_chars_cases() -> list[Case]:
         ("hi there", "hi 👋 there"),
         ("Привет, мир", "Привет, Zoë!"),
         ("abc", ""),
+        ("", "é"),  # an empty vocabulary: n is 0, so a byte's id is the byte itself
     ]
     cases = _encodings(pairs)
     # The default policy is "error".
@@ -109,9 +110,10 @@ build_vocab = Exercise(
     hidden_cases=_hidden_build_vocab_cases,
     hints=(
         "Three steps: find the distinct characters, put them in a fixed order, number them.",
-        "A set finds the distinct characters, sorting them gives code point order, and "
-        "enumerate numbers anything from 0. Turn the numbered characters into a dict from"
-        " character to number (not number to character).",
+        "Python has a builtin for each step: one keeps each item once, one puts items in "
+        "order, one numbers them from 0 as you loop. Check yourself: build_vocab('Hi, hi!') "
+        "is {' ': 0, '!': 1, ',': 2, 'H': 3, 'h': 4, 'i': 5}: code point order puts the "
+        "space and punctuation first, and capitals before small letters.",
     ),
     solution_code="""\
 def build_vocab(text: str) -> dict[str, int]:
@@ -130,13 +132,14 @@ encode_chars = Exercise(
         "One id per known character. The only question is what to do with a character "
         "that is not in vocab: that is what `unknown` decides, and section 4 describes "
         "each choice.",
-        "The ids after the characters are free: len(vocab) can be the one <unk> id, and "
-        "len(vocab) + b can stand for byte b (0..255). A character's UTF-8 bytes are "
-        "ch.encode('utf-8').",
-        "Go character by character and branch on three cases: known; unknown with 'unk' "
-        "(one id); unknown with 'bytes' (one id per UTF-8 byte, so possibly several). Any"
-        " other value of `unknown` should raise ValueError with a message that names the "
-        "character. Do your ids still work when vocab is empty?",
+        "Go character by character. A known character gives its id; for an unknown one "
+        "the policy decides: raise, one id (n), or one id per UTF-8 byte (n + b, so maybe "
+        "several). n is len(vocab), the first id no character has, also when vocab is "
+        "empty.",
+        "Check yourself with vocab = {'h': 0, 'i': 1}: 'hi!' gives [0, 1, 2] with 'unk' "
+        "and [0, 1, 35] with 'bytes' ('!' is the byte 0x21 = 33, and 2 + 33 = 35); with "
+        "'error', the default, it raises ValueError for the '!'. With an empty vocab, 'é' "
+        "under 'bytes' gives [195, 169], the bytes c3 a9 themselves.",
     ),
     solution_code="""\
 def encode_chars(text: str, vocab: dict[str, int], unknown: str = "error") -> list[int]:

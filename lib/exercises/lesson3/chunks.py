@@ -103,8 +103,10 @@ train_with_pattern = Exercise(
         "patterns.split_on_special(text, special_tokens) keeps the specials as pieces of their "
         "own: skip them, and split the others with patterns.split_text(piece, pattern). A "
         "collections.Counter counts the chunks. Store each chunk as a list of its UTF-8 bytes.",
-        "Learn vocab_size - 256 - len(special_tokens) merges. Each round: stats[pair] += count "
-        "for every pair of every chunk; pick the pair as in train_bpe; merge it in every chunk.",
+        "Check yourself: train_with_pattern('aa aa<|x|>aa', 259, patterns.GPT2_PATTERN, "
+        "['<|x|>']) learns 259 - 256 - 1 = 2 merges from the chunks 'aa' (twice) and ' aa' "
+        "(once): (b'a', b'a') first, counted 3 times, then (b' ', b'aa'). No merge holds a "
+        "piece of <|x|>, and none joins the end of one chunk to the next.",
     ),
     solution_code="""\
 from collections import Counter

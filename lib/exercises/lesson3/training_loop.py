@@ -107,11 +107,12 @@ get_stats = Exercise(
     hints=(
         "Look at each position i and the id just after it: together they are one pair. "
         "Keep a dictionary of how many times you have met each pair.",
-        "zip of the list with itself shifted by one gives every adjacent pair, "
-        "overlapping ones included. A pair you have not met yet starts at 0: dict.get "
-        "takes that default.",
+        "Pairs overlap: in [7, 7, 7] the middle 7 belongs to two pairs, so move one "
+        "position at a time, and stop where no id follows. A pair met for the first time "
+        "is not in the dictionary yet: adding 1 to it needs a starting value.",
         "Check your loop on [1, 2, 3]: it must see exactly (1, 2) and (2, 3), two pairs "
-        "from three ids. One pair too few or too many is the usual slip.",
+        "from three ids; one too few or too many is the usual slip. [7, 7, 7] gives "
+        "{(7, 7): 2}, and [] and [7] give {}.",
     ),
     solution_code="""\
 def get_stats(ids: list[int]) -> dict[tuple[int, int], int]:
@@ -133,11 +134,12 @@ merge = Exercise(
         "Build a new list while walking over ids. When the pair starts at the current "
         "position, both of its ids are used up at once; a for loop cannot skip ahead like"
         " that.",
-        "Use an index i and while i < len(ids). Before looking at ids[i + 1], make sure "
-        "it exists (i + 1 < len(ids)).",
-        "At each i there are two outcomes: the pair starts here (one new id goes out, two"
-        " ids are used up) or it does not (ids[i] goes out as it is, one id used up). Try"
-        " [5, 5, 5] with the pair (5, 5): the answer keeps the last 5.",
+        "Move a position yourself instead. At each position the pair starts there or it "
+        "does not, and the two outcomes use up a different number of ids. At the last "
+        "position no pair can start: nothing follows it.",
+        "Check yourself: merge([5, 5, 5], (5, 5), 9) is [9, 5], the last 5 left without a "
+        "partner; merge([1, 2, 1, 2], (1, 2), 9) is [9, 9]; merge([1, 2], (2, 1), 9) is "
+        "[1, 2], unchanged; and merge([], (1, 2), 9) is [].",
     ),
     solution_code="""\
 def merge(ids: list[int], pair: tuple[int, int], new_id: int) -> list[int]:
@@ -169,13 +171,13 @@ train_bpe = Exercise(
         "Follow the numbered steps of section 5. Keep two things up to date: the list of "
         "ids, and a dictionary vocab from each id to the bytes it stands for (the merges "
         "are bytes).",
-        "Loop new_id over range(256, vocab_size). Stop early when get_stats finds no "
-        "pair. The tie rule needs bytes, so the key of max looks up vocab for both halves"
-        " of a pair.",
-        "Each round, after choosing the pair: replace it in ids by new_id, record what "
-        "new_id stands for (the bytes of its two halves, joined), and add the two halves'"
-        " bytes to the merges. The key for max is a tuple: the count first, then what "
-        "breaks ties.",
+        "One round per new id, 256 up to vocab_size - 1, and stop early once no pair is "
+        "left. The tie rule compares bytes, not ids: to rank a pair, look both halves up in "
+        "vocab.",
+        "Check yourself by hand on train_bpe('aaab', 258): aa occurs twice, so the first "
+        "merge is (b'a', b'a'); the ids become [256, 97, 98], where aa + a and a + b tie "
+        "once each, and (b'aa', b'a') beats (b'a', b'b') because b'aa' > b'a'. So: "
+        "[(b'a', b'a'), (b'aa', b'a')]. train_bpe('ab', 300) stops after [(b'a', b'b')].",
     ),
     solution_code="""\
 from lib import bpe

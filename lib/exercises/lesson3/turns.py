@@ -84,9 +84,19 @@ def train_turns(cases: list[Case], answers: list[Any]) -> str | None:
     return None
 
 
+def _without_last_pair(ids: list[int]) -> dict[tuple[int, int], int]:
+    return bpe.get_stats(ids[:-1])
+
+
 def stats_turns(cases: list[Case], answers: list[Any]) -> str | None:
-    """Name the overlap mistake: a pair of two equal ids counted fewer times than it occurs
-    (`count_pairs_once`, or skipping ahead after such a pair)."""
+    """Name the loop that stops one pair early, then the overlap mistake: a pair of two equal
+    ids counted fewer times than it occurs (`count_pairs_once`, or skipping ahead after such a
+    pair). The first is checked first: losing the last pair of [97, 97, 97] undercounts too."""
+    if _fits(cases, answers, _without_last_pair):
+        return (
+            "the last pair is missing: [1, 2, 3] holds (1, 2) and (2, 3), and the last pair "
+            "starts at the second-to-last id. Your loop stops one position early."
+        )
     for case, answer in zip(cases, answers, strict=False):
         try:
             short = isinstance(answer, dict) and any(

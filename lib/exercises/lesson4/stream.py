@@ -57,10 +57,16 @@ def _hidden_stream_decode_cases() -> list[Case]:
     return _streamed(tokenizer(350), hidden_id_sequences(tokenizer(350)))
 
 
+def _same_but_for_count(shown: str, wanted: str) -> bool:
+    """The same characters, and a '\ufffd' in `shown` only if there is one in `wanted`."""
+    bad = "\ufffd"
+    return shown.replace(bad, "") == wanted.replace(bad, "") and (bad in shown) == (bad in wanted)
+
+
 def _stream_turns(cases: list[Case], answers: list) -> str | None:
-    """Name the mistake the first wrong answer shows: a string missing or extra, a '\ufffd' for
-    bytes that a later token completes, the end of the stream forgotten, or the right text
-    shown too early or too late."""
+    """Name the mistake the first wrong answer shows: a string missing or extra, the end of the
+    stream forgotten, the right characters with too many or too few '\ufffd', a '\ufffd' for
+    bytes that a later token completes, or the right text shown too early or too late."""
     for case, answer in zip(cases, answers, strict=True):
         expected = case.expected
         if not isinstance(answer, list) or answer == expected:
@@ -70,17 +76,29 @@ def _stream_turns(cases: list[Case], answers: list) -> str | None:
                 "The list needs one string per id, then one more for the end of the stream "
                 "(a '\\ufffd' if a character was left unfinished, else '')."
             )
-        if "".join(answer).count("\ufffd") > "".join(expected).count("\ufffd"):
-            return (
-                "Your answer shows '\\ufffd' for bytes that a later token completes: hold "
-                "the beginning of an unfinished character back until its last byte arrives."
-            )
-        if answer[:-1] == expected[:-1]:
+        if answer[:-1] == expected[:-1] and "\ufffd" not in answer[-1]:
             return (
                 "The end of the stream: bytes still waiting can never be finished, so the "
                 "last string is '\\ufffd' for them."
             )
-        if "".join(answer) == "".join(expected):
+        shown, wanted = "".join(answer), "".join(expected)
+        bad, bad_wanted = shown.count("\ufffd"), wanted.count("\ufffd")
+        # Checked before blaming early output: holding back right but writing '\ufffd' per bad
+        # byte gives more of them too, in the very strings where they belong.
+        if bad != bad_wanted and all(map(_same_but_for_count, answer, expected)):
+            return (
+                f"Your characters are right, but your strings hold {bad} '\\ufffd' where "
+                f'{bad_wanted} belong. Joined, they must equal b"".join(...).decode("utf-8", '
+                "errors=\"replace\"): one '\\ufffd' per piece Python's replace replaces, "
+                "the bytes from a UnicodeDecodeError's start to its end (b'\\xe2\\x82A' gives "
+                "'\\ufffdA', not '\\ufffd\\ufffdA')."
+            )
+        if bad > bad_wanted:
+            return (
+                "Your answer shows '\\ufffd' for bytes that a later token completes: hold "
+                "the beginning of an unfinished character back until its last byte arrives."
+            )
+        if shown == wanted:
             return (
                 "Your text is right but comes at the wrong time: show a character as soon as "
                 "its last byte arrives, and a '\\ufffd' as soon as its bytes can no longer "

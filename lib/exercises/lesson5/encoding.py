@@ -111,13 +111,14 @@ encode = Exercise(
     hints=(
         "Work with a list of byte strings, one per token, starting from the single bytes. What "
         "do you need to know about a pair of neighbours to decide which one to join first?",
-        "Build a table from merged bytes to id: merge i, (left, right), makes left + right with "
-        "id 256 + i. At each step look at every neighbouring pair whose joined bytes are in the "
-        "table, and join the one with the lowest id (the leftmost of equals). Stop when no pair "
-        "is in the table.",
-        "At the end a part of one byte has the byte's value as its id (bytes are ids 0-255 "
-        "here), any longer part the id from your table. `min` over (id, position) tuples picks "
-        "the lowest id and, among equal ids, the leftmost position.",
+        "How do you find a pair's merge order from its two pieces? Searching the list of "
+        "merges for every pair at every step is slow: section 1 says how tiktoken looks a pair "
+        "up in one step. Then: which pair goes first when the same pair occurs twice, and when "
+        "are you done?",
+        "Check yourself by hand, then with your function. With the merges (b'a', b'b'), "
+        "(b'b', b'c'), (b'ab', b'c') (ids 256, 257, 258), 'abcbc' goes a b c b c, then ab c b c, "
+        "then ab c bc, then abc bc: the answer is [258, 257]. 'abab' is [256, 256], and 'é', "
+        "which no merge touches, is its two UTF-8 bytes, [195, 169].",
     ),
     solution_code="""\
 def encode(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
@@ -149,14 +150,17 @@ encode_with_specials = Exercise(
     hints=(
         "Two jobs, in this order: decide whether the text may be encoded at all, then cut it "
         "into pieces that are either an allowed special token or ordinary text.",
-        "Raise ValueError if a special token that is not allowed occurs in the text (`in` on "
-        "strings finds it). To cut, re.split with a pattern in parentheses keeps the pieces it "
-        "split on; re.escape makes a special's | and < match literally. Where two specials "
-        "could both match at the same place (one contains the other), which should win?",
-        "Try the longest specials first: the regex takes the first alternative that matches. "
-        "Then an allowed special piece becomes its id, any other non-empty piece is encoded as "
-        "in exercise 1 (your `encode`, or bpe.encode_chunk with the ranks of "
-        "bpe.build_vocab(merges) turned around). With nothing allowed there is nothing to cut.",
+        "First the refusal: a special token that is not allowed but occurs in the text (`in` "
+        "works on strings) means ValueError. Then the cutting: which function of `re` splits a "
+        "string and also keeps the pieces it split on? A special token's | means something in "
+        "a regex: how do you make it match as plain text? And with nothing allowed, what would "
+        "your pattern be?",
+        "Check yourself on two of the check's cases (318 is '<|endoftext|>', 319 '<|user|>' and "
+        "320 the doubled '<|endoftext|><|endoftext|>'). With 318 and 319 allowed, "
+        "'<|endoftext|> <|user|>\\n' gives [318, 32, 319, 10]: the space and the line break are "
+        "text too. With 318 and 320 allowed, 'a' + three '<|endoftext|>' + 'b' gives "
+        "[97, 320, 318, 98]. Where two specials match at the same place, which must the regex "
+        "try first, and how do you make sure it does?",
     ),
     solution_code="""\
 import re

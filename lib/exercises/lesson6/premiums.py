@@ -102,9 +102,9 @@ premium_factors = Exercise(
         " one step, divided by how much more it needed at the step before. The first step"
         " has no step before it.",
         "Go through the steps in order: characters, bytes, the middle encoding, "
-        "o200k_base. At each, ratio = counts[step][lang] / counts[step][reference]. The "
-        "factor is that ratio divided by the previous step's ratio (for characters, the "
-        "ratio itself).",
+        "o200k_base. What is each step's ratio of `lang` to `reference`? In the example "
+        "above they are 2, 3, 6 and 3. Which number turns one step's ratio into the next "
+        "one's, and what stands in for the step before characters?",
         "Check yourself: multiplied together, the four factors must give the o200k_base "
         "ratio, because each step's ratio cancels the one before. And the reference is an"
         " argument: with reference=lang every factor is 1.",

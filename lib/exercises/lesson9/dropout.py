@@ -98,12 +98,16 @@ dropout_bpe = Exercise(
     hidden_cases=_hidden_cases,
     hints=(
         "Keep the word as a list of pieces, one bytes object per byte to start with (word[i:i+1] "
-        "is a bytes of length 1; word[i] would be an int). Keep one counter for the draws that "
-        "only ever moves forward, across all the steps.",
-        "One step: for i from 0 to len(pieces) - 2, join pieces i and i+1; if the join is a key "
-        "of ranks, read the next draw, and if that draw is not below p, remember (rank, i) when "
-        "its rank is lower than the best so far. No best after the walk: return the pieces. "
-        "Otherwise put the joined piece in place of the two, and take another step.",
+        "is a bytes of length 1; word[i] would be an int). A step walks over the neighbouring "
+        "pairs once, left to right, and then merges at most one pair.",
+        "Two traps. The draws are one list for the whole word: the count of draws used moves "
+        "forward across all the steps and never goes back to 0 at a new step. And only a pair "
+        "whose joined bytes are a key of ranks takes a draw: a pair that is no token takes none. "
+        "(A draw equal to p is not below p, so that pair stays.)",
+        "Check yourself: b'xabc' with ranks {b'ab': 0, b'bc': 1, b'abc': 2}, p = 0.5 and draws "
+        "[0.7, 0.2, 0.2] gives [b'x', b'ab', b'c'], and uses all three draws. [b'x', b'abc'] "
+        "means your count of draws started again at step 2; [b'x', b'a', b'b', b'c'] means "
+        "the pair (x, a), which is no token, took a draw.",
     ),
     solution_code="""\
 def dropout_bpe(word: bytes, ranks: dict[bytes, int], p: float, draws: list[float]) -> list[bytes]:

@@ -130,8 +130,11 @@ find_specials = Exercise(
     hints=(
         "Walk through the text with an index. At each position ask: which of the special tokens "
         "start here? (str.startswith takes a position as its second argument.)",
-        "When several start at the same position, keep the longest one, record (position, token) "
-        "and jump past its end; when none does, move on by one character.",
+        "Two traps. After a match, where does the search go on? A token that starts inside "
+        "a match is no match. And positions count characters, not bytes: 'é<|a|>' with "
+        "['<|a|>'] gives [(1, '<|a|>')]. Check yourself on one of the check's cases: "
+        "'<|a|><|a|><|b|>' with ['<|a|>', '<|a|><|b|>', '<|b|>'] gives "
+        "[(0, '<|a|>'), (5, '<|a|><|b|>')], and no (10, '<|b|>').",
     ),
     solution_code="""\
 def find_specials(text: str, tokens: list[str]) -> list[tuple[int, str]]:
@@ -159,9 +162,9 @@ grow_embeddings = Exercise(
     hints=(
         "The new rows are all the same: column j of each holds the average of column j over the "
         "existing rows. Compute that one row first.",
-        "Add up column j over all the rows and divide by how many rows there are: that is entry "
-        "j of the mean row. The answer is the old rows, then n_new separate copies of that row "
-        "(copies, not the same list object n_new times).",
+        "zip(*rows) hands you the columns, one tuple each. Check yourself on the example above "
+        "with n_new = 2: four rows, the last two both [2.0, 4.0]. Give each new row a list of "
+        "its own: [new_row] * 2 holds one list twice, so changing one new row would change both.",
     ),
     solution_code="""\
 def grow_embeddings(rows: list[list[float]], n_new: int) -> list[list[float]]:

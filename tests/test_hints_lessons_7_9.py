@@ -1,0 +1,105 @@
+"""The last hints of lessons 7 and 9 are check-yourself examples, not the solution in prose: each
+example is what the solution gives (a stuck learner compares against these numbers), and each
+trap a hint names is one a plausible wrong answer falls into."""
+
+from __future__ import annotations
+
+import pytest
+
+from lib.exercises import lesson7, lesson9
+
+
+def solved(exercise):
+    """The exercise's published solution, as a function."""
+    namespace: dict = {}
+    exec(exercise.solution_code, namespace)
+    return namespace[exercise.target]
+
+
+# (exercise, its arguments, the answer) as the exercise's last hint states them; the hint writes
+# the answer as Python prints it (grow_embeddings's: its last row).
+EXAMPLES = [
+    (lesson7.wordpiece_word, ("unable", {"un", "able", "##able"}), ["un", "##able"]),
+    (lesson7.wordpiece_word, ("unable", {"un", "able"}), ["[UNK]"]),
+    (lesson7.wordpiece_word, ("unable", {"u", "un", "una", "##ble", "##able"}), ["una", "##ble"]),
+    (lesson7.byte_fallback, ("é",), ["<0xC3>", "<0xA9>"]),
+    (lesson7.byte_fallback, ("\n",), ["<0x0A>"]),
+    (lesson9.find_specials, ("é<|a|>", ["<|a|>"]), [(1, "<|a|>")]),
+    (
+        lesson9.find_specials,
+        ("<|a|><|a|><|b|>", ["<|a|>", "<|a|><|b|>", "<|b|>"]),
+        [(0, "<|a|>"), (5, "<|a|><|b|>")],
+    ),
+    (
+        lesson9.grow_embeddings,
+        ([[1.0, 2.0], [3.0, 6.0]], 2),
+        [[1.0, 2.0], [3.0, 6.0]] + [[2.0, 4.0]] * 2,
+    ),
+    (
+        lesson9.dropout_bpe,
+        (b"xabc", {b"ab": 0, b"bc": 1, b"abc": 2}, 0.5, [0.7, 0.2, 0.2]),
+        [b"x", b"ab", b"c"],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("exercise", "args", "answer"), EXAMPLES, ids=lambda x: getattr(x, "name", "")
+)
+def test_each_check_yourself_example_is_what_the_solution_gives(exercise, args, answer):
+    assert solved(exercise)(*args) == answer
+    written = str(answer[-1]) if exercise is lesson9.grow_embeddings else str(answer)
+    assert written in exercise.hints[-1]
+
+
+# The solution's central step, which the hints once spelled out in prose.
+GIVEAWAYS = {
+    lesson7.wordpiece_word: ("from the longest", "down to one character"),
+    lesson7.byte_fallback: ("X for upper case", "width of 2", "leading 0"),
+    lesson9.find_specials: ("keep the longest one", "move on by one character"),
+    lesson9.grow_embeddings: ("divide by how many rows",),
+    lesson9.dropout_bpe: ("for i from 0", "remember (rank, i)"),
+}
+
+
+@pytest.mark.parametrize("exercise", list(GIVEAWAYS), ids=lambda e: e.name)
+def test_no_hint_spells_out_the_central_step(exercise):
+    hints = " ".join(exercise.hints)
+    assert [words for words in GIVEAWAYS[exercise] if words in hints] == []
+
+
+def dropout_variant(reset_each_step: bool, every_pair_draws: bool):
+    """dropout_bpe with one of the two traps hint 2 names."""
+
+    def segment(word, ranks, p, draws):
+        pieces, used = [word[i : i + 1] for i in range(len(word))], 0
+        while True:
+            used, best = 0 if reset_each_step else used, None
+            for i in range(len(pieces) - 1):
+                joined = pieces[i] + pieces[i + 1]
+                if joined in ranks or every_pair_draws:
+                    draw, used = draws[used], used + 1
+                    if joined in ranks and draw >= p and (best is None or ranks[joined] < best[0]):
+                        best = (ranks[joined], i)
+            if best is None:
+                return pieces
+            i = best[1]
+            pieces[i : i + 2] = [pieces[i] + pieces[i + 1]]
+
+    return segment
+
+
+@pytest.mark.parametrize(
+    ("reset_each_step", "every_pair_draws", "named"),
+    [(True, False, "[b'x', b'abc']"), (False, True, "[b'x', b'a', b'b', b'c']")],
+)
+def test_the_dropout_example_tells_each_trap_by_its_answer(
+    reset_each_step, every_pair_draws, named
+):
+    """Hint 3 says which wrong answer each trap gives on its example: it does, and the check's
+    shown cases fail that answer too."""
+    wrong = dropout_variant(reset_each_step, every_pair_draws)
+    args = (b"xabc", {b"ab": 0, b"bc": 1, b"abc": 2}, 0.5, [0.7, 0.2, 0.2])
+    assert str(wrong(*args)) == named and named in lesson9.dropout_bpe.hints[-1]
+    result = lesson9.dropout_bpe.grade({"dropout_bpe": wrong})
+    assert result.status != "passed", result.reason

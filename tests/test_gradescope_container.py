@@ -2,7 +2,7 @@
 Gradescope's) does: a `bwrap` that fails as it fails there comes first on PATH. Each kernel then
 runs as an unprivileged user of its own, and three attacks must leave the grade honest: a daemon
 left behind to rewrite results.json, a write into the Python environment's packages, a write
-into the grader's `lib`. About 40-60 s on 2 cores: three lesson 3 notebooks at once.
+into the grader's `lib`. Three lesson 3 notebooks at once, cut to their exercises.
 """
 
 from __future__ import annotations
@@ -63,12 +63,11 @@ time.sleep(0.2)
 
 
 def attacked(cell: str, solved: bool = False) -> nbformat.NotebookNode:
-    """Lesson 3 (solved, or cut to its stubs: it earns 0) with one hostile cell added."""
+    """Lesson 3 cut to its set-up, imports and exercise cells (solved, or stubs: it earns 0; the
+    demonstrations would only cost time), with one hostile cell added."""
     notebook = lesson3(solved)
-    if not solved:
-        stubs = [c for c in notebook.cells if c.metadata.get("exercise")]
-        notebook.cells = notebook.cells[:3] + stubs
-    notebook.cells.append(new_code_cell(cell))
+    exercises = [c for c in notebook.cells if c.metadata.get("exercise")]
+    notebook.cells = notebook.cells[:3] + exercises + [new_code_cell(cell)]
     return notebook
 
 

@@ -11,13 +11,16 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
+from lib.exercises import for_lesson
 from lib.grade import Limits, grade_submissions
-from lib.grading.demo_cells import handout_code, left_out
+from lib.grading.demo_cells import files_allowed, handout_code, left_out
 from lib.notebooks import SETUP_CELL
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
+import toy_exercises  # noqa: E402
+import toy_exercises_no_files  # noqa: E402
 from toy_class import SOLVED, STUB  # noqa: E402
 
 HANDOUT = [
@@ -175,6 +178,14 @@ def test_without_the_lesson_s_handout_every_cell_runs():
     assert left_out(notebook(*HANDOUT), None) == frozenset()
 
 
+def test_a_lesson_whose_exercises_may_touch_files_runs_whole():
+    """The graded kernels run in the first run's folder: where an exercise may use `os`, a file
+    a demonstration writes could reach its grade, so the grader passes no handout."""
+    assert files_allowed(toy_exercises.EXERCISES)  # `double` may use `os`
+    assert not files_allowed(toy_exercises_no_files.EXERCISES)
+    assert not any(files_allowed(for_lesson(n)) for n in range(1, 10))  # no shipped lesson
+
+
 def test_a_failing_demonstration_is_reported_only_where_the_student_reaches_it(tmp_path):
     """Grading: the handout's demonstration raises, and nothing of the student's reaches it:
     left out, no event. Changed by the student, or fed by the student's own cell, it runs and
@@ -197,7 +208,7 @@ def test_a_failing_demonstration_is_reported_only_where_the_student_reaches_it(t
         [submissions],
         tmp_path / "out",
         limits=Limits(cell=20, notebook=60),
-        registry="toy_exercises",
+        registry="toy_exercises_no_files",  # `double` without `os`: see files_allowed below
         import_paths=(str(ROOT), str(FIXTURES)),
         questions_from=handout,
         jobs=2,

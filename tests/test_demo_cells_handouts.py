@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 
 import nbformat
@@ -123,7 +124,17 @@ def test_the_trace_sees_what_a_demonstration_left_out_writes(tmp_path, monkeypat
         assert what in found
 
 
+# Every lesson run whole under the hook: ~170 CPU s, too much for every run of the suite. Asked
+# for after a change to a lesson's demonstrations or to `demo_cells` (see the README's tests).
+AUDIT = "COURSE_AUDIT_HANDOUTS"
+
+
 @pytest.mark.end_to_end
+@pytest.mark.skipif(
+    os.environ.get(AUDIT) != "1",
+    reason=f"runs every lesson whole (~170 CPU s): {AUDIT}=1 python -m pytest "
+    "tests/test_demo_cells_handouts.py",
+)
 @pytest.mark.parametrize("lesson", sorted(LESSONS))
 def test_no_demonstration_left_out_writes_a_file_or_starts_a_process(lesson, tmp_path, monkeypatch):
     data.fetch_all()  # as the grader does first: no cell fills the cache while it runs

@@ -19,6 +19,7 @@ from nbformat.v4 import new_code_cell
 
 from lib.grading.demo_cells import handout_code, left_out
 from lib.grading.notebook import handouts
+from lib.grading.solved import solved
 from tests.test_demo_cells import HANDOUT, SOLVED_CELL, cut, notebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +52,6 @@ def test_the_lesson_6_table_cell_is_kept_when_the_student_rebinds_the_table():
 # Fix: count any use of an imported name in a student's cell other than a plain read of one of
 # its attributes or a call of a function of it (a method call on an attribute, an alias, `lib.x`)
 # as a change of every name bound to that module.
-@pytest.mark.xfail(strict=True, reason="the table cell is left out: the KeyError is hidden")
 @pytest.mark.parametrize(
     "source",
     [
@@ -64,12 +64,23 @@ def test_the_lesson_6_table_cell_is_kept_when_the_student_rebinds_the_table():
 def test_a_module_s_value_changed_by_another_route_reaches_its_demonstrations(source):
     nb, table = lesson_6_with(source)
     assert table not in left_out(nb, LESSON_6)
+    # Closed (fixdemo): a cell added runs the whole notebook (rule a); the same lines in an
+    # exercise cell, at its top level or in the solved function, reach the table's cell (b).
+    nb = solved(LESSONS[6])
+    (gini,) = [c for c in nb.cells if c.metadata.get("exercise") == "gini"]
+    table -= 1  # no cell added here
+    assert nb.cells[table].source.startswith(TABLE_CELL)
+    assert table in left_out(nb, LESSON_6)  # as solved: left out
+    inside = "\n    ".join(source.splitlines())
+    for student in (f"{gini.source}\n{source}", f"{gini.source}\ndef spoil():\n    {inside}"):
+        gini.source = student
+        assert table not in left_out(nb, LESSON_6), student
 
 
 # Trick: delete (or move) a demonstration another one needs. The whole run raises NameError in
 # the later cell; the reading has no order and sees no student cell, so it leaves both out.
 # Fix: leave a cell out only if every name it reads is bound by a cell above it (as it runs).
-@pytest.mark.xfail(strict=True, reason="the cell that now fails is left out: NameError hidden")
+# Closed (fixdemo): rule (a), a notebook changed outside its exercise cells runs whole.
 @pytest.mark.parametrize(
     "changes",
     [((2, ""),), ((3, HANDOUT[5]), (5, HANDOUT[3]))],  # `texts = ...` deleted; two swapped
@@ -87,7 +98,8 @@ def test_a_demonstration_whose_names_are_no_longer_bound_above_it_runs(changes):
 # BY_TEXT and DYNAMIC are checked against names only, never attributes, and hold none of these.
 # Fix: make `__builtin__`, `In`, `Out`, `_`, `__`, `___`, `_<n>`, `_i*`, `_oh`, `_ih` DYNAMIC,
 # check attribute names against DYNAMIC too, and read a one-line bare name of a magic as a magic.
-@pytest.mark.xfail(strict=True, reason="read as plain names: demonstrations are left out")
+# Closed (fixdemo): an added cell runs the whole notebook (rule a); in an exercise cell each is
+# dynamic (rule c; tests/test_demo_cells.py), the history names in any cell.
 @pytest.mark.parametrize(
     "cell",
     [
@@ -121,7 +133,8 @@ def test_a_demonstration_setting_an_attribute_a_kept_cell_reads_runs():
 # raises RecursionError where the whole run does not.
 # Fix: keep a handout cell that calls a function of an imported module at its top level and
 # binds nothing when a kept cell reads that module (or: keep every cell that binds nothing).
-@pytest.mark.xfail(strict=True, reason="the seeding demonstration is left out")
+# Closed (fixdemo): the added cell runs everything (rule a); a call made for its effect on a
+# module a kept cell reads keeps its cell (tests/test_demo_cells.py, with the read in an exercise).
 def test_a_demonstration_changing_a_module_s_state_by_a_call_runs():
     seeds = ("import random", "random.seed(2024)")
     hand = handout_code([(1, notebook(*HANDOUT, *seeds))])[1]
@@ -136,6 +149,10 @@ def test_a_demonstration_changing_a_module_s_state_by_a_call_runs():
 # Fix: keep every handout cell that calls anything outside an allow-list of functions known to
 # write nothing (the lessons' own `lib` helpers, `print`, `display`...), or give the graded
 # kernels a fresh copy of the submission instead of the first run's folder.
+# Left open (fixdemo): FILES stays a list of names. It only decides what the first run reports:
+# a lesson whose exercises may use a file module runs whole (`demo_cells.files_allowed`), and no
+# shipped lesson's exercise may, so no grade depends on it; tests/test_demo_cells_handouts.py
+# audits that the shipped lessons' left-out cells write nothing (COURSE_AUDIT_HANDOUTS=1).
 WRITERS = [
     "figure.write_html('chart.html')",
     "table.to_csv('counts.csv')",
@@ -147,7 +164,7 @@ WRITERS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="not in FILES: the writing demonstration is left out")
+@pytest.mark.xfail(strict=True, reason="not in FILES: left out (no grade depends on it)")
 @pytest.mark.parametrize("writer", WRITERS)
 def test_a_demonstration_writing_a_file_by_any_name_runs(writer):
     hand = handout_code([(1, notebook(*HANDOUT, writer))])[1]
@@ -160,7 +177,8 @@ def test_a_demonstration_writing_a_file_by_any_name_runs(writer):
 # scope in Python and raises RecursionError out of `left_out`; 3,000 deep, `ast.parse` raises
 # MemoryError, which `_read` does not catch (the other readers raise it too at that depth).
 # Fix: in `_read`, call `_names` inside the `try` and catch MemoryError too (`_Unreadable`).
-@pytest.mark.xfail(strict=True, reason="left_out raises instead of running every cell")
+# Closed (fixdemo): rule (d), a cell that cannot be read (RecursionError, MemoryError too) runs
+# the whole notebook; so does an added cell (rule a).
 @pytest.mark.parametrize("depth", [1_200, 3_000])
 def test_a_deeply_nested_cell_makes_the_whole_notebook_run(depth):
     deep = "f = " + "lambda: " * depth + "0"

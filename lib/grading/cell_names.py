@@ -85,7 +85,9 @@ def read_cell(source: str, student: bool) -> CellNames:
         cell = CellNames(set(), set(), set(), imports_of(tree))
         _walk(tree, cell, student)
         _names(table, cell, top=True)
-        notebook = cell.reads | cell.binds  # a function's parameters and locals are not uses
+        # A function's parameters and locals are not the notebook's, but what it imports is
+        # the module's, wherever it is bound.
+        notebook = cell.reads | cell.binds | set(cell.imports)
         cell.odd &= notebook
         cell.methods &= notebook
         cell.changes &= notebook

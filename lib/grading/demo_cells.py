@@ -8,17 +8,20 @@ Run in a notebook no student changed, they report nothing, and they cost most of
 
 The rule, as the README states it: the first run leaves out a demonstration only if
 
-(a) the notebook's code cells, blank ones aside, are the handout's in the handout's order, only
-    exercise cells changed (a cell added, deleted, moved or edited elsewhere: everything runs);
-(b) nothing of the student's reaches it: it mentions no name an exercise cell binds, reads (a
-    read may change a list in place) or changes, nor a module an exercise cell changes or may
-    change (any use of an imported name but a call of one of its functions, `m.f(...)`, inside
-    a function), nor a name of a cell so reached;
-(c) nothing kept needs it: it binds, changes, or calls at its top level a function of
-    (`random.seed(1)`) nothing a kept cell reads, and names no file function (`FILES`);
+(a) the notebook's code cells, blank ones aside (they never run), are those of a notebook handed
+    out for the lesson, in its order, changed only in its exercise cells: a cell added, deleted,
+    moved or edited elsewhere, and everything runs;
+(b) nothing of the student's reaches it: it mentions no name an exercise cell binds, mentions
+    (reading a list may change it) or may change, where a use of an imported name other than
+    calling a module's function inside a function (`m.f(...)`) may change every name bound to
+    that module, inside it or around it (`module_paths`); nor a name a cell so reached sets;
+(c) nothing kept needs it: it binds or changes nothing a kept cell reads, makes no call for its
+    effect on a module a kept cell reads (`random.seed(1)`), and names no file function (`FILES`);
+(d) every cell can be read (`cell_names`): anything dynamic in an exercise cell, the kernel's own
+    names in any cell, a cell that does not parse or is nested too deep: everything runs.
 
-and every cell can be read (`cell_names`: anything dynamic in an exercise cell, the kernel's own
-names anywhere, a cell that does not parse: everything runs). No grade depends on this run.
+A lesson whose exercises may use a file module runs whole (`files_allowed`). No grade depends on
+this run: the programs graded are read from the notebook and run in kernels of their own.
 """
 
 from __future__ import annotations
@@ -99,7 +102,7 @@ def left_out(notebook: nbformat.NotebookNode, handout: Handout | None) -> frozen
             if k in version.exercises or not is_check_cell(c.source)
         }
         students = {code[k][0] for k in version.exercises}
-        # The grader's own set-up runs in place of the first cell, whatever it was.
+        # The grader's own set-up runs in place of the lessons' set-up cell: always kept.
         setup = {i for i, c in code if is_setup_cell(c.source)}
         return frozenset(cells) - _kept(cells, students, setup, version)
     except (Unreadable, RecursionError, MemoryError):

@@ -15,6 +15,7 @@ import asyncio
 import csv
 import dataclasses
 import hashlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -73,9 +74,7 @@ def toy_class(tmp_path_factory):
     return folder, out, {r["student"]: r for r in records}, before
 
 
-@pytest.mark.parametrize("student", CLASS)
-def test_each_submission_earns_what_its_code_earns(toy_class, student):
-    record = toy_class[2][student]
+def earns_what_its_code_earns(record: dict, student: str) -> None:
     _, double, shout, event = CLASS[student]
     assert (record["outcome"], record["lesson"]) == ("graded", 1)
     assert [e["score"] for e in record["exercises"]] == [double, shout], record
@@ -84,6 +83,35 @@ def test_each_submission_earns_what_its_code_earns(toy_class, student):
         assert any(all(p in e for p in parts) for e in record["events"]), record["events"]
 
 
+# The toy class is a whole batch: the main run grades it once (`end_to_end`). On the README's
+# other Pythons (tests/test_other_pythons.py), what can change with the Python is what a kernel of
+# it does when a cell loops, sleeps, ignores the interrupt, exits or is killed: those students only.
+KERNEL_BEHAVIOUR = ["alice", "looper", "sleeper", "deaf", "exiter", "os_exiter", "killer"]
+KERNEL_BEHAVIOUR += ["slow_grading", "deaf_grading", "crash_grading"]
+
+
+@pytest.mark.skipif(
+    not os.environ.get("COURSE_TESTING_OTHER_PYTHON"),
+    reason="the main run grades the whole toy class, these students included",
+)
+def test_kernels_of_this_python_are_interrupted_killed_and_run_again(tmp_path):
+    for student in KERNEL_BEHAVIOUR:
+        nbformat.write(CLASS[student][0], tmp_path / f"{student}.ipynb")
+    records = grade_submissions(
+        [tmp_path], tmp_path / "out", limits=Limits(cell=3, notebook=60, probe=2), **TOY
+    )
+    assert sorted(r["student"] for r in records) == sorted(KERNEL_BEHAVIOUR)
+    for record in records:
+        earns_what_its_code_earns(record, record["student"])
+
+
+@pytest.mark.end_to_end
+@pytest.mark.parametrize("student", CLASS)
+def test_each_submission_earns_what_its_code_earns(toy_class, student):
+    earns_what_its_code_earns(toy_class[2][student], student)
+
+
+@pytest.mark.end_to_end
 def test_hostile_submissions_get_rows_that_say_what_happened(toy_class):
     records = toy_class[2]
     status = {s: [e["status"] for e in r["exercises"]] for s, r in records.items()}
@@ -102,12 +130,14 @@ def test_hostile_submissions_get_rows_that_say_what_happened(toy_class):
     assert max(r["seconds"] for r in records.values()) < 60
 
 
+@pytest.mark.end_to_end
 def test_no_submission_changes_the_instructors_files(toy_class):
     folder, _, _, before = toy_class
     assert fingerprint(folder) == before  # though dora deleted everything in her (copied) folder
     assert not (folder.parent / "escaped.txt").exists() and not list(folder.rglob("vandal.txt"))
 
 
+@pytest.mark.end_to_end
 def test_grades_and_totals_csv_field_by_field(toy_class):
     folder, out, _, _ = toy_class
     passed = "all 4 cases passed"
@@ -171,6 +201,7 @@ def test_grades_and_totals_csv_field_by_field(toy_class):
     assert (totals["anonymous"]["outcome"], totals["anonymous"]["max"]) == ("unknown lesson", "0")
 
 
+@pytest.mark.end_to_end
 def test_feedback_pages_say_what_passed_and_the_first_failing_case(toy_class):
     feedback = toy_class[1] / "feedback"
     assert (
@@ -206,6 +237,7 @@ Submission: `carol.ipynb`
     assert len(list(feedback.glob("*.md"))) == len(list(feedback.glob("*.html"))) == len(CLASS) + 2
 
 
+@pytest.mark.end_to_end
 def test_answers_page_collects_every_written_answer(toy_class):
     page = (toy_class[1] / "answers.md").read_text(encoding="utf-8")
     assert (
@@ -214,6 +246,7 @@ def test_answers_page_collects_every_written_answer(toy_class):
     ) in page
 
 
+@pytest.mark.end_to_end
 def test_a_second_run_resumes_and_force_regrades(toy_class, monkeypatch):
     folder, out, records, _ = toy_class
 

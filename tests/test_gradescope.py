@@ -142,6 +142,9 @@ def lesson3(solved: bool) -> nbformat.NotebookNode:
     return notebook
 
 
+WRITTEN = {"exercise", "answer"}  # the metadata of cells a student writes in
+
+
 def hostile() -> nbformat.NotebookNode:
     """Lesson 3 as handed out (it earns 0), cut to its set-up, imports and exercise stubs to save
     time, plus cells that forge results.json and make the grader's own exercise framework give
@@ -241,7 +244,9 @@ def finished(root: Path, process: subprocess.Popen, seconds: float = 480) -> dic
 def test_bundle_grades_honest_and_hostile_submissions_end_to_end(tmp_path):
     source, env = unpacked_bundle(tmp_path)
     runs = {}
-    for name, notebook in {"honest": lesson3(solved=True), "hostile": hostile()}.items():
+    honest = lesson3(solved=True)  # its exercises and written answer: test_grade grades it whole
+    honest.cells = honest.cells[:3] + [c for c in honest.cells if c.metadata.keys() & WRITTEN]
+    for name, notebook in {"honest": honest, "hostile": hostile()}.items():
         root = tmp_path / name / "autograder"
         process = start_autograder(source, root, notebook, env)
         runs[name] = (root, fingerprint(source / "lib"), process)

@@ -80,8 +80,8 @@ PER_PYTHON = {
     "test_lesson3_exercises.py": "lesson 3's exercises",
     "test_lesson6_exercises.py": "lesson 6's exercises",
     "test_lessons_1_2_4_7_8_exercises.py": "the other lessons' exercises",
-    # A kernel of this Python graded end to end, on a small class (the grader's kernel-side code
-    # runs in it: interrupts, crashes, time limits).
+    # Kernels of this Python graded: the toy class's students whose cells loop, sleep, ignore the
+    # interrupt, exit or kill the kernel (the grader's kernel-side code runs in each).
     "test_grade.py": "the grader with kernels of this Python",
 }
 

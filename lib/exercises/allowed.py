@@ -9,7 +9,7 @@ A graded function, and every function of the notebook it reaches, may use
   module's attribute is allowed if it is public (no leading `_`), is not a module off the list,
   and is not a builtin that runs code (`reached`, which looks in the grader's own copy of the
   module, so `collections._sys`, `dataclasses.builtins` and `re.enum` are out whatever they hold);
-  a module is used by its names (`collections.Counter`), never handed on as a value;
+  a module is used by its names (`collections.Counter`), never handed on as a value nor changed;
 - what its exercise allows besides (`allowed_lib`: a course helper such as `lib.bpe.merge`, or
   a module such as `codecs`).
 
@@ -33,6 +33,8 @@ import importlib
 from types import ModuleType
 
 from lib.exercises.by_text import by_text
+from lib.exercises.cell_reading import public_names
+from lib.exercises.python_builtins import PYTHON_BUILTINS
 
 # Standard-library modules that only compute (and `time`, to measure): none loads, runs or
 # finds code.
@@ -47,7 +49,7 @@ RUNS_CODE = frozenset(
 )
 # The builtins the reading judges wherever they are used: a name of the code's own may not be one.
 JUDGED_BUILTINS = RUNS_CODE | {"getattr", "hasattr", "type"}
-BUILTINS = frozenset(name for name in dir(builtins) if name not in RUNS_CODE)
+BUILTINS = PYTHON_BUILTINS - RUNS_CODE  # a fixed list: IPython adds names to `builtins`
 # The dunders a learner's own class defines or reads; the others reach into Python itself.
 ORDINARY_DUNDERS = frozenset(
     {"__init__", "__name__", "__doc__", "__len__", "__iter__", "__next__", "__getitem__"}
@@ -86,15 +88,20 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
         for module in modules:
             if module.partition(".")[0] != "lib" and not module_allowed(module, allowed):
                 return f"imports `{module}`, which is not among what this exercise may use"
-        for name in item.names if isinstance(item, ast.ImportFrom) and item.module else []:
-            found = reached(item.module, [name.name], allowed)  # `from re import enum`
-            found = found or by_text(f"{item.module}.{name.name}", item)
+        names = [n.name for n in item.names] if isinstance(item, ast.ImportFrom) else []
+        if names == ["*"]:  # `from string import *` binds `Formatter` too
+            names = public_names(item.module or "")
+        for name in names if getattr(item, "module", None) else []:
+            found = reached(item.module, [name], allowed)  # `from re import enum`
+            found = found or by_text(f"{item.module}.{name}", item)
             if found:
                 return found
     elif isinstance(item, ast.Attribute) and (
         unusual_dunder(item.attr) or item.attr in _REACHES_IN
     ):
         return f"uses `.{item.attr}`, which reaches into Python itself"
+    elif isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
+        return f"uses `{item.id}`, which reaches into Python itself"
     elif isinstance(item, ast.Call) and _named_by_text(item):  # `getattr(g, "gi_frame")`
         name = item.args[1].value
         if _reaches_in(name):
@@ -117,6 +124,8 @@ def reached(module: str, chain: list[str], allowed: set[str]) -> str:
             return ""
         if name.startswith("_") and name not in ORDINARY_DUNDERS:
             return f"uses `{where}.{name}`, a private part of `{where}`"
+        if name in _REACHES_IN:  # `from string import Formatter`, however it is imported
+            return f"uses `{where}.{name}`, which reaches into Python itself"
         value, where = getattr(value, name, None), f"{where}.{name}"
         if isinstance(value, ModuleType) and not module_allowed(value.__name__, allowed):
             return f"reaches the module `{value.__name__}` through `{where}`"
@@ -142,6 +151,8 @@ def module_outside(item: ast.AST, modules: dict[str, str], allowed: set[str]) ->
     elif not chain and not isinstance(item.ctx, ast.Store | ast.Del):
         return f"hands the module `{modules[item.id]}` on as a value: use its names instead"
     where = ".".join([modules[item.id], *chain])
+    if chain and isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
+        return f"changes `{where}`: a module's names are used, never changed"  # seen by all
     return reached(modules[item.id], chain, allowed) or by_text(where, node)
 
 
@@ -203,18 +214,3 @@ def builtin_outside(name: str) -> str:
     if name in RUNS_CODE:
         return f"uses `{name}`, which runs or finds code"
     return "" if name in BUILTINS else f"uses `{name}`, which no cell the grader can read defines"
-
-
-def plain_hint(hint: ast.AST) -> bool:
-    """Is this type hint only a type? A hint is kept as text and may be evaluated later
-    (`functools.singledispatch` does), so it must read as names, not as code."""
-    if isinstance(hint, ast.Constant) and isinstance(hint.value, str):
-        try:
-            hint = ast.parse(hint.value, mode="eval")
-        except SyntaxError:
-            return False
-    kinds = ast.Expression | ast.Name | ast.Attribute | ast.Subscript | ast.Tuple | ast.List
-    kinds |= ast.Load | ast.Constant | ast.BinOp | ast.BitOr
-    return all(isinstance(n, kinds) for n in ast.walk(hint)) and not any(
-        isinstance(n, ast.Attribute) and unusual_dunder(n.attr) for n in ast.walk(hint)
-    )

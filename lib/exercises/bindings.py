@@ -46,6 +46,7 @@ def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[st
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         else set()
     )
+    outside = _looked_up_outside(node) | declared  # once: a unit may bind many names
     for name in sorted(own | declared | named | imports):
         if name[:2] == name[-2:] == "__" and name not in DEFINABLE:
             return (
@@ -60,7 +61,7 @@ def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[st
             continue
         if name in judged:
             return f"binds `{name}`, a name this exercise asks you to do without: choose another"
-        if name in aliases and name in _looked_up_outside(node) | declared:
+        if name in aliases and name in outside:
             return f"binds `{name}`, the name of a module the notebook imports: choose another"
     return ""
 

@@ -11,8 +11,11 @@ modules (`allowed.COMPUTING`) these are:
   Without those two they copy a fixed list (`__name__`, `__doc__`, `__dict__`...), so
   `@functools.wraps(f)` stays allowed, called directly;
 - `dataclasses.make_dataclass`, whose field names are text: refused, a class can be written out;
-- `dataclasses.fields`, `asdict`, `astuple`, `replace`, which read the fields a class body names:
-  those names are judged where the class binds them (`forbidden._class_attributes`).
+- `dataclasses.asdict`, `astuple` and `replace`, which read each field with getattr by the name
+  its `Field` holds. A class body's names are judged where it binds them
+  (`forbidden._class_attributes`), but a `Field`'s name can be set later
+  (`fields(C)[0].name = ...`, or a `field()` kept in a variable): refused, as the fields can be
+  read by their names (`(t.lead, t.rest)`). `fields` itself only hands out the `Field`s.
 
 `operator.attrgetter` and `methodcaller` would be two more, but `operator` is not allowed, and
 `string.Formatter` is refused where it is named (`allowed._REACHES_IN`).
@@ -25,6 +28,10 @@ import ast
 # The functions above that may be called directly with this many positional arguments at most.
 _CALLED_PLAINLY = {"functools.update_wrapper": 2, "functools.wraps": 1}
 _REFUSED = {"dataclasses.make_dataclass": "write the class out with `@dataclasses.dataclass`"}
+_REFUSED |= dict.fromkeys(
+    ["dataclasses.asdict", "dataclasses.astuple", "dataclasses.replace"],
+    "read the fields by their names (`item.count`)",
+)
 
 
 def by_text(where: str, node: ast.AST) -> str:

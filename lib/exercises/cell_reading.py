@@ -24,9 +24,25 @@ def parse_cell(source: str) -> ast.Module | None:
         source = TransformerManager().transform_cell(source)
     except Exception:  # IPython missing or confused: parse what is there
         pass
+    return parse_text(source)
+
+
+def parse_text(source: str, mode: str = "exec") -> ast.AST | None:
+    """`source` as Python, or None when it cannot be read: not Python, or nested so deeply that
+    the parser runs out of memory or stack (`-` twenty thousand times). Such text is read as
+    a syntax error would be, and the rest of the notebook is still graded."""
     try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
+        return ast.parse(source, mode=mode)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def written_out(statement: ast.AST) -> str | None:
+    """The statement as text (what the graded program runs), or None when it is nested too
+    deeply for `ast.unparse`'s recursion: its cell is then read as unreadable."""
+    try:
+        return ast.unparse(statement)
+    except (RecursionError, MemoryError):
         return None
 
 
@@ -38,10 +54,10 @@ def public_names(module: str) -> list[str]:
     return list(getattr(found, "__all__", None) or [n for n in vars(found) if n[:1] != "_"])
 
 
-def lib_imports(node: ast.AST) -> dict[str, str]:
-    """Names that `node` binds to something in `lib`: alias -> full dotted name."""
+def lib_imports(*nodes: ast.AST) -> dict[str, str]:
+    """Names that `nodes` bind to something in `lib`: alias -> full dotted name."""
     bound = {}
-    for item in ast.walk(node):
+    for item in (item for node in nodes for item in ast.walk(node)):
         if isinstance(item, ast.Import):
             for name in item.names:
                 if name.name.partition(".")[0] == "lib":
@@ -68,7 +84,16 @@ def local_names(node: ast.AST) -> set[str]:
             names.add(item.name)
         elif item is not node and isinstance(item, ast.Import | ast.ImportFrom):
             names.update(a.asname or a.name.partition(".")[0] for a in item.names)
+        names.update(captured(item))
     return names - set(lib_imports(node))
+
+
+def captured(item: ast.AST) -> list[str]:
+    """The names a `match` pattern binds (`case [a, *rest]`, `case {**rest}`): they are plain
+    text in the tree, not `ast.Name` nodes, yet bind like an assignment."""
+    if isinstance(item, ast.MatchAs | ast.MatchStar):
+        return [item.name] if item.name else []
+    return [item.rest] if isinstance(item, ast.MatchMapping) and item.rest else []
 
 
 def type_hints(node: ast.AST) -> list[ast.AST]:
@@ -114,6 +139,7 @@ def binds(statement: ast.stmt) -> tuple[set[str], set[str]]:
             names.add(item.name)
         elif isinstance(item, ast.Import | ast.ImportFrom):
             names.update(a.asname or a.name.partition(".")[0] for a in item.names)
+        names.update(captured(item))
         todo.extend(ast.iter_child_nodes(item))
     return names - {""}, called - {""}
 

@@ -153,9 +153,11 @@ def forbidden_use(node: ast.AST, forbidden: Iterable[str]) -> str:
 
 def forbidden_in_function(function: Any, forbidden: Iterable[str]) -> str:
     """The same for a live function, read from its source ("" when the source is not there:
-    the grader, which reads the notebook itself, has the last word)."""
+    the grader, which reads the notebook itself, has the last word). A function's own code, as
+    `__wrapped__` may name another one."""
     try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+        own = getattr(function, "__code__", function)
+        tree = ast.parse(textwrap.dedent(inspect.getsource(own)))
     except (OSError, TypeError, SyntaxError, ValueError):
         return ""
     return forbidden_use(tree, forbidden)

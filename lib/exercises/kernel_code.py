@@ -13,32 +13,36 @@ import sys
 import textwrap
 from typing import Any
 
-from lib.exercises.cell_reading import parse_cell
+from lib.exercises.cell_reading import parse_cell, written_out
 from lib.exercises.own_code import Notebook
 
 
 def kernel_notebook(namespace: dict[str, Any]) -> Notebook | None:
-    """The code of a running notebook, for `check()`: its functions and classes as they are
-    now, and every other statement of the cells it ran, in the order they ran. A class
-    `inspect` cannot read (before Python 3.13) is read from the last cell defining it."""
+    """The code of a running notebook, for `check()`: its functions as they are now, and every
+    other statement of the cells it ran, in the order they ran. A function is read from its own
+    code object: `inspect.getsource(function)` follows `__wrapped__`, which
+    `functools.update_wrapper` points at any other function, so it would show honest code for a
+    function that runs something else. A class, or a wrapper a decorator made
+    (`functools.cache`), is read from the last cell that defines its name."""
     history = cells_run(namespace)
     if history is None:
         return None
     sources, unread, last = [], set(), {}
-    for value in list(namespace.values()):
-        if getattr(value, "__module__", None) == "__main__" and callable(value):
-            try:
-                sources.append(textwrap.dedent(inspect.getsource(value)))
-            except (OSError, TypeError):
-                unread.add(getattr(value, "__name__", ""))
+    for name, value in list(namespace.items()):
+        if getattr(value, "__module__", None) != "__main__" or not callable(value):
+            continue
+        try:
+            sources.append(textwrap.dedent(inspect.getsource(value.__code__)))
+        except (AttributeError, OSError, TypeError):  # not a function, or not from a cell
+            unread.add(name)
+    defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
     for cell in history:
         tree = parse_cell(cell) if isinstance(cell, str) else None
-        defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
         body = tree.body if tree else []
-        last.update((s.name, s) for s in body if isinstance(s, ast.ClassDef))
+        last.update((s.name, s) for s in body if isinstance(s, defined))
         rest = [s for s in body if not isinstance(s, defined)]
-        sources.append(ast.unparse(ast.Module(body=rest, type_ignores=[])))
-    sources += [ast.unparse(last[name]) for name in sorted(unread & set(last))]
+        sources.append(written_out(ast.Module(body=rest, type_ignores=[])) or "")
+    sources += [written_out(last[name]) or "" for name in sorted(unread & set(last))]
     return Notebook(sources)
 
 

@@ -8,11 +8,12 @@ through everything it uses. Each code cell is cut into *units*: its top-level st
 each name of an `import` on its own. A name's units are those that bind it (`def`, `class`, `=`,
 `for`, `with`, `:=`, `import`, `global` in a function, also inside `if`, `for` and `try`) or
 store into it (`vocab[i] = ...`, `table.x = ...`). Every unit of the target is read by the rules
-of `allowed`, then every unit of every notebook name those units use, and so on. It is not own
-code when a unit uses something `allowed` does not list (another module, a builtin that runs
-code, a dunder...), or a part of `lib` the exercise does not allow (`bpe.merge` is allowed in
-`train_bpe`, `bpe.train` is not). A prediction (`literal=True`) must be a value written out, in
-its last unit, which `ast.literal_eval` reads: the last definition wins, as when the cells run.
+of `allowed` (`unit_reading`, each name in its own scope), then every unit of every notebook
+name those units use, and so on. It is not own code when a unit uses something `allowed` does
+not list (another module, a builtin that runs code, a dunder...), or a part of `lib` the
+exercise does not allow (`bpe.merge` is allowed in `train_bpe`, `bpe.train` is not). A
+prediction (`literal=True`) must be a value written out, in its last unit, which
+`ast.literal_eval` reads: the last definition wins, as when the cells run.
 
 **The program graded is the program read.** The grader does not call the function that the
 student's kernel ends up holding: code in a cell that no graded function reaches can replace it
@@ -38,28 +39,17 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from lib.exercises.allowed import (
-    JUDGED_BUILTINS,
-    builtin_outside,
-    computed_getattr,
-    imported,
-    module_allowed,
-    module_outside,
-    outside,
-    plain_hint,
-)
-from lib.exercises.bindings import binds_judged
+from lib.exercises.allowed import imported, module_allowed
 from lib.exercises.cell_reading import (
     binds,
-    is_import,
     is_literal,
     lib_imports,
-    local_names,
     parse_cell,
     public_names,
-    type_hints,
+    written_out,
 )
-from lib.exercises.forbidden import forbidden_name, forbidden_names
+from lib.exercises.scopes import module_imports
+from lib.exercises.unit_reading import Surroundings, read_unit
 
 Where = tuple[int, int, int]  # cell, statement, name of an import: the order units run in
 
@@ -75,9 +65,20 @@ class Notebook:
         if hasattr(cells, "cells"):
             cells = [c.source if c.cell_type == "code" else "" for c in cells.cells]
         self.called: set[str] = set()  # names whose methods a statement calls: not predictions
+        self.text: dict[Where, str] = {}  # each unit written out, as the graded program runs it
+        self.imports: list[ast.Import | ast.ImportFrom] = []  # those binding the notebook's names
+        self._around: dict[frozenset[str], Surroundings] = {}  # by the rules read under
         for c, source in enumerate(cells):
             tree = parse_cell(source)
-            for s, statement in enumerate(tree.body if tree else []):
+            body = tree.body if tree else []
+            texts = [written_out(statement) for statement in body]
+            if None in texts:  # too deep to write out: unreadable, as a syntax error would be
+                continue
+            for s, statement in enumerate(body):
+                self.text[(c, s, 0)] = texts[s]
+                imports = module_imports(statement)  # also inside `if` and `try`
+                self.imports += imports
+                self.lib.update(lib_imports(*imports))
                 if isinstance(statement, ast.Import | ast.ImportFrom):
                     self._read_import((c, s), statement)
                     continue
@@ -97,9 +98,10 @@ class Notebook:
         for k, name in enumerate(names):
             alone = copy.copy(statement)
             alone.names = [name]
-            self.lib.update(lib_imports(alone))
+            self.lib.update(lib_imports(alone))  # `from lib.bpe import *`, each name
             bound = name.asname or name.name.partition(".")[0]
             self.units.setdefault(bound, []).append(((*where, k), alone))
+            self.text[(*where, k)] = ast.unparse(alone)
 
     def borrowed(
         self,
@@ -132,7 +134,7 @@ class Notebook:
                 continue
             seen.add(name)
             for unit in self.units.get(name, []):
-                found = self._read_unit(unit[1], allowed, forbidden, todo)
+                found = read_unit(unit[1], self._surroundings(allowed), forbidden, todo)
                 if found:
                     where = "" if name == target else f" (through `{name}`)"
                     return f"`{target}` {found}{where}"
@@ -156,71 +158,23 @@ class Notebook:
     def fits(self, target: str, allowed: Iterable[str], forbidden: Iterable[str]) -> bool:
         """Does every unit accepted for `target` (by `borrowed`) read as own code under these
         other rules too? Then it may run where an exercise with these rules is graded."""
-        rules = set(allowed), set(forbidden)
-        return not any(self._read_unit(unit, *rules, []) for _, unit in self.accepted[target])
+        around, forbidden = self._surroundings(set(allowed)), set(forbidden)
+        return not any(read_unit(unit, around, forbidden, []) for _, unit in self.accepted[target])
 
     def program(self, targets: Iterable[str]) -> dict[int, str]:
         """The code the grader runs for `targets` (each accepted by `borrowed` first), by cell:
         only the units read, in the notebook's order."""
-        units = {where: unit for t in targets for where, unit in self.accepted.get(t, [])}
+        units = {where for t in targets for where, _ in self.accepted.get(t, [])}
         cells: dict[int, list[str]] = {}
         for where in sorted(units):
-            cells.setdefault(where[0], []).append(ast.unparse(units[where]))
+            cells.setdefault(where[0], []).append(self.text[where])
         return {cell: "\n".join(code) for cell, code in cells.items()}
 
-    def _read_unit(self, node: ast.AST, allowed: set[str], forbidden: set[str], todo: list) -> str:
-        """What one unit uses that the target may not; the notebook's names it reaches out to
-        are added to `todo`."""
-        local = lib_imports(node)
-        own = local_names(node)
-        hints = set()  # `tok: Tokenizer` names a type: not judged; `x: "f()"` is code
-        for hint in type_hints(node):
-            if plain_hint(hint):
-                hints.update(id(n) for n in ast.walk(hint))
-            elif isinstance(hint, ast.Constant):  # `typing.get_type_hints` would run it
-                return "has a type hint written as code"
-        for parent in ast.walk(node):  # so a name knows the attributes read from it
-            for child in ast.iter_child_nodes(parent):
-                child.parent = parent  # type: ignore[attr-defined]
-        imports = [u for units in self.units.values() for _, u in units if is_import(u)]
-        aliases = set(imported(imports, allowed)) | set(self.lib)
-        judged = JUDGED_BUILTINS | forbidden_names(forbidden)
-        found = binds_judged(node, own, judged, aliases)
-        if found:
-            return found
-        own -= judged  # still judged where bound, as `global eval` leaves them the builtin
-        modules = {n: m for n, m in imported(imports, allowed).items() if n not in own}
-        modules.update(imported([node], allowed))  # names bound to modules, here or above
-        computed = ""  # said only if nothing more telling is found
-        for item in ast.walk(node):
-            found = module_outside(item, modules, allowed)  # `collections._sys`, `m = re`
-            if found:
-                return found
-            if id(item) in hints or (isinstance(item, ast.Name) and item.id in own):
-                continue  # a type hint, or a parameter or local variable
-            found = self._lib_use(item, local, allowed) or outside(item, allowed)
-            found = found or forbidden_name(item, forbidden)
-            if isinstance(item, ast.Name) and item.id not in local:
-                if item.id in self.units:
-                    todo.append(item.id)  # a name of the notebook's: read its units too
-                elif item.id not in self.lib:
-                    found = found or builtin_outside(item.id)
-            if found:
-                return found
-            computed = computed or computed_getattr(item)
-        return computed
-
-    def _lib_use(self, item: ast.AST, local: dict[str, str], allowed: set[str]) -> str:
-        """`lib` as used by this node: only what the exercise allows, and the modules it is in."""
-        if isinstance(item, ast.ImportFrom):
-            for full in lib_imports(item).values():
-                if not any(a == full or a.startswith(f"{full}.") for a in allowed):
-                    return f"imports `{full}` from the course's library"
-            return ""
-        if not isinstance(item, ast.Name) or not ({**self.lib, **local}.get(item.id)):
-            return ""
-        use, node = {**self.lib, **local}[item.id], item
-        while use not in allowed and isinstance(getattr(node, "parent", None), ast.Attribute):
-            node = node.parent  # type: ignore[attr-defined]
-            use += f".{node.attr}"
-        return "" if use in allowed else f"uses `{use}` from the course's library"
+    def _surroundings(self, allowed: set[str]) -> Surroundings:
+        """What a unit is read against under these rules: worked out once per set of rules, not
+        once per unit read, so a reading takes time in proportion to the notebook's size."""
+        key = frozenset(allowed)
+        if key not in self._around:
+            modules = imported(self.imports, allowed)
+            self._around[key] = Surroundings(allowed, self.units, self.lib, modules)
+        return self._around[key]

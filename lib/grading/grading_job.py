@@ -26,7 +26,7 @@ import nbformat
 
 from lib.exercises import Case, Exercise
 from lib.exercises.own_code import Notebook
-from lib.grading.kernel_side import FUTURE, PATHS_FIRST
+from lib.grading.kernel_side import FUTURE, PATHS_FIRST, SHOWS_NOTHING
 
 
 @dataclass(frozen=True)
@@ -125,12 +125,13 @@ def graded_program(
     notebook: nbformat.NotebookNode, program: Program, import_paths: list[str]
 ) -> nbformat.NotebookNode:
     """The notebook as one kernel grades it: each code cell holds only `program`'s part of it,
-    after `FUTURE`; the first also puts the course (`import_paths`) first on `sys.path`."""
+    between `FUTURE` and `SHOWS_NOTHING`; the first also puts the course (`import_paths`) first
+    on `sys.path`."""
     graded = nbformat.from_dict(notebook)
     first = min(program.cells, default=None)
     for index, cell in enumerate(graded.cells):
         if cell.cell_type == "code":
             paths = PATHS_FIRST.format(paths=import_paths) if index == first else ""
             code = program.cells.get(index, "")
-            cell.source = FUTURE + paths + code if code else ""
+            cell.source = FUTURE + paths + code + SHOWS_NOTHING if code else ""
     return graded

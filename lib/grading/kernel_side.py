@@ -1,8 +1,9 @@
 """The part of the grader that runs inside a kernel: the one that runs the program graded (what
 the grader read and accepted of the student's notebook, see `lib.exercises.own_code`).
 
-Each cell of that program starts with `FUTURE` (type hints stay text, never run), and the first
-also with `PATHS_FIRST`: the course's read-only copy comes first on `sys.path`, so that `lib` is
+Each cell of that program starts with `FUTURE` (type hints stay text, never run) and ends with
+`SHOWS_NOTHING` (no display hook of the student's runs), and the first also starts with
+`PATHS_FIRST`: the course's read-only copy comes first on `sys.path`, so that `lib` is
 the course's, not a folder the student handed in, and the working folder is off it. Then, for
 each exercise, the grader sends one small cell holding the test inputs (never the expected
 answers). That cell throws away every `lib` module imported so far, puts the course's copy first
@@ -34,6 +35,10 @@ for path in reversed({paths!r}):
     sys.path.insert(0, path)
 """
 FUTURE = "from __future__ import annotations\n"
+# Each cell of the program ends with it, so that IPython displays none of its values: to display
+# one it calls the value's `_repr_pretty_(printer, cycle)`, a method the student may define, and
+# the printer holds classes (`bytes`, `str`) that the reading never saw handed out.
+SHOWS_NOTHING = "\npass  # the grader's: no value of this cell is displayed\n"
 PATHS_FIRST = f"""\
 def _course_paths_first():
     import os, sys

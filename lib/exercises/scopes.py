@@ -1,0 +1,144 @@
+"""Which variable each name in a unit of code means, found as Python finds it: by scope.
+
+A name used in a function is that function's local if the function binds it anywhere (as a
+parameter, by `=`, `for`, `import`, `except ... as`, a `match` capture...) and does not declare
+it `global` or `nonlocal`; else the enclosing function's, and so on out to the notebook's
+globals and the builtins. A lambda and a comprehension are functions of their own; a class
+body's names are seen by that body alone, not by the functions inside it. Reading a unit's
+names as one set instead (every name it binds anywhere taken as its own) lets a lambda's
+parameter `collections` hide the module `collections` used beside it: each use must be read in
+its own scope.
+
+`resolve` gives, for each `ast.Name` of a unit, the scope of the unit's own that binds it (no
+entry: the name is the notebook's, or a builtin). A function's local is read as its own value:
+Python never looks past it, even before it is bound (that raises `UnboundLocalError`). A class
+body's name does fall back to the notebook's when unbound; `bindings.binds_judged` refuses a
+class body binding a name the rules judge. `module_imports` gives the imports of a statement
+that bind the notebook's own names, also inside `if` or `try`.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from lib.exercises.cell_reading import captured
+
+_FUNCTION = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+_COMPREHENSION = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
+
+
+@dataclass(eq=False)
+class Scope:
+    """A function's, a comprehension's or a class body's names."""
+
+    kind: str  # "function", "comprehension" or "class"
+    parent: Scope | None  # None: the notebook's globals
+    bound: set[str] = field(default_factory=set)
+    outer: set[str] = field(default_factory=set)  # declared `global` or `nonlocal`
+    globals: set[str] = field(default_factory=set)
+    imports: list[ast.Import | ast.ImportFrom] = field(default_factory=list)
+
+
+def resolve(unit: ast.AST) -> dict[int, Scope]:
+    """For each `ast.Name` in `unit` (by `id`) that names a variable of one of the unit's own
+    scopes, that scope. Walked without recursion: a unit may be deeply nested."""
+    uses: list[tuple[ast.Name, Scope | None]] = []
+    todo: list[tuple[ast.AST, Scope | None]] = [(unit, None)]
+    while todo:
+        node, scope = todo.pop()
+        if isinstance(node, ast.Name):
+            uses.append((node, scope))
+        todo.extend(_children(node, scope))
+    found = {}
+    for name, scope in uses:
+        owner = _lookup(name.id, scope)
+        if owner is not None:
+            found[id(name)] = owner
+    return found
+
+
+def _children(node: ast.AST, scope: Scope | None) -> list[tuple[ast.AST, Scope | None]]:
+    """`node`'s children, each with the scope it is evaluated in; records what `node` binds."""
+    if isinstance(node, _FUNCTION | ast.ClassDef):
+        if not isinstance(node, ast.Lambda):
+            _bind(scope, node.name)
+        outside = [*getattr(node, "decorator_list", []), *getattr(node, "bases", [])]
+        outside += [k.value for k in getattr(node, "keywords", [])]
+        inner = Scope("class" if isinstance(node, ast.ClassDef) else "function", scope)
+        inner.bound.update(p.name for p in getattr(node, "type_params", []))
+        if isinstance(node, _FUNCTION):
+            arguments = node.args
+            outside += [*arguments.defaults, *filter(None, arguments.kw_defaults)]
+            every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+            every += [a for a in (arguments.vararg, arguments.kwarg) if a]
+            inner.bound.update(a.arg for a in every)
+            outside += [a.annotation for a in every if a.annotation]  # hints: read as the
+            outside += [node.returns] if getattr(node, "returns", None) else []  # notebook's
+        body = node.body if isinstance(node.body, list) else [node.body]
+        return [(n, scope) for n in outside] + [(n, inner) for n in body]
+    if isinstance(node, _COMPREHENSION):
+        inner = Scope("comprehension", scope)
+        first, *rest = node.generators
+        parts = [first.target, *first.ifs, *rest]
+        parts += [getattr(node, n) for n in ("elt", "key", "value") if hasattr(node, n)]
+        return [(first.iter, scope)] + [(n, inner) for n in parts]
+    if isinstance(node, ast.comprehension):  # a later `for` of a comprehension
+        return [(n, scope) for n in (node.target, node.iter, *node.ifs)]
+    if isinstance(node, ast.NamedExpr):  # `:=` binds in the function around comprehensions
+        around = scope
+        while around is not None and around.kind == "comprehension":
+            around = around.parent
+        return [(node.target, around), (node.value, scope)]
+    _record(node, scope)
+    return [(child, scope) for child in ast.iter_child_nodes(node)]
+
+
+def _record(node: ast.AST, scope: Scope | None) -> None:
+    """What a node other than a scope binds or declares in `scope`."""
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        _bind(scope, node.id)
+    elif isinstance(node, ast.ExceptHandler) and node.name:
+        _bind(scope, node.name)
+    elif isinstance(node, ast.Import | ast.ImportFrom):
+        for alias in node.names:
+            _bind(scope, alias.asname or alias.name.partition(".")[0])
+        if scope is not None:
+            scope.imports.append(node)
+    elif isinstance(node, ast.Global | ast.Nonlocal) and scope is not None:
+        scope.outer.update(node.names)
+        if isinstance(node, ast.Global):
+            scope.globals.update(node.names)
+    for name in captured(node):
+        _bind(scope, name)
+
+
+def _bind(scope: Scope | None, name: str) -> None:
+    if scope is not None:
+        scope.bound.add(name)
+
+
+def _lookup(name: str, scope: Scope | None) -> Scope | None:
+    """The scope whose variable `name` is, used in `scope`; None for the notebook's."""
+    first = True
+    while scope is not None:
+        if name in scope.globals:
+            return None
+        own = name in scope.bound and name not in scope.outer
+        if own and (scope.kind != "class" or first):  # functions inside do not see a class's
+            return scope
+        scope, first = scope.parent, False
+    return None
+
+
+def module_imports(statement: ast.stmt) -> list[ast.Import | ast.ImportFrom]:
+    """The imports of a top-level statement that bind the notebook's names (`try: import regex
+    as re`), not those inside a function or class, which bind its locals."""
+    found, todo = [], [statement]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        elif not isinstance(node, _FUNCTION | ast.ClassDef):
+            todo.extend(ast.iter_child_nodes(node))
+    return found

@@ -1,0 +1,112 @@
+"""One unit of a notebook's code read by the rules of `allowed`, for `own_code.Notebook`.
+
+Each name is read in its scope (`scopes.resolve`): a variable of the unit's own functions is
+skipped, unless an import there binds it (then it is a module, or part of `lib`); any other
+name is the notebook's or a builtin, and judged: a name some cell binds is followed (its units
+read in turn), a module's attributes are judged by `allowed.module_outside`, a builtin by
+`allowed.builtin_outside`. Type hints are judged by `hints.hint_outside` alone.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from lib.exercises.allowed import (
+    BUILTINS,
+    JUDGED_BUILTINS,
+    builtin_outside,
+    computed_getattr,
+    imported,
+    module_outside,
+    outside,
+)
+from lib.exercises.bindings import binds_judged
+from lib.exercises.cell_reading import is_import, lib_imports, local_names, type_hints
+from lib.exercises.forbidden import forbidden_name, forbidden_names
+from lib.exercises.hints import hint_outside
+from lib.exercises.scopes import resolve
+
+
+@dataclass(frozen=True)
+class Surroundings:
+    """What a unit is read against: the exercise's `allowed` (its `allowed_lib`), the notebook's
+    `units` by name, and the names its imports bind to `lib` and to allowed `modules`."""
+
+    allowed: set[str]
+    units: dict[str, list]
+    lib: dict[str, str]
+    modules: dict[str, str]
+
+    def subscriptable(self, name: str) -> bool:
+        """May a type hint subscript `name`? A builtin no cell rebinds, or a name that only
+        imports bind to an allowed module: evaluating the hint then runs none of the code's."""
+        if name in self.modules:
+            return all(is_import(unit) for _, unit in self.units.get(name, []))
+        return name in BUILTINS and name not in self.units
+
+
+def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: list) -> str:
+    """What one unit uses that the target may not ("" if nothing); the notebook's names it
+    reaches out to are added to `todo`."""
+    allowed = around.allowed
+    hints = type_hints(node)  # judged by `hint_outside` alone: `-> bytes` hands nothing on
+    for hint in hints:
+        found = hint_outside(hint, around.subscriptable)
+        if found:
+            return found
+    in_hints = {id(n) for hint in hints for n in ast.walk(hint)}
+    for parent in ast.walk(node):  # so a name knows the attributes read from it
+        for child in ast.iter_child_nodes(parent):
+            child.parent = parent  # type: ignore[attr-defined]
+    judged = JUDGED_BUILTINS | forbidden_names(forbidden)
+    found = binds_judged(node, local_names(node), judged, {*around.modules, *around.lib})
+    if found:
+        return found
+    scopes = resolve(node)
+    imports_of: dict[int, tuple[dict[str, str], dict[str, str]]] = {}  # by scope, worked out once
+    computed = ""  # said only if nothing more telling is found
+    for item in ast.walk(node):
+        if id(item) in in_hints:
+            continue
+        scope = scopes.get(id(item))
+        if scope is not None:  # a parameter or local variable: a module if imported there
+            if id(scope) not in imports_of:
+                imports_of[id(scope)] = (
+                    imported(scope.imports, allowed),
+                    lib_imports(*scope.imports),
+                )
+            modules, lib = imports_of[id(scope)]
+            found = module_outside(item, modules, allowed) or lib_use(item, lib, allowed)
+            if found:
+                return found
+            continue
+        found = module_outside(item, around.modules, allowed)  # `collections._sys`, `m = re`
+        found = found or lib_use(item, around.lib, allowed) or outside(item, allowed)
+        found = found or forbidden_name(item, forbidden)
+        if isinstance(item, ast.Name):
+            if item.id in around.units:
+                todo.append(item.id)  # a name of the notebook's: read its units too
+            elif item.id not in around.lib:
+                found = found or builtin_outside(item.id)
+        if found:
+            return found
+        computed = computed or computed_getattr(item)
+    return computed
+
+
+def lib_use(item: ast.AST, lib: dict[str, str], allowed: set[str]) -> str:
+    """`lib` as used by this node (`lib`: the names bound to it where the node is): only what
+    the exercise allows, and the modules it is in."""
+    if isinstance(item, ast.ImportFrom):
+        for full in lib_imports(item).values():
+            if not any(a == full or a.startswith(f"{full}.") for a in allowed):
+                return f"imports `{full}` from the course's library"
+        return ""
+    if not isinstance(item, ast.Name) or not lib.get(item.id):
+        return ""
+    use, node = lib[item.id], item
+    while use not in allowed and isinstance(getattr(node, "parent", None), ast.Attribute):
+        node = node.parent  # type: ignore[attr-defined]
+        use += f".{node.attr}"
+    return "" if use in allowed else f"uses `{use}` from the course's library"

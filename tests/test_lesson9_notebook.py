@@ -90,14 +90,17 @@ def test_the_exercise_headings_look_like_lessons_5_to_8s(cells):
 
 
 def test_the_frontier_section_names_the_cross_word_tokens_lesson_3_learned(cells):
-    """Section 6 once said every byte-level BPE of the course cut its text at spaces, but lesson
-    3's raw-byte trainer learned `of·the·`, which its stored output shows."""
+    """Section 6 once said every byte-level BPE of the course cut its text at spaces, then that
+    all did from lesson 3's section 8 on; but lesson 3's trainers without a split pattern learned
+    `of·the·` and `your·dog?·I·love·my·dog`, as its stored outputs show. The claim holds only for
+    BPE with a split pattern, and must say so."""
     lesson3 = nbformat.read(NOTEBOOK.parent / "03_training_bpe.ipynb", as_version=4).cells
     printed = "".join(
         o.get("text", "") for c in lesson3 if c.cell_type == "code" for o in c.outputs
     )
-    assert "of + ·the· -> of·the·" in printed
+    assert "of + ·the· -> of·the·" in printed and "your·dog?·I·love·my·dog" in printed
     frontier = next(c.source for c in cells if c.source.startswith("## 6."))
     frontier = " ".join(frontier.split())
-    assert "From lesson 3's section 8 on" in frontier and "learned `of·the·`" in frontier
-    assert not frontier.startswith("## 6. The frontier: tokens that cross spaces Every byte-level")
+    claim = frontier.split("(Without a pattern")[0]
+    assert "that cut its text with a split pattern" in claim and "section 8" not in claim
+    assert "learned `of·the·` and `your·dog?·I·love·my·dog`" in frontier

@@ -1,0 +1,189 @@
+"""Red team on the own-code reading, round 5 (after fix27d: `scopes`, `hints`, `unit_reading`,
+the fixed builtins list, `pass` ending each program cell). Each test is an answer that earned
+full marks on main fcc5a09, judged as the grader judges it (`earns_full_marks`: the cells read,
+then only the program accepted run in a fresh IPython shell); each is `xfail(strict=True)`
+until its door is closed. The last test runs doors 1, 2 and 3 through the real, sandboxed
+grader on lesson 1 solved.
+
+Doors found (each group says why the reading misses it, and a fix in one line):
+
+1. a class body's name is read as the class's own wherever the body binds it, but Python looks
+   it up with `LOAD_NAME`: where the class has no such name yet (used before it is bound, only
+   annotated `display: int`, or deleted at the end of `except ... as display`), the notebook's
+   globals and then the builtins answer. IPython puts `display` in the builtins; it calls a
+   learner's `_repr_pretty_` with its printer, whose `type_pprinters` hold `bytes`;
+2. the same fallback, for a module the notebook imports: `bindings._looked_up_outside` lists a
+   class body's `=`/`for`/`with` targets but not its `def`, `class`, `except ... as` or `match`
+   captures, so `s = collections._sys` before `def collections(self)` is read as the class's;
+3. a `global display` in a function (or a top-level `if False: display = 0`) makes `display` a
+   notebook name whose unit is that statement: it is followed, never judged as a builtin, and
+   at run time it is IPython's `display`. `bindings.KERNEL_NAMES` lists `get_ipython`, not it;
+4. a hint is evaluated in the globals of the function at the end of its `__wrapped__` chain
+   (`typing.get_type_hints`), which two plain `functools.update_wrapper` calls point at
+   `string.capwords`: `'Formatter'` then names `string.Formatter`, and `singledispatch`'s
+   `.registry` hands it out (allowed where `.encode`/`.decode` are not forbidden: `train_bpe`).
+
+What held (read by `Notebook`, refused or harmless): `display` as a default, a decorator, in a
+method or a comprehension of a class that binds it; hints with nested strings
+(`"'box[eval]'"`, `'list["box[bytes]"]'`); a comprehension's first iterable and later ones
+(each in its scope); `typing` (`Annotated`, `ForwardRef`, `get_type_hints`) is not an allowed
+module, so only `singledispatch` evaluates hints; `|` in a hint (no class of the learner's may
+define `__or__`, and no allowed module's class hands an operand on); a module hidden by a class
+body's own import (its imports are read as the class's modules); the appended `pass` (the
+program is `ast.unparse`d, so a trailing comment, `\\` or open statement never reaches it);
+answers read without running learner methods (`running.raised`, `plain.to_wire`). `type`
+statements and type parameters are a syntax error on the grader's Python (3.11): such a cell is
+unreadable. Runtime: about 12 s, the real grader's test (end_to_end) about 60 s more.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lib.grade import Limits, grade_submissions
+from tests import test_red_team_own_code as harness
+from tests.test_red_team_own_code import earns_full_marks
+from tests.test_red_team_own_code_4 import attacked_lesson_1
+
+shell = harness.shell  # the harness's fresh IPython shell, as a fixture of this module too
+xfail = pytest.mark.xfail(strict=True, raises=AssertionError, reason="door open on main fcc5a09")
+
+# A value whose `_repr_pretty_` keeps the classes IPython's printer knows, `bytes` among them.
+PRETTY = (
+    "KEPT = {}\n\nclass Pretty:\n    def _repr_pretty_(self, printer, cycle):\n"
+    "        KEPT.update((k.__name__, k) for k in printer.type_pprinters)\n"
+    "        printer.text('')\n\n"
+)
+SHOWN = "    Show.show(Pretty())\n    return KEPT['bytes'](chr(cp), 'utf8')\n"
+
+# 1. Fix: refuse a class body binding a name it also uses where Python would look it up in the
+# notebook (read every class-body name as the notebook's, like a method's), or refuse binding
+# any name the kernel's `builtins` holds beyond `python_builtins` (`display`, `__IPYTHON__`).
+DISPLAY_IN_A_CLASS_BODY = {
+    "used before it is bound": "        show = display\n        display = 0\n",
+    "only annotated": "        display: int\n        show = display\n",
+    "deleted by except ... as": "        try:\n            0 / 0\n"
+    "        except ZeroDivisionError as display:\n            pass\n        show = display\n",
+}
+
+
+@xfail
+@pytest.mark.parametrize(
+    "body", DISPLAY_IN_A_CLASS_BODY.values(), ids=list(DISPLAY_IN_A_CLASS_BODY)
+)
+def test_ipythons_display_reached_from_a_class_body_earns_nothing(shell, body):
+    source = PRETTY + "def utf8_encode(cp):\n    class Show:\n" + body + SHOWN
+    assert not earns_full_marks(shell, "utf8_encode", source)
+
+
+# 2. Fix: `_looked_up_outside` takes every name a class body binds (`local_names` of its
+# statements, defs, classes, handlers and captures included), not only `ast.Name` stores.
+MODULE_HELPER = "import collections\n\ndef count(x):\n    return collections.Counter(x)\n\n"
+MODULE_IN_A_CLASS_BODY = {
+    "collections._sys before a def": (
+        "utf8_encode",
+        MODULE_HELPER + "def utf8_encode(cp):\n    count\n    class K:\n"
+        "        s = collections._sys\n        def collections(self):\n            pass\n"
+        "    return K.s.modules['builtins'].eval('chr(%d).en' 'code()' % cp)\n",
+    ),
+    "collections._sys before a match capture": (
+        "utf8_encode",
+        MODULE_HELPER + "def utf8_encode(cp):\n    count\n    class K:\n"
+        "        s = collections._sys\n        match 0:\n            case collections:\n"
+        "                pass\n"
+        "    return K.s.modules['builtins'].eval('chr(%d).en' 'code()' % cp)\n",
+    ),
+    "lib.bpe.train before a def": (
+        "train_bpe",
+        "from lib import bpe\n\ndef pairs(ids):\n    return bpe.get_stats(ids)\n\n"
+        "def train_bpe(text, vocab_size):\n    pairs\n    class K:\n        t = bpe.train\n"
+        "        def bpe(self):\n            pass\n    return K.t(text, vocab_size)[1]\n",
+    ),
+}
+
+
+@xfail
+@pytest.mark.parametrize(
+    "name, source", MODULE_IN_A_CLASS_BODY.values(), ids=list(MODULE_IN_A_CLASS_BODY)
+)
+@pytest.mark.filterwarnings("ignore::UserWarning")  # `bpe.train` on tiny texts says so
+def test_a_module_read_as_a_class_bodys_own_earns_nothing(shell, name, source):
+    assert not earns_full_marks(shell, name, source)
+
+
+# 3. Fix: refuse binding (or declaring `global`) any name the kernel's `builtins` holds beyond
+# `python_builtins` (`display`, `__IPYTHON__`...), as `KERNEL_NAMES` does for `get_ipython`;
+# better, judge a followed name as a builtin too when one of its units may not bind it.
+DISPLAY_AS_A_NOTEBOOK_NAME = {
+    "declared global": "def utf8_encode(cp):\n    global display\n    display(Pretty())\n",
+    "bound where it never runs": "if False:\n    display = None\n\n"
+    "def utf8_encode(cp):\n    display(Pretty())\n",
+}
+
+
+@xfail
+@pytest.mark.parametrize(
+    "source", DISPLAY_AS_A_NOTEBOOK_NAME.values(), ids=list(DISPLAY_AS_A_NOTEBOOK_NAME)
+)
+def test_ipythons_display_as_a_notebook_name_earns_nothing(shell, source):
+    returned = "    return KEPT['bytes'](chr(cp), 'utf8')\n"
+    assert not earns_full_marks(shell, "utf8_encode", PRETTY + source + returned)
+
+
+# 4. Fix: refuse `functools.update_wrapper`/`wraps` on a function whose hints may be evaluated
+# (or any hint name that is not a builtin, an allowed module or a notebook class), or refuse
+# `.registry` everywhere: the reading cannot know which globals a hint is evaluated in.
+FOREIGN_GLOBALS = (
+    "import dataclasses, functools, string\n\n@functools.singledispatch\ndef kind(x):\n"
+    "    return 0\n\ndef train_bpe(text, vocab_size):\n"
+    "    def probe(x: 'Formatter'):\n        return 1\n    def outer(x):\n        return 1\n"
+    "    functools.update_wrapper(outer, probe)\n"
+    "    functools.update_wrapper(probe, string.capwords)\n"
+    "    kind.register(outer)\n    class Grab([*kind.registry][-1]):\n"
+    "        def format_field(self, value, spec):\n            self.got = value\n"
+    "            return ''\n    grab = Grab()\n"
+    "    grab.format('{0.__globals__[__builtins__][__import__]}', dataclasses.fields)\n"
+    "    return grab.got('lib.bpe', None, None, ['train']).train(text, vocab_size)[1]\n"
+)
+
+
+@xfail
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_hint_evaluated_in_another_modules_globals_earns_nothing(shell):
+    assert not earns_full_marks(shell, "train_bpe", FOREIGN_GLOBALS)
+
+
+# Doors 1, 2 and 3 through the real grader (sandboxed) on lesson 1 solved.
+REAL = {
+    "utf8_encode": PRETTY
+    + "def utf8_encode(cp):\n    class Show:\n"
+    + DISPLAY_IN_A_CLASS_BODY["used before it is bound"]
+    + SHOWN,
+    "is_valid_utf8": MODULE_HELPER + "def is_valid_utf8(data):\n    count\n    class K:\n"
+    "        s = collections._sys\n        def collections(self):\n            pass\n"
+    "    try:\n        K.s.modules['builtins'].eval('d.de' 'code()', {'d': data})\n"
+    "    except UnicodeDecodeError:\n        return False\n    return True\n",
+    "utf8_decode_first": PRETTY.replace("KEPT", "SEEN").replace("Pretty", "Shown")
+    + "def utf8_decode_first(data):\n    global display\n    display(Shown())\n"
+    "    ch = SEEN['str'](data[:4], 'utf-8', 'ignore')[0]\n"
+    "    return ord(ch), 1 + (ord(ch) > 0x7F) + (ord(ch) > 0x7FF) + (ord(ch) > 0xFFFF)\n",
+}
+
+
+@pytest.mark.end_to_end
+@xfail
+def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
+    nbformat.write(attacked_lesson_1(REAL, {}), tmp_path / "mallory.ipynb")
+    (record,) = grade_submissions(
+        [tmp_path / "mallory.ipynb"],
+        tmp_path / "out",
+        limits=Limits(cell=20, notebook=120, probe=2),
+        jobs=1,
+        progress=False,
+    )
+    scores = {row["name"]: row["score"] for row in record["exercises"]}
+    assert record["outcome"] == "graded" and scores["bytes_per_char"] == 1.0  # the rest: honest
+    assert {name: scores[name] for name in REAL} == dict.fromkeys(REAL, 0.0), scores

@@ -44,9 +44,12 @@ import nbformat
 import pytest
 
 from lib.grade import Limits, grade_submissions
+from lib.grading.demo_cells import left_out
+from lib.grading.solved import solved
 from tests import test_red_team_own_code as harness
-from tests.test_red_team_own_code import earns_full_marks
-from tests.test_red_team_own_code_4 import attacked_lesson_1
+from tests.test_demo_cells import HAND, HANDOUT, SOLVED_CELL
+from tests.test_demo_cells import notebook as demo_notebook
+from tests.test_red_team_own_code import ROOT, earns_full_marks
 
 shell = harness.shell  # the harness's fresh IPython shell, as a fixture of this module too
 xfail = pytest.mark.xfail(strict=True, raises=AssertionError, reason="door open on main fcc5a09")
@@ -156,8 +159,40 @@ def test_a_hint_evaluated_in_another_modules_globals_earns_nothing(shell):
     assert not earns_full_marks(shell, "train_bpe", FOREIGN_GLOBALS)
 
 
-# Doors 1, 2 and 3 through the real grader (sandboxed) on lesson 1 solved.
-REAL = {
+# 6. A module reached by a public attribute chain of an allowed module (`dataclasses.re`) is judged
+# at that step (`re` is allowed) and may then be handed on: the bare name `dataclasses` handed
+# on is refused, `dataclasses.re` is not, and in a list or a local its attributes are no
+# module's (`re.enum`, refused written out, is read as an attribute of a value).
+# Fix: refuse a chain that ends at a module, as the bare name is refused ("hands it on").
+MODULE_BY_ITS_CHAIN = {
+    "in a local": "import dataclasses\n\ndef utf8_encode(cp):\n    m = dataclasses.re\n"
+    "    return m.enum.sys.modules['builtins'].eval('chr(%d).en' 'code()' % cp)\n",
+    "in a list": "import dataclasses\n\ndef utf8_encode(cp):\n"
+    "    found = [dataclasses.re][0].enum.sys.modules['builtins']\n"
+    "    return found.eval('chr(%d).en' 'code()' % cp)\n",
+}
+
+
+@xfail
+@pytest.mark.parametrize("source", MODULE_BY_ITS_CHAIN.values(), ids=list(MODULE_BY_ITS_CHAIN))
+def test_a_module_handed_on_by_its_chain_earns_nothing(shell, source):
+    assert not earns_full_marks(shell, "utf8_encode", source)
+
+
+# 5. Not a door but a crash: `demo_cells._read` takes any node with `.names` for an import
+# (`a.name for a in node.names`), and `ast.Global`/`ast.Nonlocal` hold plain strings there. A
+# notebook with one `global` anywhere (an honest counter too) is "grader error
+# (AttributeError: 'str' object has no attribute 'name')", no rows at all: it hid door 3's
+# `global display` from the real grader. Fix: read `names` of `ast.Import`/`ImportFrom` only.
+@pytest.mark.xfail(strict=True, raises=AttributeError, reason="crash on main fcc5a09")
+def test_a_global_statement_does_not_break_the_first_runs_reading():
+    honest = "TOTAL = 0\n\ndef bump():\n    global TOTAL\n    TOTAL += 1"
+    sources = [*HANDOUT[:4], SOLVED_CELL, *HANDOUT[5:], honest]
+    assert left_out(demo_notebook(*sources), HAND) <= set(range(len(sources)))
+
+
+# Doors 1 to 4 and 6 through the real grader (sandboxed), on lessons 1 and 3 solved.
+LESSON_1 = {
     "utf8_encode": PRETTY
     + "def utf8_encode(cp):\n    class Show:\n"
     + DISPLAY_IN_A_CLASS_BODY["used before it is bound"]
@@ -167,23 +202,42 @@ REAL = {
     "    try:\n        K.s.modules['builtins'].eval('d.de' 'code()', {'d': data})\n"
     "    except UnicodeDecodeError:\n        return False\n    return True\n",
     "utf8_decode_first": PRETTY.replace("KEPT", "SEEN").replace("Pretty", "Shown")
-    + "def utf8_decode_first(data):\n    global display\n    display(Shown())\n"
+    + "if False:\n    display = None\n\ndef utf8_decode_first(data):\n    display(Shown())\n"
     "    ch = SEEN['str'](data[:4], 'utf-8', 'ignore')[0]\n"
     "    return ord(ch), 1 + (ord(ch) > 0x7F) + (ord(ch) > 0x7FF) + (ord(ch) > 0xFFFF)\n",
 }
+LESSON_3 = {
+    "train_bpe": FOREIGN_GLOBALS,
+    "merge": "import dataclasses\n\ndef merge(ids, pair, new_id):\n"
+    "    found = [dataclasses.re][0].enum.sys.modules['builtins']\n"
+    "    run = found.eval('__imp' 'ort__(\"lib.bpe\", fromlist=[\"merge\"]).merge')\n"
+    "    return run(ids, pair, new_id)\n",
+}
+
+
+def attacked(lesson: str, answers: dict[str, str]) -> nbformat.NotebookNode:
+    """A lesson solved, the exercise cells of `answers` replaced."""
+    notebook = solved(nbformat.read(ROOT / "notebooks" / lesson, as_version=4))
+    for cell in notebook.cells:
+        cell.source = answers.get(cell.metadata.get("exercise"), cell.source)
+    return notebook
 
 
 @pytest.mark.end_to_end
 @xfail
 def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
-    nbformat.write(attacked_lesson_1(REAL, {}), tmp_path / "mallory.ipynb")
-    (record,) = grade_submissions(
-        [tmp_path / "mallory.ipynb"],
+    attacks = {"01_unicode_and_utf8.ipynb": LESSON_1, "03_training_bpe.ipynb": LESSON_3}
+    for lesson, answers in attacks.items():
+        nbformat.write(attacked(lesson, answers), tmp_path / f"mallory_{lesson}")
+    records = grade_submissions(
+        sorted(tmp_path.glob("mallory_*.ipynb")),
         tmp_path / "out",
-        limits=Limits(cell=20, notebook=120, probe=2),
+        limits=Limits(cell=60, notebook=300, probe=2),
         jobs=1,
         progress=False,
     )
-    scores = {row["name"]: row["score"] for row in record["exercises"]}
-    assert record["outcome"] == "graded" and scores["bytes_per_char"] == 1.0  # the rest: honest
-    assert {name: scores[name] for name in REAL} == dict.fromkeys(REAL, 0.0), scores
+    scores = {row["name"]: row["score"] for r in records for row in r["exercises"]}
+    assert [r["outcome"] for r in records] == ["graded", "graded"]
+    assert scores["bytes_per_char"] == scores["get_stats"] == 1.0  # the rest: honest
+    attacked_names = {*LESSON_1, *LESSON_3}
+    assert {n: scores[n] for n in attacked_names} == dict.fromkeys(attacked_names, 0.0), scores

@@ -1,11 +1,12 @@
 """Red team on the own-code reading, round 5 (after fix27d: `scopes`, `hints`, `unit_reading`,
 the fixed builtins list, `pass` ending each program cell). Each test is an answer that earned
 full marks on main fcc5a09, judged as the grader judges it (`earns_full_marks`: the cells read,
-then only the program accepted run in a fresh IPython shell); each is `xfail(strict=True)`
-until its door is closed. The last test runs doors 1, 2 and 3 through the real, sandboxed
-grader on lesson 1 solved.
+then only the program accepted run in a fresh IPython shell), or a crash; each is
+`xfail(strict=True)` until its door is closed. The last test runs doors 1, 2, 3, 4, 6 and 7
+through the real, sandboxed grader (`grade_submissions`) on lessons 1 and 3 solved: there each
+attacked exercise scored full marks ("all 46 cases passed", train_bpe 2/2...).
 
-Doors found (each group says why the reading misses it, and a fix in one line):
+Doors found (each test says why the reading misses it, and a fix in one line):
 
 1. a class body's name is read as the class's own wherever the body binds it, but Python looks
    it up with `LOAD_NAME`: where the class has no such name yet (used before it is bound, only
@@ -21,19 +22,30 @@ Doors found (each group says why the reading misses it, and a fix in one line):
 4. a hint is evaluated in the globals of the function at the end of its `__wrapped__` chain
    (`typing.get_type_hints`), which two plain `functools.update_wrapper` calls point at
    `string.capwords`: `'Formatter'` then names `string.Formatter`, and `singledispatch`'s
-   `.registry` hands it out (allowed where `.encode`/`.decode` are not forbidden: `train_bpe`).
+   `.registry` hands it out (allowed where `.encode`/`.decode` are not forbidden: `train_bpe`);
+5. a crash, no door: any `global` or `nonlocal` statement in a notebook makes the first run's
+   reading (`demo_cells._read`) raise AttributeError: "grader error", no rows for that notebook
+   (an honest counter too; through the real grader, door 3's `global` spelling met this first);
+6. a module reached by a public chain (`dataclasses.re`) may be handed on: in a local or a list
+   its attributes (`.enum.sys`) are read as a plain value's;
+7. `Field.name` set at run time reaches `__match_args__` of a dataclass made later from a
+   subclass: `case Text(method)` fetches the attribute the text names.
 
 What held (read by `Notebook`, refused or harmless): `display` as a default, a decorator, in a
 method or a comprehension of a class that binds it; hints with nested strings
 (`"'box[eval]'"`, `'list["box[bytes]"]'`); a comprehension's first iterable and later ones
-(each in its scope); `typing` (`Annotated`, `ForwardRef`, `get_type_hints`) is not an allowed
-module, so only `singledispatch` evaluates hints; `|` in a hint (no class of the learner's may
-define `__or__`, and no allowed module's class hands an operand on); a module hidden by a class
-body's own import (its imports are read as the class's modules); the appended `pass` (the
-program is `ast.unparse`d, so a trailing comment, `\\` or open statement never reaches it);
-answers read without running learner methods (`running.raised`, `plain.to_wire`). `type`
-statements and type parameters are a syntax error on the grader's Python (3.11): such a cell is
-unreadable. Runtime: about 12 s, the real grader's test (end_to_end) about 60 s more.
+(each in its scope); `global`/`nonlocal` in nested functions (read as the notebook's, judged);
+`typing` (`Annotated`, `ForwardRef`, `get_type_hints`) is not an allowed module, so only
+`singledispatch` evaluates hints; `|` in a hint (no class of the learner's may define `__or__`,
+and no allowed class hands an operand on); a module hidden by a class body's own import (read
+as the class's module); the appended `pass` (the program is `ast.unparse`d: a trailing comment,
+`\\` or open statement never reaches it, and IPython's `!`/`%`/`?` inside a docstring stay
+text); answers read without running learner methods (`running.raised`, `plain.to_wire`); what
+IPython adds to `builtins` beyond `display` (`get_ipython`, `help`: judged; `copyright`,
+`credits`, `license`: harmless). `type` statements and type parameters are a syntax error on the
+grader's Python (3.11): such a cell is unreadable (on 3.12+ a class-scoped `type X = name` would
+be door 1 again; their bounds are walked as the notebook's names). Runtime: about 15 s of CPU
+(25-35 s on the shared machine); the real grader's test about 45 s more.
 """
 
 from __future__ import annotations
@@ -179,6 +191,25 @@ def test_a_module_handed_on_by_its_chain_earns_nothing(shell, source):
     assert not earns_full_marks(shell, "utf8_encode", source)
 
 
+# 7. `Field.name` may be set at run time, and `astuple`/`asdict`/`replace` are refused for that;
+# but a dataclass made later from a subclass takes the base's `Field`s as they are, and writes
+# their names into its `__match_args__`: `case Text(method)` then fetches `getattr(x, 'encode')`.
+# Fix: refuse writing to a `Field` (`.name` of what `dataclasses.fields` gives), or refuse a
+# positional sub-pattern of a class pattern whose class is not a builtin's.
+RENAMED_BASE_FIELD = (
+    "import dataclasses\n\n@dataclasses.dataclass(init=False)\nclass Base(str):\n"
+    "    lead: int\n\ndef utf8_encode(cp):\n"
+    "    dataclasses.fields(Base)[0].name = 'en' 'code'\n\n"
+    "    @dataclasses.dataclass(init=False)\n    class Text(Base):\n        pass\n"
+    "    match Text(chr(cp)):\n        case Text(method):\n            return method()\n"
+)
+
+
+@xfail
+def test_a_field_renamed_before_a_subclass_is_made_earns_nothing(shell):
+    assert not earns_full_marks(shell, "utf8_encode", RENAMED_BASE_FIELD)
+
+
 # 5. Not a door but a crash: `demo_cells._read` takes any node with `.names` for an import
 # (`a.name for a in node.names`), and `ast.Global`/`ast.Nonlocal` hold plain strings there. A
 # notebook with one `global` anywhere (an honest counter too) is "grader error
@@ -223,12 +254,18 @@ def attacked(lesson: str, answers: dict[str, str]) -> nbformat.NotebookNode:
     return notebook
 
 
+ATTACKS = {  # notebook: (lesson, answers)
+    "mallory_1": ("01_unicode_and_utf8.ipynb", LESSON_1),
+    "mallory_3": ("03_training_bpe.ipynb", LESSON_3),
+    "mallory_7": ("01_unicode_and_utf8.ipynb", {"utf8_encode": RENAMED_BASE_FIELD}),
+}
+
+
 @pytest.mark.end_to_end
 @xfail
 def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
-    attacks = {"01_unicode_and_utf8.ipynb": LESSON_1, "03_training_bpe.ipynb": LESSON_3}
-    for lesson, answers in attacks.items():
-        nbformat.write(attacked(lesson, answers), tmp_path / f"mallory_{lesson}")
+    for name, (lesson, answers) in ATTACKS.items():
+        nbformat.write(attacked(lesson, answers), tmp_path / f"{name}.ipynb")
     records = grade_submissions(
         sorted(tmp_path.glob("mallory_*.ipynb")),
         tmp_path / "out",
@@ -236,8 +273,10 @@ def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
         jobs=1,
         progress=False,
     )
-    scores = {row["name"]: row["score"] for r in records for row in r["exercises"]}
-    assert [r["outcome"] for r in records] == ["graded", "graded"]
-    assert scores["bytes_per_char"] == scores["get_stats"] == 1.0  # the rest: honest
-    attacked_names = {*LESSON_1, *LESSON_3}
-    assert {n: scores[n] for n in attacked_names} == dict.fromkeys(attacked_names, 0.0), scores
+    assert [r["outcome"] for r in records] == ["graded"] * len(ATTACKS)
+    for record in records:
+        scores = {row["name"]: row["score"] for row in record["exercises"]}
+        answers = ATTACKS[Path(record["submission"]).stem][1]
+        honest = {name: score for name, score in scores.items() if name not in answers}
+        assert all(honest.values()), honest  # the honest rest keeps its marks
+        assert {name: scores[name] for name in answers} == dict.fromkeys(answers, 0.0), scores

@@ -2,7 +2,7 @@
 the fixed builtins list, `pass` ending each program cell). Each test is an answer that earned
 full marks on main fcc5a09, judged as the grader judges it (`earns_full_marks`: the cells read,
 then only the program accepted run in a fresh IPython shell), or a crash; each is
-`xfail(strict=True)` until its door is closed. The last test runs doors 1, 2, 3, 4, 6 and 7
+`xfail(strict=True)` until its door is closed. The last test runs doors 1, 2, 3, 4, 6, 7 and 8
 through the real, sandboxed grader (`grade_submissions`) on lessons 1 and 3 solved: there each
 attacked exercise scored full marks ("all 46 cases passed", train_bpe 2/2...).
 
@@ -29,7 +29,9 @@ Doors found (each test says why the reading misses it, and a fix in one line):
 6. a module reached by a public chain (`dataclasses.re`) may be handed on: in a local or a list
    its attributes (`.enum.sys`) are read as a plain value's;
 7. `Field.name` set at run time reaches `__match_args__` of a dataclass made later from a
-   subclass: `case Text(method)` fetches the attribute the text names.
+   subclass: `case Text(method)` fetches the attribute the text names;
+8. and that subclass's `__eq__` is generated as text holding the name and `exec`uted in the
+   notebook's globals: a name `'lead,FOUND.append(eval)'` runs, and hands out `eval`.
 
 What held (read by `Notebook`, refused or harmless): `display` as a default, a decorator, in a
 method or a comprehension of a class that binds it; hints with nested strings
@@ -205,9 +207,28 @@ RENAMED_BASE_FIELD = (
 )
 
 
+# 8. The same renamed `Field`, and the subclass's generated methods are `exec`uted from text that
+# holds its name, in the notebook's globals: `__eq__` runs `(self.lead,KEPT.append(eval),)`.
+# Code run from a string through an allowed module, as in issue 27's first report. Same fix.
+EXECUTED_FIELD_NAME = (
+    "import dataclasses\n\nFOUND = []\n\n@dataclasses.dataclass\nclass Base8:\n"
+    "    lead: int = 0\n\ndef utf8_decode_first(data):\n"
+    "    dataclasses.fields(Base8)[0].name = 'lead,FOUND.append(ev' 'al)'\n\n"
+    "    @dataclasses.dataclass(init=False, repr=False)\n    class Text(Base8):\n        pass\n"
+    "    Text() == Text()\n"
+    "    ch = FOUND[-1]('d[:4].de' 'code(\"utf-8\", \"ignore\")', {'d': data})[0]\n"
+    "    return ord(ch), 1 + (ord(ch) > 0x7F) + (ord(ch) > 0x7FF) + (ord(ch) > 0xFFFF)\n"
+)
+FIELD_RENAMED = {
+    "fetched by __match_args__": ("utf8_encode", RENAMED_BASE_FIELD),
+    "executed by __eq__": ("utf8_decode_first", EXECUTED_FIELD_NAME),
+}
+
+
 @xfail
-def test_a_field_renamed_before_a_subclass_is_made_earns_nothing(shell):
-    assert not earns_full_marks(shell, "utf8_encode", RENAMED_BASE_FIELD)
+@pytest.mark.parametrize("name, source", FIELD_RENAMED.values(), ids=list(FIELD_RENAMED))
+def test_a_field_renamed_before_a_subclass_is_made_earns_nothing(shell, name, source):
+    assert not earns_full_marks(shell, name, source)
 
 
 # 5. Not a door but a crash: `demo_cells._read` takes any node with `.names` for an import
@@ -257,7 +278,7 @@ def attacked(lesson: str, answers: dict[str, str]) -> nbformat.NotebookNode:
 ATTACKS = {  # notebook: (lesson, answers)
     "mallory_1": ("01_unicode_and_utf8.ipynb", LESSON_1),
     "mallory_3": ("03_training_bpe.ipynb", LESSON_3),
-    "mallory_7": ("01_unicode_and_utf8.ipynb", {"utf8_encode": RENAMED_BASE_FIELD}),
+    "mallory_7": ("01_unicode_and_utf8.ipynb", dict(FIELD_RENAMED.values())),
 }
 
 

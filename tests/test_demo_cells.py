@@ -11,13 +11,16 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
+from lib.exercises import for_lesson
 from lib.grade import Limits, grade_submissions
-from lib.grading.demo_cells import handout_code, left_out
+from lib.grading.demo_cells import files_allowed, handout_code, left_out
 from lib.notebooks import SETUP_CELL
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
+import toy_exercises  # noqa: E402
+import toy_exercises_no_files  # noqa: E402
 from toy_class import SOLVED, STUB  # noqa: E402
 
 HANDOUT = [
@@ -56,22 +59,67 @@ def test_untouched_demonstrations_are_left_out_and_the_student_s_cells_kept():
     assert cut() == {1, 2, 3, 5, 7}  # a stub left as handed out is still the student's cell
 
 
+def solved_with(*lines: str) -> str:
+    """The exercise cell solved, with `lines` of the student's after it."""
+    return "\n".join([SOLVED_CELL, *lines])
+
+
 def test_a_cell_of_the_student_reading_a_demonstration_keeps_it_and_what_it_needs():
     # Reading a value may change it (`.pop()`): what reads it after runs too.
     assert cut((4, "def double(x):\n    return 2 * x + len(counts)")) == {1, 7}
-    assert cut(added=("print(len(texts))",)) == {1, 7}
+    assert cut((4, solved_with("print(len(texts))"))) == {1, 7}
 
 
-def test_a_demonstration_the_student_changed_or_reaches_runs():
-    assert cut((5, "print(sorted(counts), 1 / 0)")) == {1, 7}  # edited: the student's now
+def test_a_notebook_changed_outside_its_exercise_cells_runs_whole():
+    """Rule (a): a demonstration edited, added, deleted or moved, and everything runs."""
+    assert cut((5, "print(sorted(counts), 1 / 0)")) == set()  # edited
+    assert cut((4, SOLVED_CELL), added=("print(1)",)) == set()  # added
+    assert cut((4, SOLVED_CELL), (2, "")) == set()  # deleted
+    assert cut((4, SOLVED_CELL), (3, HANDOUT[5]), (5, HANDOUT[3])) == set()  # moved
+    # Blank cells never run: adding or deleting one changes nothing.
+    assert cut((4, SOLVED_CELL), added=("", "  \n")) == {1, 2, 3, 5, 7}
+
+
+def test_a_demonstration_the_student_reaches_runs():
     # Rebinding a name, changing a value in place (a read) or a module's attribute: every
     # demonstration reading it runs (with what it needs), as the student's run would.
-    assert cut((4, SOLVED_CELL), added=("texts = None",)) == {1, 7}
-    assert cut((4, SOLVED_CELL), added=("texts.pop('en')",)) == {1, 7}
-    assert cut((4, SOLVED_CELL), added=("data.flores = None",)) == {2, 3, 5}
-    assert cut((4, SOLVED_CELL), added=("import os as data",)) == {2, 3, 5}
-    # The handout's own import binds the same module again: nothing changes.
-    assert cut((4, SOLVED_CELL), added=("from lib import data",)) == {1, 2, 3, 5, 7}
+    assert cut((4, solved_with("texts = None"))) == {1, 7}
+    assert cut((4, solved_with("texts.pop('en')"))) == {1, 7}
+    assert cut((4, solved_with("data.flores = None"))) == {2, 3, 5}
+    assert cut((4, solved_with("import os as data"))) == {2, 3, 5}
+    # The handout's own import binds the same module again; calling a module's function inside
+    # a function changes nothing the reading must follow.
+    assert cut((4, solved_with("from lib import data"))) == {1, 2, 3, 5, 7}
+    # (the import cell runs: the student's function reads what it binds).
+    calls = "def double(x):\n    return 2 * len(data.flores_languages())"
+    assert cut((4, calls)) == {2, 3, 5, 7}
+
+
+@pytest.mark.parametrize(
+    "student",
+    [
+        "data.__name__.upper()",  # a call at the top level may change the module
+        "def double(x):\n    data.cache.clear()\n    return 2 * x",  # a value of the module
+        "from lib.data import flores\ndef double(x):\n    flores.cache_clear()\n    return 2 * x",
+        "d = data\nd.x = 1",  # the module under another name
+        "import lib\nlib.data.x = 1",  # reached through its package
+        "def double(x, d=data):\n    return 2 * x",  # handed on as a value
+    ],
+)
+def test_a_module_the_student_may_change_keeps_every_demonstration_using_it(student):
+    assert 7 not in cut((4, solved_with(student)))
+
+
+def test_a_demonstration_changing_a_module_a_kept_cell_reads_runs():
+    """Rule (c): a demonstration's call made for its effect (`random.seed`) is a change of the
+    module, kept with every cell binding what a kept cell reads."""
+    seeds = ("import random", "random.seed(2024)")
+    hand = handout_code([(1, notebook(*HANDOUT, *seeds))])[1]
+    student = solved_with("def roll():\n    return random.random()")
+    nb = notebook(*HANDOUT[:4], student, *HANDOUT[5:], *seeds)
+    assert {8, 9} & left_out(nb, hand) == set()
+    nb = notebook(*HANDOUT[:4], SOLVED_CELL, *HANDOUT[5:], *seeds)
+    assert {8, 9} <= left_out(nb, hand)  # nothing reads `random`: both left out
 
 
 def test_a_demonstration_that_may_write_files_runs_with_what_it_needs():
@@ -99,14 +147,43 @@ def test_a_local_name_or_parameter_is_not_the_notebook_s():
         "%time x = 1",
         "def (",
         "from lib.data import *",
+        "__builtin__.len = None",
+        "print(_)",
+        "print(Out[3], _i2)",
+        "data._cache.clear()",
+        "collections.sys.modules.clear()",
+        "rerun",
+        "f = " + "lambda: " * 1_200 + "0",
+        "f = " + "lambda: " * 3_000 + "0",
     ],
 )
 def test_a_cell_no_reading_can_follow_makes_the_whole_notebook_run(cell):
-    assert cut((4, SOLVED_CELL), added=(cell,)) == set()
+    """Rule (c) and (d): anything dynamic in an exercise cell, or a cell that cannot be read."""
+    assert cut((4, solved_with(cell))) == set()
+
+
+def test_a_demonstration_using_the_kernel_s_history_makes_the_whole_notebook_run():
+    uses_history = notebook(*HANDOUT, "print(_)")
+    assert left_out(uses_history, handout_code([(1, uses_history)])[1]) == frozenset()
+
+
+def test_a_submission_may_follow_any_notebook_handed_out_for_its_lesson():
+    other = notebook(*HANDOUT[:7])  # an older version without the last demonstration
+    hand = handout_code([(1, notebook(*HANDOUT)), (1, other)])[1]
+    assert left_out(notebook(*HANDOUT[:4], SOLVED_CELL, *HANDOUT[5:7]), hand) == {1, 2, 3, 5}
+    assert left_out(notebook(*HANDOUT[:4], SOLVED_CELL, *HANDOUT[5:]), hand) == {1, 2, 3, 5, 7}
 
 
 def test_without_the_lesson_s_handout_every_cell_runs():
     assert left_out(notebook(*HANDOUT), None) == frozenset()
+
+
+def test_a_lesson_whose_exercises_may_touch_files_runs_whole():
+    """The graded kernels run in the first run's folder: where an exercise may use `os`, a file
+    a demonstration writes could reach its grade, so the grader passes no handout."""
+    assert files_allowed(toy_exercises.EXERCISES)  # `double` may use `os`
+    assert not files_allowed(toy_exercises_no_files.EXERCISES)
+    assert not any(files_allowed(for_lesson(n)) for n in range(1, 10))  # no shipped lesson
 
 
 def test_a_failing_demonstration_is_reported_only_where_the_student_reaches_it(tmp_path):
@@ -131,7 +208,7 @@ def test_a_failing_demonstration_is_reported_only_where_the_student_reaches_it(t
         [submissions],
         tmp_path / "out",
         limits=Limits(cell=20, notebook=60),
-        registry="toy_exercises",
+        registry="toy_exercises_no_files",  # `double` without `os`: see files_allowed below
         import_paths=(str(ROOT), str(FIXTURES)),
         questions_from=handout,
         jobs=2,

@@ -104,9 +104,15 @@ def test_the_check_finds_a_solution_line_copied_into_a_hint():
 
 
 # Lessons whose `# Stuck?` comment under each check names every further hint: hint(), then
-# hint(2) and hint(3), or solution(). (The others say only hint() or solution(); hint() itself
+# hint(2) and hint(3), or solution(). (Lessons 1-4 say only hint() or solution(); hint() itself
 # says when a further one exists.)
-NAMING_EVERY_HINT = ("06_multilingual_comparison.ipynb", "08_train_your_own.ipynb")
+NAMING_EVERY_HINT = (
+    "05_encoding.ipynb",
+    "06_multilingual_comparison.ipynb",
+    "07_beyond_bpe.ipynb",
+    "08_train_your_own.ipynb",
+    "09_tokens_meet_the_model.ipynb",
+)
 STUCK = re.compile(r"# Stuck\? ex\.(\w+)\.hint\(\)(.*)")
 
 

@@ -103,3 +103,75 @@ def test_the_dropout_example_tells_each_trap_by_its_answer(
     assert str(wrong(*args)) == named and named in lesson9.dropout_bpe.hints[-1]
     result = lesson9.dropout_bpe.grade({"dropout_bpe": wrong})
     assert result.status != "passed", result.reason
+
+
+def merge_every_kept_best(word, ranks, p, draws):
+    """dropout_bpe whose step merges every kept pair of the best rank, as lesson 3's merge does."""
+    pieces, used = [word[i : i + 1] for i in range(len(word))], 0
+    while True:
+        kept = []
+        for i in range(len(pieces) - 1):
+            if pieces[i] + pieces[i + 1] in ranks:
+                used += 1
+                if draws[used - 1] >= p:
+                    kept.append((ranks[pieces[i] + pieces[i + 1]], i))
+        if not kept:
+            return pieces
+        best, merged, i = min(kept)[0], [], 0
+        at = {i for rank, i in kept if rank == best}
+        while i < len(pieces):
+            if i in at and i + 1 < len(pieces):
+                merged.append(pieces[i] + pieces[i + 1])
+                i += 2
+            else:
+                merged.append(pieces[i])
+                i += 1
+        pieces = merged
+
+
+def test_merging_every_kept_pair_in_one_step_fails_a_shown_case():
+    """It once passed every case check() shows, and lost points only in the grader."""
+    shown = lesson9.dropout_bpe.cases()
+    assert not all(merge_every_kept_best(*case.args) == case.expected for case in shown)
+    result = lesson9.dropout_bpe.grade({"dropout_bpe": merge_every_kept_best})
+    assert "a step merges one pair only" in " ".join(result.reason.split())
+
+
+@pytest.mark.parametrize(
+    ("wrong", "words"),
+    [
+        (dropout_variant(True, False), "your count of draws starts again at each step"),
+        (dropout_variant(False, True), "a pair that is no token takes none"),
+        (merge_every_kept_best, "lesson 3's merge does"),
+    ],
+)
+def test_the_dropout_check_names_each_trap(wrong, words):
+    result = lesson9.dropout_bpe.grade({"dropout_bpe": wrong})
+    assert result.status == "partial" and words in " ".join(result.reason.split())
+
+
+def wordpiece_without_marks(word, vocab):
+    """Greedy WordPiece that forgets the '##' when it looks a piece up inside a word."""
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            if word[start:end] in vocab:
+                pieces.append(("##" if start else "") + word[start:end])
+                start = end
+                break
+        else:
+            return ["[UNK]"]
+    return pieces
+
+
+def test_looking_wordpieces_up_without_their_marks_is_named():
+    """It got only ['[UNK]'] for 'unaffable', with the vocabulary cut short on screen."""
+    result = lesson7.wordpiece_word.grade({"wordpiece_word": wordpiece_without_marks})
+    assert result.status == "partial"
+    assert "looking pieces up without their '##'" in " ".join(result.reason.split())
+
+
+def test_wordpiece_hint_1_asks_how_to_find_the_longest_piece():
+    assert "Which lengths do you try at a position, and in what order?" in " ".join(
+        lesson7.wordpiece_word.hints[0].split()
+    )

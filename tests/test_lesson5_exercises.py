@@ -6,6 +6,7 @@ no merge touches are right even then). tests/test_grade.py grades the whole less
 from __future__ import annotations
 import __future__
 
+import re
 import time
 
 import pytest
@@ -74,6 +75,28 @@ def test_encodes_check_yourself_examples_are_what_the_solution_gives():
     for text, expected in (("abcbc", [258, 257]), ("abab", [256, 256]), ("é", [195, 169])):
         assert encode(text, merges) == expected
         assert f"'{text}'" in exercise.hints[-1] and str(expected) in exercise.hints[-1]
+
+
+def test_encodes_last_hint_answers_the_tie_question_of_hint_2():
+    """Hint 2 asks which pair goes first when the same pair occurs twice; no example answered it
+    ('abab' gives [256, 256] either way). Taking the rightmost of equals gives [97, 256]."""
+    encode = defined(lesson5.encode.solution_code)["encode"]
+    assert encode("aaa", [(b"a", b"a")]) == [256, 97]
+    hint = " ".join(lesson5.encode.hints[-1].split())
+    assert "With the one merge (b'a', b'a'), 'aaa' is [256, 97]" in hint
+
+
+def test_the_specials_hint_warns_that_re_split_keeps_separators_only_with_parentheses():
+    """Without a capturing group re.split drops the specials: a learner who found the right
+    function concluded it was the wrong one."""
+    assert re.split("<x>", "a<x>b") == ["a", "b"] and re.split("(<x>)", "a<x>b") == [
+        "a",
+        "<x>",
+        "b",
+    ]
+    assert "what parentheses in the pattern change" in " ".join(
+        lesson5.encode_with_specials.hints[1].split()
+    )
 
 
 def test_encode_with_specials_check_yourself_examples_are_shown_cases():

@@ -87,3 +87,17 @@ def test_the_exercise_headings_look_like_lessons_5_to_8s(cells):
     headings = re.findall(r"^###.*Exercise.*$", "\n".join(c.source for c in cells), re.M)
     assert len(headings) == 4
     assert all(re.fullmatch(r"### ✏️ Exercise \d: [^()]+", h) for h in headings), headings
+
+
+def test_the_frontier_section_names_the_cross_word_tokens_lesson_3_learned(cells):
+    """Section 6 once said every byte-level BPE of the course cut its text at spaces, but lesson
+    3's raw-byte trainer learned `of·the·`, which its stored output shows."""
+    lesson3 = nbformat.read(NOTEBOOK.parent / "03_training_bpe.ipynb", as_version=4).cells
+    printed = "".join(
+        o.get("text", "") for c in lesson3 if c.cell_type == "code" for o in c.outputs
+    )
+    assert "of + ·the· -> of·the·" in printed
+    frontier = next(c.source for c in cells if c.source.startswith("## 6."))
+    frontier = " ".join(frontier.split())
+    assert "From lesson 3's section 8 on" in frontier and "learned `of·the·`" in frontier
+    assert not frontier.startswith("## 6. The frontier: tokens that cross spaces Every byte-level")

@@ -5,6 +5,9 @@ ones."""
 from __future__ import annotations
 
 import base64
+import inspect
+import json
+from pathlib import Path
 
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
@@ -13,6 +16,8 @@ from lib.exercises import Exercise, for_lesson
 from lib.exercises.core import Raises
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
 EXERCISES = {e.name: e for lesson in (1, 2, 4, 7, 8, 9) for e in for_lesson(lesson)}
 PREDICTIONS = {"predict_utf8_bytes", "predict_words", "predict_fewer_tokens"}
@@ -511,6 +516,12 @@ WRONG_IDEAS = {
     ),
     # Fails only on an empty vocabulary, where max() has nothing to look at: n is len(vocab).
     ("encode_chars", "n as the largest id + 1"): ("len(vocab)", "(max(vocab.values()) + 1)"),
+    # Its only feedback was "raised: ValueError: bytes must be in range(0, 256)".
+    ("utf8_encode", "a middle byte unmasked"): (
+        "0b10000000 | ((cp >> 6) & 0b111111),\n            0b10000000 | (cp & 0b111111),\n"
+        "        ])",
+        "0b10000000 | (cp >> 6),\n            0b10000000 | (cp & 0b111111),\n        ])",
+    ),
     ("stream_decode", "strict, a bad byte shown only at the end"): STRICT_STREAM,
     ("stream_decode", "waits until the whole buffer decodes"): WAITING_STREAM,
     ("stream_decode", "lead bytes alone decide what waits"): LEAD_BYTES,
@@ -591,6 +602,7 @@ def test_a_plausible_wrong_answer_fails_a_shown_case(name, idea):
 
 
 NAMED_SLIPS = {
+    ("utf8_encode", "a middle byte unmasked"): "so mask it (& 0b111111)",
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",
     ("first_bad_token", "a token ending at the position"): "one token early",
@@ -598,7 +610,7 @@ NAMED_SLIPS = {
     ("stream_decode", "each token decoded alone"): "a later token completes",
     ("stream_decode", "one problem a token"): "a later token completes",
     ("stream_decode", "nothing left at the end"): "The end of the stream",
-    ("stream_decode", "one \ufffd per bad byte"): "one '\\ufffd' per piece Python's replace",
+    ("stream_decode", "one \ufffd per bad byte"): "one '�' per piece Python's replace",
     ("stream_decode", "lead bytes alone decide what waits"): "comes at the wrong time",
     ("stream_decode", "waits until the whole buffer decodes"): "comes at the wrong time",
     ("stream_decode", "waits on an invalid continuation byte"): "'invalid continuation byte'",
@@ -625,7 +637,32 @@ def test_stream_decode_hints_name_every_reason_and_show_separate_chunks():
     hints = EXERCISES["stream_decode"].hints
     assert "'invalid continuation byte'" in hints[1]
     assert reference_stream([0, 1], {0: b"\xff", 1: b"a"}) == ["\ufffd", "a", ""]
-    assert "['\\ufffd', 'a', '']" in hints[2] and "'\\ufffda'" not in hints[2]
+    assert "['�', 'a', '']" in hints[2] and "'�a'" not in hints[2]
+
+
+def test_stream_decode_words_show_the_replacement_character_as_it_prints():
+    """The 💡s and hints once wrote '\\ufffd' while the expected/got lines above them, and the
+    spec, show '�': a newcomer had to map one to the other."""
+    from lib.exercises.lesson4 import stream
+
+    source = inspect.getsource(stream._stream_turns)
+    assert "\\\\ufffd" not in source  # an escape written into a message's text
+    assert "\\ufffd" not in " ".join(EXERCISES["stream_decode"].hints)
+    assert "'�A', not '��A'" in source
+
+
+def test_stream_decode_hint_2_sends_the_learner_where_the_third_reason_is_printed():
+    """Hint 2 said 'There is a third', but lesson 1's section 7 prints all three reasons."""
+    hint = " ".join(EXERCISES["stream_decode"].hints[1].split())
+    assert "Lesson 1's table of broken bytes (section 7) shows a third" in hint
+    cells = json.loads((NOTEBOOKS / "01_unicode_and_utf8.ipynb").read_text(encoding="utf-8"))[
+        "cells"
+    ]
+    sources = ["".join(cell["source"]) for cell in cells]
+    section = next(i for i, s in enumerate(sources) if s.startswith("## 7."))
+    end = next(i for i, s in enumerate(sources) if s.startswith("## 8."))
+    printed = json.dumps([cell.get("outputs", []) for cell in cells[section:end]])
+    assert "invalid continuation byte" in printed
 
 
 def test_lesson_4_says_which_second_bytes_decide_and_where_streaming_decoder_differs():
@@ -696,7 +733,19 @@ CHECK_YOURSELF = [
     ("encode_chars", ("hi!", {"h": 0, "i": 1}, "unk"), "[0, 1, 2]"),
     ("encode_chars", ("hi!", {"h": 0, "i": 1}, "bytes"), "[0, 1, 35]"),
     ("encode_chars", ("é", {}, "bytes"), "[195, 169]"),
+    ("compression_ratio", ("né", [110, 195, 169]), "1.0"),
+    ("compression_ratio", ("né", [5, 7]), "1.5"),
 ]
+
+
+def test_vocab_from_merges_last_hint_ends_in_a_true_example():
+    """Its two hints had no example to check against (review C F10)."""
+    exercise = EXERCISES["vocab_from_merges"]
+    vocab = namespace(exercise.solution_code)[exercise.target]({(256, 97): 257, (97, 97): 256})
+    assert (vocab[256], vocab[257]) == (b"aa", b"aaa")
+    hint = " ".join(exercise.hints[-1].split())
+    assert "{(256, 97): 257, (97, 97): 256}" in hint
+    assert "vocab[256] == b'aa' and vocab[257] == b'aaa'" in hint
 
 
 @pytest.mark.parametrize(("name", "args", "shown"), CHECK_YOURSELF)
@@ -713,11 +762,16 @@ def test_lesson_4_explains_why_cl100k_has_100261_tokens_here_and_100277_in_lesso
     from lib.tokenizer import Tokenizer
 
     text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[22].source
-    vocab = Tokenizer.from_tiktoken("cl100k_base").vocab
-    learned = sum(i < 100_256 for i in vocab)
+    cl100k = Tokenizer.from_tiktoken("cl100k_base")
+    vocab = cl100k.vocab
+    ordinary = sum(i < 100_256 for i in vocab)
     unused = max(vocab) + 1 - len(vocab)
-    assert (len(vocab), learned, unused, max(vocab)) == (100_261, 100_256, 16, 100_276)
-    assert "100,261 tokens are 100,256 learned ones and 5 special tokens" in text
+    assert (len(vocab), ordinary, unused, max(vocab)) == (100_261, 100_256, 16, 100_276)
+    # Not all 100,256 are learned: 256 are the single bytes (review C found "learned ones").
+    single_bytes = sorted(b for b in vocab.values() if len(b) == 1)
+    assert single_bytes == [bytes([b]) for b in range(256)] and len(cl100k.merges) == 100_000
+    text = " ".join(text.split())
+    assert "100,261 tokens are 100,256 ordinary ones (the 256 single bytes and 100,000" in text
     assert "the 16 ids that no token uses" in text and "100,277" in text
 
 
@@ -735,3 +789,46 @@ def test_lesson_1_counts_noncharacters_as_cn_and_shows_the_third_decode_error():
     assert {unicodedata.category(chr(cp)) for cp in noncharacters} == {"Cn"}
     assert "invalid continuation byte" in "".join(o.get("text", "") for o in cells[52].outputs)
     assert b"\xe2\x82A".decode("utf-8", errors="replace") == "\ufffdA"
+
+
+def test_lesson_4_written_answer_names_the_reply_it_asks_about():
+    """'the reply above' was read as the show_tokens sentence just above it, not the streamed
+    reply of section 5, 20 cells earlier."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "04_decoding.ipynb", as_version=4).cells
+    reply = next(c.source for c in cells if c.source.startswith("reply = "))
+    question = next(c.source for c in cells if c.source.startswith("### ✏️ Written answer"))
+    assert "the reply above" not in question
+    assert f"section 5's reply (`{reply.splitlines()[0][9:-1]}`)" in " ".join(question.split())
+
+
+def test_lesson_1_prose_says_what_review_c_found_missing():
+    """L1 c0 said less than lessons 2-4 about what own code is; section 5 measured 'characters'
+    as code points right before section 6 says they are not; c53 never said why the overlong
+    '/' gives two '�' and the cut-short '€' one."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "01_unicode_and_utf8.ipynb", as_version=4).cells
+    text = [" ".join(c.source.split()) for c in cells]
+    assert "the grader gives that exercise no points" in text[0]
+    section5 = next(t for t in text if t.startswith("## 5."))
+    assert "a character means a code point" in section5
+    assert b"\xc0\xaf".decode("utf-8", errors="replace") == "\ufffd\ufffd"
+    assert b"\xe2\x82A".decode("utf-8", errors="replace") == "\ufffdA"
+    assert any(
+        "`e2 82` could have begun a `€`, but no character starts with `c0`" in t for t in text
+    )
+
+
+def test_lesson_2_length_takeaway_says_tenfold_and_labels_powers_of_ten():
+    """'each step' read as each marker (x3 steps, about 10 points), and the axis read '1000'
+    next to '10k' with minor '2'/'5' labels."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "02_character_tokenizer.ipynb", as_version=4).cells
+    chart = next(c for c in cells if "Sequence length against vocabulary size" in c.source)
+    assert "each roughly tenfold step cuts about 20 points" in chart.source
+    assert '.update_xaxes(dtick=1, tickformat="~s")' in chart.source
+    printed = "".join(o.get("text", "") for o in chart.outputs)
+    assert "each roughly tenfold step cuts about 20 points (100 -> 1,000 words: 21" in printed

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,3 +60,18 @@ def show(value: Any, limit: int = 120) -> str:
 def close(got: Any, expected: float) -> bool:
     """For answers that are measurements: a number (not a bool) within rounding of `expected`."""
     return type(got) in (int, float) and math.isclose(got, expected)
+
+
+def answers_fit(cases: list[Case], answers: list[Any], other: Callable[..., Any]) -> bool:
+    """For a `wrong_turns` hook: does a known wrong answer, `other`, explain every failed case
+    (and one case fail)? A case where `other` raises fits an answer of None (the learner's call
+    raised too, or returned nothing readable)."""
+    failed = [(c, a) for c, a in zip(cases, answers, strict=False) if a != c.expected]
+    return bool(failed) and all(a == _given_by(other, c) for c, a in failed)
+
+
+def _given_by(other: Callable[..., Any], case: Case) -> Any:
+    try:
+        return other(*case.args, **case.kwargs)
+    except Exception:
+        return None

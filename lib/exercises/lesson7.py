@@ -7,6 +7,7 @@ Hugging Face `tokenizers` and SentencePiece.
 from __future__ import annotations
 
 from lib import unigram, wordpiece
+from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts, rng
 
@@ -113,6 +114,24 @@ def _hidden_byte_fallback_cases() -> list[Case]:
     return _fallbacks(random_texts(73, 20, longest=6))
 
 
+def _unmarked_lookup(word: str, vocab: set[str]) -> list[str]:
+    """Greedy WordPiece that looks a piece up without its '##' (but prints it): a word piece
+    `x` in the vocabulary then matches inside words as if `##x` were there too."""
+    words = {piece for piece in vocab if not piece.startswith("##")}
+    return wordpiece.encode_word(word, words | {"##" + piece for piece in words})
+
+
+def _wordpiece_turns(cases: list[Case], answers: list) -> str | None:
+    unmarked = [lambda w, v: [p.removeprefix("##") for p in _unmarked_lookup(w, v)]]
+    if any(answers_fit(cases, answers, f) for f in [_unmarked_lookup, *unmarked]):
+        return (
+            "your answers fit looking pieces up without their '##': inside a word, look up "
+            "'##' + the text (in 'unaffable' the vocabulary has '##aff', and 'aff' is not "
+            "in it). See hint 2."
+        )
+    return None
+
+
 wordpiece_word = Exercise(
     name="wordpiece_word",
     lesson=7,
@@ -120,10 +139,12 @@ wordpiece_word = Exercise(
     target="wordpiece_word",
     cases=_wordpiece_cases,
     hidden_cases=_hidden_wordpiece_cases,
+    wrong_turns=_wordpiece_turns,
     hints=(
         "Greedy means: at each position take the longest piece the vocabulary has, then "
         "carry on from where it ends. Two details: pieces inside a word carry '##', and a"
-        " dead end loses the whole word.",
+        " dead end loses the whole word. Which lengths do you try at a position, and in what "
+        "order?",
         "The '##' belongs to the piece you look up, not only to what you print: in the "
         "middle of a word only '##able' matches, never 'able'. Check yourself: 'unable' is "
         "['un', '##able'] with the vocabulary {'un', 'able', '##able'}, but ['[UNK]'] with "

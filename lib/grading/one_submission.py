@@ -144,7 +144,10 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     # Both read the student's code: bounded work, off the event loop (see _read), in turn.
     info["code"], info["unparsable"] = await _in_turn(exercise_code, notebook, exercises)
     not_own, graded = await _in_turn(_own_code, notebook, exercises)
-    demos = await _in_turn(demo_cells.left_out, notebook, settings.handout_code.get(lesson))
+    # A lesson whose exercises may touch files runs whole: a demonstration's file could reach
+    # a graded function (the graded kernels run in the first run's folder).
+    handout = None if demo_cells.files_allowed(exercises) else settings.handout_code.get(lesson)
+    demos = await _in_turn(demo_cells.left_out, notebook, handout)
     try:
         student = settings.student_of(submission)
         cases = {e.name: settings.cases_of(e, student) for e in exercises}

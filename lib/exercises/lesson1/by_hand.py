@@ -3,6 +3,7 @@ the learner (`str.encode` is taken away: it would be the answer)."""
 
 from __future__ import annotations
 
+from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_code_points, random_texts
 from lib.exercises.lesson1.texts import BOUNDARY_CODE_POINTS, TEXTS
@@ -32,6 +33,28 @@ def _hidden_utf8_decode_first_cases() -> list[Case]:
     return _first_character(texts)
 
 
+def _unmasked_middle(cp: int, three: bool, four: bool) -> bytes:
+    """UTF-8 with the `& 0b111111` left off the middle bytes of the 3-byte row, the 4-byte row,
+    or both: their shifted values keep the higher bits, and bytes() refuses values over 255."""
+    if cp < 0x10000:
+        if cp < 0x800:
+            return chr(cp).encode("utf-8")
+        middle = cp >> 6 if three else (cp >> 6) & 63
+        return bytes([0xE0 | cp >> 12, 0x80 | middle, 0x80 | cp & 63])
+    shifted = [cp >> 12, cp >> 6] if four else [(cp >> 12) & 63, (cp >> 6) & 63]
+    return bytes([0xF0 | cp >> 18, *(0x80 | s for s in shifted), 0x80 | cp & 63])
+
+
+def _encode_turns(cases: list[Case], answers: list) -> str | None:
+    rows = [(True, False), (False, True), (True, True)]
+    if any(answers_fit(cases, answers, lambda cp, r=r: _unmasked_middle(cp, *r)) for r in rows):
+        return (
+            "a byte holds 8 bits: after a shift, one of your middle bytes still has the bits "
+            "above its lowest 6, so mask it (& 0b111111) before adding the marker 10."
+        )
+    return None
+
+
 utf8_encode = Exercise(
     name="utf8_encode",
     lesson=1,
@@ -40,6 +63,7 @@ utf8_encode = Exercise(
     cases=_utf8_encode_cases,
     hidden_cases=_hidden_utf8_encode_cases,
     forbidden=(".encode",),  # the lesson asks for the bit operations themselves
+    wrong_turns=_encode_turns,
     hints=(
         "Two decisions: how many bytes (compare cp with the limits in the table above), "
         "then which bits go in which byte. The last byte always carries the lowest 6 bits"

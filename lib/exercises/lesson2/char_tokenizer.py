@@ -168,7 +168,8 @@ compression_ratio = Exercise(
     hints=(
         "Bytes of the text over tokens in ids: which of the two do you get with len directly?",
         "The tokens you can count as they are. The bytes are those of the text's UTF-8 "
-        "encoding, not its characters: 'é' is one character but two bytes.",
+        "encoding, not its characters: 'é' is one character but two bytes. Check yourself: "
+        "'né' with the ids [110, 195, 169] gives 1.0, and with the ids [5, 7] gives 1.5.",
     ),
     solution_code="""\
 def compression_ratio(text: str, ids: list[int]) -> float:

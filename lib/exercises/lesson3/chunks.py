@@ -7,6 +7,7 @@ and the feedback names the usual slips: merging across special tokens or chunks,
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -43,7 +44,8 @@ def _cases(docs: list[tuple[str, str, list[str]]], merges: int) -> list[Case]:
 
 
 def _turns(cases: list[Case], answers: list[Any]) -> str | None:
-    """Name the usual slips: merging across special tokens, a wrong count, or across chunks."""
+    """Name the usual slips: merging across special tokens, a wrong count of merges, chunk
+    counts left out, or merging across chunks."""
     failed = [(c, a) for c, a in zip(cases, answers, strict=False) if a != c.expected]
     if not failed:
         return None
@@ -61,6 +63,11 @@ def _turns(cases: list[Case], answers: list[Any]) -> str | None:
             "vocab_size counts the special tokens too: learn "
             "vocab_size - 256 - len(special_tokens) merges."
         )
+    if all(a == _each_chunk_once(*c.args) for c, a in failed):
+        return (
+            "your merges fit training on each distinct chunk once: count how often each chunk "
+            "occurs, and let a chunk that occurs 5 times add 5 to each of its pairs."
+        )
     crossing = next(filter(None, (_crossing(c, a) for c, a in failed)), "")
     if crossing:
         return (
@@ -68,6 +75,14 @@ def _turns(cases: list[Case], answers: list[Any]) -> str | None:
             "patterns.split_text and count pairs only inside chunks."
         )
     return None
+
+
+def _each_chunk_once(text: str, vocab_size: int, pattern: str, special_tokens: list[str]) -> Any:
+    """The merges learned when every distinct chunk counts once, whatever its count."""
+    words = Counter(dict.fromkeys(bpe.chunk_counts(text, pattern, special_tokens), 1))
+    with warnings.catch_warnings():  # tiny texts run out of pairs: expected here
+        warnings.simplefilter("ignore")
+        return bpe.train_from_counts(words, vocab_size, special_tokens, method="naive")[1]
 
 
 def _crossing(case: Case, answer: Any) -> str:

@@ -1,12 +1,13 @@
-"""Two trainers that look right and are not, and the feedback that recognises them.
+"""Trainers that look right and are not, and the feedback that recognises them.
 
 Lesson 3's reference breaks ties by the greatest (left bytes, right bytes) and counts overlapping
-pairs (`aaa` holds two `aa`). Two natural loops differ exactly there:
+pairs (`aaa` holds two `aa`). Three natural loops differ exactly there:
 
 - `train_first_seen` keeps minbpe's `max(stats, key=stats.get)`: of the tied pairs, the one met
   first while counting;
 - `train_overlap_once` counts a pair that overlaps itself once per run, as `"aaa".count("aa")`
-  does.
+  does;
+- `train_ids_tie` breaks ties by the greatest pair of ids, which hint 2 warns against.
 
 The notebook runs both through `lib.difftest` to find the smallest text where each goes wrong,
 and the exercises' `wrong_turns` hooks compare a learner's answers with theirs to name the mistake.
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from lib import bpe
-from lib.exercises.core import Case
+from lib.exercises.cases import Case, answers_fit
 
 SECTION = "section 4, 'Ties, and why the rule matters'"
 
@@ -34,7 +35,9 @@ def count_pairs_once(ids: list[int]) -> dict[tuple[int, int], int]:
     return counts
 
 
-def _train(text: str, vocab_size: int, first_seen: bool, overlap_once: bool) -> bpe.Merges:
+def _train(
+    text: str, vocab_size: int, first_seen: bool, overlap_once: bool, ids_tie: bool = False
+) -> bpe.Merges:
     ids = list(text.encode("utf-8"))
     vocab = {i: bytes([i]) for i in range(256)}
     merges = []
@@ -44,6 +47,8 @@ def _train(text: str, vocab_size: int, first_seen: bool, overlap_once: bool) -> 
             break
         if first_seen:
             a, b = max(stats, key=stats.get)  # type: ignore[arg-type]
+        elif ids_tie:
+            a, b = max(stats, key=lambda p: (stats[p], p))
         else:
             a, b = max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]]))
         ids = bpe.merge(ids, (a, b), new_id)
@@ -62,21 +67,21 @@ def train_overlap_once(text: str, vocab_size: int) -> bpe.Merges:
     return _train(text, vocab_size, first_seen=False, overlap_once=True)
 
 
-def _fits(cases: list[Case], answers: list[Any], other: Any) -> bool:
-    """Do the answers of every failed case equal what `other(*args)` gives (and one case fail)?"""
-    failed = [(c, a) for c, a in zip(cases, answers, strict=False) if a != c.expected]
-    return bool(failed) and all(a == other(*c.args, **c.kwargs) for c, a in failed)
-
-
 def train_turns(cases: list[Case], answers: list[Any]) -> str | None:
     """Name the tie rule or the overlap count when a learner's merges follow one of them."""
-    if _fits(cases, answers, train_first_seen):
+    if answers_fit(cases, answers, train_first_seen):
         return (
             "your merges match the 'first pair seen' tie rule (minbpe's max(stats, "
             "key=stats.get)). This course breaks ties by the greatest (left bytes, right bytes) "
             f"among the most frequent pairs: see {SECTION}."
         )
-    if _fits(cases, answers, train_overlap_once):
+    if answers_fit(cases, answers, train_ids_tie):
+        return (
+            "your merges match breaking ties by the pair's ids. The tie rule compares bytes: "
+            "a merged token's id says when it was learned, not what it spells, so compare "
+            f"(vocab[a], vocab[b]) of the tied pairs: see {SECTION}."
+        )
+    if answers_fit(cases, answers, train_overlap_once):
         return (
             "your merges match counting a pair that overlaps itself only once ('aaa' as one "
             "'aa'). Count every adjacent pair, overlapping ones too: 'aaa' has two (exercise 1)."
@@ -84,18 +89,42 @@ def train_turns(cases: list[Case], answers: list[Any]) -> str | None:
     return None
 
 
+def train_ids_tie(text: str, vocab_size: int) -> bpe.Merges:
+    """The lesson's loop breaking ties by the greatest pair of ids, not of bytes."""
+    return _train(text, vocab_size, first_seen=False, overlap_once=False, ids_tie=True)
+
+
 def _without_last_pair(ids: list[int]) -> dict[tuple[int, int], int]:
     return bpe.get_stats(ids[:-1])
 
 
+def _miscounts_without_overlaps(cases: list[Case], answers: list[Any]) -> bool:
+    """Is a count wrong on ids with no two equal neighbours? There no pair overlaps itself, so
+    the mistake is in the counting (every pair counted 1, or a new pair started at 0)."""
+    for case, answer in zip(cases, answers, strict=False):
+        ids = case.args[0]
+        if any(a == b for a, b in zip(ids, ids[1:], strict=False)):
+            continue
+        if isinstance(answer, dict) and answer != case.expected:
+            return True
+    return False
+
+
 def stats_turns(cases: list[Case], answers: list[Any]) -> str | None:
-    """Name the loop that stops one pair early, then the overlap mistake: a pair of two equal
-    ids counted fewer times than it occurs (`count_pairs_once`, or skipping ahead after such a
-    pair). The first is checked first: losing the last pair of [97, 97, 97] undercounts too."""
-    if _fits(cases, answers, _without_last_pair):
+    """Name the loop that stops one pair early, then a wrong count where nothing overlaps, then
+    the overlap mistake: a pair of two equal ids counted fewer times than it occurs
+    (`count_pairs_once`, or skipping ahead after such a pair). Each is checked before the next:
+    losing the last pair, or never counting past 1, undercounts [97, 97, 97] too."""
+    if answers_fit(cases, answers, _without_last_pair):
         return (
             "the last pair is missing: [1, 2, 3] holds (1, 2) and (2, 3), and the last pair "
             "starts at the second-to-last id. Your loop stops one position early."
+        )
+    if _miscounts_without_overlaps(cases, answers):
+        return (
+            "a count is wrong even where no pair can overlap, e.g. in [1, 2, 1, 2, 1, 2, 1] the "
+            "pair (1, 2) occurs 3 times. Every count is the number of times the pair occurs: a "
+            "pair met once counts 1, and each further meeting adds 1."
         )
     for case, answer in zip(cases, answers, strict=False):
         try:

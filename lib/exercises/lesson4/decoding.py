@@ -84,7 +84,9 @@ vocab_from_merges = Exercise(
         "joined, and you can only join halves whose bytes you already know.",
         "A merge's two halves existed before it, so they have smaller ids than the merge "
         "itself. In which order can you go through the merges so that both halves are always "
-        "known? The dict's own order may be any.",
+        "known? The dict's own order may be any. Check yourself: {(256, 97): 257, (97, 97): "
+        "256}, the later merge listed first, gives vocab[256] == b'aa' and vocab[257] == "
+        "b'aaa'.",
     ),
     solution_code="""\
 def vocab_from_merges(merges: dict[tuple[int, int], int]) -> dict[int, bytes]:

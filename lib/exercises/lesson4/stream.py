@@ -74,12 +74,12 @@ def _stream_turns(cases: list[Case], answers: list) -> str | None:
         if len(answer) != len(expected) or not all(isinstance(a, str) for a in answer):
             return (
                 "The list needs one string per id, then one more for the end of the stream "
-                "(a '\\ufffd' if a character was left unfinished, else '')."
+                "(a '�' if a character was left unfinished, else '')."
             )
         if answer[:-1] == expected[:-1] and "\ufffd" not in answer[-1]:
             return (
                 "The end of the stream: bytes still waiting can never be finished, so the "
-                "last string is '\\ufffd' for them."
+                "last string is '�' for them."
             )
         shown, wanted = "".join(answer), "".join(expected)
         bad, bad_wanted = shown.count("\ufffd"), wanted.count("\ufffd")
@@ -87,21 +87,21 @@ def _stream_turns(cases: list[Case], answers: list) -> str | None:
         # byte gives more of them too, in the very strings where they belong.
         if bad != bad_wanted and all(map(_same_but_for_count, answer, expected)):
             return (
-                f"Your characters are right, but your strings hold {bad} '\\ufffd' where "
+                f"Your characters are right, but your strings hold {bad} '�' where "
                 f'{bad_wanted} belong. Joined, they must equal b"".join(...).decode("utf-8", '
-                "errors=\"replace\"): one '\\ufffd' per piece Python's replace replaces, "
+                "errors=\"replace\"): one '�' per piece Python's replace replaces, "
                 "the bytes from a UnicodeDecodeError's start to its end (b'\\xe2\\x82A' gives "
-                "'\\ufffdA', not '\\ufffd\\ufffdA')."
+                "'�A', not '��A')."
             )
         if bad > bad_wanted:
             return (
-                "Your answer shows '\\ufffd' for bytes that a later token completes: hold "
+                "Your answer shows '�' for bytes that a later token completes: hold "
                 "the beginning of an unfinished character back until its last byte arrives."
             )
         if shown == wanted:
             return (
                 "Your text is right but comes at the wrong time: show a character as soon as "
-                "its last byte arrives, and a '\\ufffd' as soon as its bytes can no longer "
+                "its last byte arrives, and a '�' as soon as its bytes can no longer "
                 "become a character, not later. Strict decoding tells you: every reason but "
                 "'unexpected end of data' means broken, 'invalid continuation byte' too (a "
                 "character cut short, or a second byte no character has, as in e0 80)."
@@ -123,14 +123,14 @@ stream_decode = Exercise(
         "of a character at the very end, which must wait. At the end of the stream, whatever "
         "still waits is broken.",
         "Section 2 printed two reasons for a failed decode: 'unexpected end of data' and "
-        "'invalid start byte'. There is a third, 'invalid continuation byte', for a character "
-        "cut short. Only one of the three means 'wait for more': which? Every other means "
-        "'this can never be a character'. A UnicodeDecodeError also has start and end: where "
-        "the trouble is.",
-        "After a '\\ufffd' the bytes after the bad ones may be fine, or bad again, or "
+        "'invalid start byte'. Lesson 1's table of broken bytes (section 7) shows a third, "
+        "'invalid continuation byte', for a character cut short. Only one of the three means "
+        "'wait for more': which? Every other means 'this can never be a character'. A "
+        "UnicodeDecodeError also has start and end: where the trouble is.",
+        "After a '�' the bytes after the bad ones may be fine, or bad again, or "
         "unfinished: keep going until nothing more can be shown. Check yourself: b'ok "
         "\\xf0\\x9f' shows 'ok ' and keeps b'\\xf0\\x9f'; the tokens b'\\xff' and b'a' "
-        "give ['\\ufffd', 'a', '']: the '\\ufffd' at once, and one more string than ids.",
+        "give ['�', 'a', '']: the '�' at once, and one more string than ids.",
     ),
     solution_code="""\
 def stream_decode(ids: list[int], vocab: dict[int, bytes]) -> list[str]:

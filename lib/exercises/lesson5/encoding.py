@@ -118,7 +118,8 @@ encode = Exercise(
         "Check yourself by hand, then with your function. With the merges (b'a', b'b'), "
         "(b'b', b'c'), (b'ab', b'c') (ids 256, 257, 258), 'abcbc' goes a b c b c, then ab c b c, "
         "then ab c bc, then abc bc: the answer is [258, 257]. 'abab' is [256, 256], and 'é', "
-        "which no merge touches, is its two UTF-8 bytes, [195, 169].",
+        "which no merge touches, is its two UTF-8 bytes, [195, 169]. With the one merge "
+        "(b'a', b'a'), 'aaa' is [256, 97]: of two equal pairs, the leftmost goes first.",
     ),
     solution_code="""\
 def encode(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
@@ -152,7 +153,8 @@ encode_with_specials = Exercise(
         "into pieces that are either an allowed special token or ordinary text.",
         "First the refusal: a special token that is not allowed but occurs in the text (`in` "
         "works on strings) means ValueError. Then the cutting: which function of `re` splits a "
-        "string and also keeps the pieces it split on? A special token's | means something in "
+        "string and also keeps the pieces it split on (its documentation says what parentheses "
+        "in the pattern change)? A special token's | means something in "
         "a regex: how do you make it match as plain text? And with nothing allowed, what would "
         "your pattern be?",
         "Check yourself on two of the check's cases (318 is '<|endoftext|>', 319 '<|user|>' and "

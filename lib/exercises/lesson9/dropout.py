@@ -11,6 +11,7 @@ from __future__ import annotations
 import warnings
 
 from lib import bpe, bpe_dropout
+from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import rng
 
@@ -64,7 +65,7 @@ def _shown_cases() -> list[Case]:
         _case(b"abc", _ABC, 0.5, [0.2, 0.6, 0.4]),
         _case(b"abc", _ABC, 0.5, [0.2, 0.3]),
         _case(b"abc", _ABC, 0.5, [0.5, 0.5, 0.5]),  # a draw equal to p is not below it: kept
-        _case(b"abab", {b"ab": 0}, 0.5, [0.9, 0.1, 0.2]),  # one step, one merge: not both ab
+        _case(b"abab", {b"ab": 0}, 0.5, [0.9, 0.9, 0.1]),  # one step, one merge: not both ab
         _case(b"aaaa", {b"aa": 0, b"aaaa": 1}, 0.0, [0.5] * 17),
         _case(word, ranks, 0.0, _draws(95, word)),
         _case(word, ranks, 0.3, _draws(96, word)),
@@ -87,6 +88,57 @@ def _hidden_cases() -> list[Case]:
         cases.append(_case(twice, ranks, p, _draws(230 + k, twice), "a pair twice"))
     cases.append(_case(b" lower", ranks, 0.5, [0.5] * 37, "draws equal to p"))
     return cases
+
+
+def _trap(*, restart: bool = False, every_pair: bool = False, merge_all: bool = False):
+    """The exercise's loop with one known mistake: the count of draws restarting at each step,
+    every neighbouring pair taking a draw (tokens or not), or a step merging every kept pair of
+    the best rank (as lesson 3's `merge` replaces every occurrence)."""
+
+    def segment(word: bytes, ranks: dict[bytes, int], p: float, draws: list[float]) -> list:
+        pieces, used = [word[i : i + 1] for i in range(len(word))], 0
+        while True:
+            used = 0 if restart else used
+            kept = []  # (rank, position) of each pair not dropped
+            for i in range(len(pieces) - 1):
+                joined = pieces[i] + pieces[i + 1]
+                if joined in ranks or every_pair:
+                    used += 1
+                    if joined in ranks and draws[used - 1] >= p:
+                        kept.append((ranks[joined], i))
+            if not kept:
+                return pieces
+            best = min(kept)[0]
+            at = [i for rank, i in kept if rank == best] if merge_all else [min(kept)[1]]
+            for i in reversed(at):  # from the right, so earlier positions stay where they are
+                if i + 1 not in at:  # of two overlapping pairs, the left one merges
+                    pieces[i : i + 2] = [pieces[i] + pieces[i + 1]]
+
+    return segment
+
+
+def _dropout_turns(cases: list[Case], answers: list) -> str | None:
+    """Name the traps of hint 2, and merging more than one pair in a step. Merging all is
+    checked before restarting: on the shown 'abab' case the two give the same answer, and only
+    restarting fails another shown case too."""
+    if answers_fit(cases, answers, _trap(every_pair=True)):
+        return (
+            "your loop takes more draws than it should: only a pair whose joined bytes are a key "
+            "of ranks takes a draw, and a pair that is no token takes none. (With too many draws "
+            "taken, the list runs out: an IndexError.)"
+        )
+    if answers_fit(cases, answers, _trap(merge_all=True)):
+        return (
+            "a step merges one pair only: of the pairs not dropped, the one with the lowest rank "
+            "(the leftmost of equals). Your steps merge every kept pair of that rank at once, as "
+            "lesson 3's merge does; here each merge is a step with its own draws."
+        )
+    if answers_fit(cases, answers, _trap(restart=True)):
+        return (
+            "your count of draws starts again at each step. The draws are one list for the whole "
+            "word: each step goes on from the draw where the step before stopped."
+        )
+    return None
 
 
 dropout_bpe = Exercise(
@@ -127,5 +179,6 @@ def dropout_bpe(word: bytes, ranks: dict[bytes, int], p: float, draws: list[floa
         i = best[1]
         pieces[i : i + 2] = [pieces[i] + pieces[i + 1]]
 """,
+    wrong_turns=_dropout_turns,
     well_done="That is BPE-dropout: lib.bpe_dropout.segment does the same, with random.Random.",
 )

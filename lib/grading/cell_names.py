@@ -1,0 +1,177 @@
+"""What one code cell touches, read without running it: the notebook's names it reads, binds and
+changes, the modules it imports, and whether it names a file function. `demo_cells` decides from
+these which of the handout's demonstrations a first run may leave out.
+
+A cell no reading can follow raises `Unreadable`: code that reaches names by text (`eval`,
+`globals()`), the kernel's own names (`__builtin__`, the output history `_`, `Out[3]`, whose
+values shift when cells are left out), and, in a student's cell, anything dynamic (`sys`,
+`getattr`, a private or dunder attribute, `import *`, a bare name IPython may run as a magic).
+So is a cell that cannot be parsed, or whose reading runs out of stack or memory.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import symtable
+from dataclasses import dataclass, field
+
+# Reach the notebook's names or code by text, or the kernel's own namespace: never followed.
+BY_TEXT = {
+    "eval", "exec", "compile", "globals", "locals", "vars", "get_ipython", "__import__",
+    "breakpoint", "__builtins__", "__builtin__", "In", "Out",
+}  # fmt: skip
+# IPython's output and input history: `_`, `__`, `___`, `_3`, `_i`, `_ii`, `_i3`, `_oh`...
+HISTORY = re.compile(r"_{1,3}|_\d+|_i+|_i\d+|_[ido]h")
+# In a student's cell, also what changes objects or modules by text or from below (the
+# instructor's cells use some of them, `sys.path`, `getattr`, in ways known to be harmless).
+DYNAMIC = BY_TEXT | {
+    "getattr", "setattr", "delattr", "sys", "importlib", "builtins", "runpy", "inspect",
+    "ctypes", "gc", "types",
+}  # fmt: skip
+# Files and processes: a demonstration naming one of these always runs, since a kept cell (or,
+# in a lesson whose exercises may use files, a graded function) could read what it writes.
+FILES = {
+    "open", "os", "io", "pathlib", "Path", "tempfile", "shutil", "subprocess", "write_text",
+    "write_bytes", "mkdir", "makedirs", "touch", "unlink", "rmdir", "symlink_to", "chdir",
+    "save", "savetxt", "savez", "tofile", "memmap", "dump", "to_file", "train_from_files",
+}  # fmt: skip
+# Attributes that reach a namespace or code as objects (`f.__globals__["x"] = ...`).
+INSIDES = {"__dict__", "__globals__", "__builtins__", "__code__", "__closure__", "f_globals"}
+
+
+class Unreadable(Exception):
+    """A cell no reading can say the effects of."""
+
+
+@dataclass
+class CellNames:
+    reads: set[str]  # names of the notebook the cell reads (not its functions' locals)
+    binds: set[str]  # names it binds at the top level (or declared `global`)
+    changes: set[str]  # names it changes through: `x.a = ...`, `x[k] = ...`, `del x.a`
+    imports: dict[str, str]  # names it binds by importing, and the dotted path bound
+    # Names used other than by calling them (`f(...)`) or a function of theirs (`m.f(...)`,
+    # `methods`), or used at the cell's top level: for an imported name, a possible change.
+    odd: set[str] = field(default_factory=set)
+    methods: set[str] = field(default_factory=set)  # names whose functions are called: `m.f()`
+    # Names called at the top level for their effect, the value dropped (`random.seed(1)`).
+    effects: set[str] = field(default_factory=set)
+    files: bool = False  # names a file or process function (`FILES`)
+
+
+def imports_of(tree: ast.AST) -> dict[str, str]:
+    """The names `tree` binds by importing, each with the dotted path it binds (`from lib import
+    data as d` binds `d` to "lib.data"; `import lib.data` binds `lib` to "lib")."""
+    bound = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                bound[a.asname or a.name.partition(".")[0]] = (
+                    a.name if a.asname else a.name.partition(".")[0]
+                )
+        elif isinstance(node, ast.ImportFrom):
+            module = "." * node.level + (node.module or "")
+            for a in node.names:
+                bound[a.asname or a.name] = f"{module}.{a.name}"
+    return bound
+
+
+def read_cell(source: str, student: bool) -> CellNames:
+    """The names the cell touches; `Unreadable` if it uses anything no reading follows (more
+    of them in a `student`'s cell: `DYNAMIC`)."""
+    try:
+        tree = ast.parse(source)
+        table = symtable.symtable(source, "<cell>", "exec")
+        cell = CellNames(set(), set(), set(), imports_of(tree))
+        _walk(tree, cell, student)
+        _names(table, cell, top=True)
+        # A function's parameters and locals are not the notebook's, but what it imports is
+        # the module's, wherever it is bound.
+        notebook = cell.reads | cell.binds | set(cell.imports)
+        cell.odd &= notebook
+        cell.methods &= notebook
+        cell.changes &= notebook
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise Unreadable from None
+    return cell
+
+
+def _walk(tree: ast.AST, cell: CellNames, student: bool) -> None:
+    dynamic = DYNAMIC if student else BY_TEXT
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for node in ast.walk(tree):
+        name = getattr(node, "id", None) or getattr(node, "attr", None)
+        modules = [a.name for a in getattr(node, "names", [])] + [getattr(node, "module", "")]
+        cell.files |= name in FILES or any(_root(m or "") in FILES for m in modules)
+        if isinstance(node, ast.Name) and (
+            node.id in dynamic or (HISTORY.fullmatch(node.id) and isinstance(node.ctx, ast.Load))
+        ):
+            raise Unreadable
+        if isinstance(node, ast.Attribute) and (
+            node.attr in INSIDES or (student and (node.attr.startswith("_") or name in DYNAMIC))
+        ):
+            raise Unreadable
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and (
+            any(_root(m or "") in dynamic or m == "*" for m in modules)
+        ):
+            raise Unreadable
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
+            root = node
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if isinstance(root, ast.Name):
+                cell.changes.add(root.id)
+        if isinstance(node, ast.Name):
+            called = _called(node, parents)
+            if called is None or _at_top(node, parents):
+                cell.odd.add(node.id)
+            elif called == "method":
+                cell.methods.add(node.id)
+    for statement in tree.body:
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        root = call.func if isinstance(call, ast.Call) else None
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name):
+            cell.effects.add(root.id)
+    if student and any(
+        isinstance(s, ast.Expr) and isinstance(s.value, ast.Name) for s in tree.body
+    ):  # IPython's automagic may run a bare name (`rerun`) as a magic
+        raise Unreadable
+
+
+def _called(node: ast.Name, parents: dict) -> str | None:
+    """How `node` is called: "direct" (`f(...)`), "method" (`m.f(...)`), or None."""
+    above, how = parents.get(node), "direct"
+    if isinstance(above, ast.Attribute):
+        node, above, how = above, parents.get(above), "method"
+    return how if isinstance(above, ast.Call) and above.func is node else None
+
+
+def _at_top(node: ast.AST, parents: dict) -> bool:
+    """Does `node` run when the cell runs (not only when a function of it is called)?"""
+    while node in parents:
+        node, below = parents[node], node
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and (
+            below is body or (isinstance(body, list) and below in body)
+        ):
+            return False
+    return True
+
+
+def _root(module: str) -> str:
+    return module.partition(".")[0]
+
+
+def _names(table: symtable.SymbolTable, cell: CellNames, top: bool) -> None:
+    """The notebook's names `table` (and the scopes inside it) reads and binds."""
+    for symbol in table.get_symbols():
+        name = symbol.get_name()
+        if top or symbol.is_global():
+            if symbol.is_referenced():
+                cell.reads.add(name)
+            if symbol.is_assigned() or symbol.is_imported() or (top and symbol.is_namespace()):
+                cell.binds.add(name)
+    for child in table.get_children():
+        _names(child, cell, top=False)

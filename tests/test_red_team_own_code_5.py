@@ -1,10 +1,10 @@
 """Red team on the own-code reading, round 5 (after fix27d: `scopes`, `hints`, `unit_reading`,
 the fixed builtins list, `pass` ending each program cell). Each test is an answer that earned
 full marks on main fcc5a09, judged as the grader judges it (`earns_full_marks`: the cells read,
-then only the program accepted run in a fresh IPython shell), or a crash; each is
-`xfail(strict=True)` until its door is closed. The last test runs doors 1, 2, 3, 4, 6, 7 and 8
-through the real, sandboxed grader (`grade_submissions`) on lessons 1 and 3 solved: there each
-attacked exercise scored full marks ("all 46 cases passed", train_bpe 2/2...).
+then only the program accepted run in a fresh IPython shell), each `xfail(strict=True)` until
+its door is closed; and a crash (5), fixed on main since, kept as a regression test. The last
+test runs doors 1, 2, 3, 4, 6, 7 and 8 through the real, sandboxed grader
+(`grade_submissions`) on lessons 1 and 3 solved: there each attacked exercise scored full marks ("all 46 cases passed", train_bpe 2/2...).
 
 Doors found (each test says why the reading misses it, and a fix in one line):
 
@@ -23,9 +23,9 @@ Doors found (each test says why the reading misses it, and a fix in one line):
    (`typing.get_type_hints`), which two plain `functools.update_wrapper` calls point at
    `string.capwords`: `'Formatter'` then names `string.Formatter`, and `singledispatch`'s
    `.registry` hands it out (allowed where `.encode`/`.decode` are not forbidden: `train_bpe`);
-5. a crash, no door: any `global` or `nonlocal` statement in a notebook makes the first run's
-   reading (`demo_cells._read`) raise AttributeError: "grader error", no rows for that notebook
-   (an honest counter too; through the real grader, door 3's `global` spelling met this first);
+5. a crash, no door, fixed on main while this round ran (6e64f5e): any `global` statement made
+   the first run's reading (`demo_cells._read`) raise AttributeError, "grader error" and no rows
+   (through the real grader, door 3's `global` spelling met it first); a regression test now;
 6. a module reached by a public chain (`dataclasses.re`) may be handed on: in a local or a list
    its attributes (`.enum.sys`) are read as a plain value's;
 7. `Field.name` set at run time reaches `__match_args__` of a dataclass made later from a
@@ -231,12 +231,10 @@ def test_a_field_renamed_before_a_subclass_is_made_earns_nothing(shell, name, so
     assert not earns_full_marks(shell, name, source)
 
 
-# 5. Not a door but a crash: `demo_cells._read` takes any node with `.names` for an import
-# (`a.name for a in node.names`), and `ast.Global`/`ast.Nonlocal` hold plain strings there. A
-# notebook with one `global` anywhere (an honest counter too) is "grader error
-# (AttributeError: 'str' object has no attribute 'name')", no rows at all: it hid door 3's
-# `global display` from the real grader. Fix: read `names` of `ast.Import`/`ImportFrom` only.
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason="crash on main fcc5a09")
+# 5. Not a door but a crash, found on fcc5a09 and gone on main after the merge of 6e64f5e
+# (demo_cells by rule): `demo_cells._read` took any node with `.names` for an import, and
+# `ast.Global` holds plain strings there, so one `global` anywhere (an honest counter too) made
+# the notebook "grader error (AttributeError...)", no rows. Kept as a regression test.
 def test_a_global_statement_does_not_break_the_first_runs_reading():
     honest = "TOTAL = 0\n\ndef bump():\n    global TOTAL\n    TOTAL += 1"
     sources = [*HANDOUT[:4], SOLVED_CELL, *HANDOUT[5:], honest]

@@ -4,7 +4,8 @@ full marks on main fcc5a09, judged as the grader judges it (`earns_full_marks`: 
 then only the program accepted run in a fresh IPython shell), each `xfail(strict=True)` until
 its door is closed; and a crash (5), fixed on main since, kept as a regression test. The last
 test runs doors 1, 2, 3, 4, 6, 7 and 8 through the real, sandboxed grader
-(`grade_submissions`) on lessons 1 and 3 solved: there each attacked exercise scored full marks ("all 46 cases passed", train_bpe 2/2...).
+(`grade_submissions`) on lessons 1 and 3 solved: there each attacked exercise scored full
+marks ("all 46 cases passed", train_bpe 2/2...).
 
 Doors found (each test says why the reading misses it, and a fix in one line):
 

@@ -10,6 +10,7 @@ import ast
 import builtins
 
 from lib.exercises.allowed import JUDGED_BUILTINS, ORDINARY_DUNDERS
+from lib.exercises.scopes import class_names
 
 # What a notebook's IPython kernel holds before any cell runs, besides the builtins and dunders
 # (`__builtins__`, `__builtin__`, `__name__`...): its `user_ns_hidden`, and `_i`, `_ii`, `_iii`,
@@ -20,6 +21,11 @@ from lib.exercises.allowed import JUDGED_BUILTINS, ORDINARY_DUNDERS
 # to this set by `tests/test_own_code_bindings.py`.
 KERNEL_NAMES = frozenset({"In", "Out", "_ih", "_oh", "_dh", "_i", "_ii", "_iii"})
 KERNEL_NAMES |= {"get_ipython", "exit", "quit", "open"}
+# And what IPython and `site` add to `builtins` (`tests/test_own_code_bindings.py` pins them to a
+# fresh shell's): a unit that binds or declares `display` (`global display`, `if False: display =
+# 0`) makes it a notebook name, read through that unit instead of judged, yet IPython's `display`
+# calls a value's `_repr_pretty_` with its printer, which holds `bytes`. `__IPYTHON__` is a dunder.
+KERNEL_NAMES |= {"display", "copyright", "credits", "license"}
 # The dunders a class of the learner's may define (`__getattr__`, `__setattr__`... would catch
 # or hand over attributes by name); `__name__` and `__doc__`, the kernel's, are only read.
 DEFINABLE = ORDINARY_DUNDERS - {"__name__", "__doc__"}
@@ -68,9 +74,11 @@ def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[st
 
 def _looked_up_outside(node: ast.AST) -> set[str]:
     """The names this unit binds whose value is looked up in the scope around the binding: a
-    parameter with a default (`bpe=bpe`), a comprehension's variable (`for m in [bpe]`), a class
-    attribute (`bpe = bpe`). A plain parameter or a function's local variable holds no module
-    (`def f(data)` beside `from lib import data` is fine): its uses are read as its own."""
+    parameter with a default (`bpe=bpe`), a comprehension's variable (`for m in [bpe]`), any
+    name a class body binds (`bpe = bpe`; `s = bpe.train` before `def bpe`, read as the
+    notebook's `bpe` where the class has none yet). A plain parameter or a function's local
+    variable holds no module (`def f(data)` beside `from lib import data` is fine): its uses are
+    read as its own."""
     names = set()
     for item in ast.walk(node):
         if isinstance(item, ast.arguments):
@@ -80,9 +88,4 @@ def _looked_up_outside(node: ast.AST) -> set[str]:
             names.update(a.arg for a in with_default)
         elif isinstance(item, ast.comprehension):
             names.update(n.id for n in ast.walk(item.target) if isinstance(n, ast.Name))
-        elif isinstance(item, ast.ClassDef):
-            for statement in item.body:
-                if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                    stored = (n for n in ast.walk(statement) if isinstance(n, ast.Name))
-                    names.update(n.id for n in stored if isinstance(n.ctx, ast.Store))
-    return names
+    return names | class_names(node)

@@ -12,9 +12,13 @@ its own scope.
 `resolve` gives, for each `ast.Name` of a unit, the scope of the unit's own that binds it (no
 entry: the name is the notebook's, or a builtin). A function's local is read as its own value:
 Python never looks past it, even before it is bound (that raises `UnboundLocalError`). A class
-body's name does fall back to the notebook's when unbound; `bindings.binds_judged` refuses a
-class body binding a name the rules judge. `module_imports` gives the imports of a statement
-that bind the notebook's own names, also inside `if` or `try`.
+body's name is not: where the class has none yet (used before it is bound, only annotated, or
+deleted at the end of `except ... as`), Python looks in the notebook's globals and then the
+builtins, skipping the functions around the class.
+So `unit_reading` judges a name a class body reads as the class's and as the notebook's too, and
+`bindings.binds_judged` refuses a class body binding a name the rules judge (`class_names`: all
+it binds). `module_imports` gives the imports of a statement that bind the notebook's own names,
+also inside `if` or `try`.
 """
 
 from __future__ import annotations
@@ -42,20 +46,36 @@ class Scope:
 
 def resolve(unit: ast.AST) -> dict[int, Scope]:
     """For each `ast.Name` in `unit` (by `id`) that names a variable of one of the unit's own
-    scopes, that scope. Walked without recursion: a unit may be deeply nested."""
-    uses: list[tuple[ast.Name, Scope | None]] = []
-    todo: list[tuple[ast.AST, Scope | None]] = [(unit, None)]
-    while todo:
-        node, scope = todo.pop()
-        if isinstance(node, ast.Name):
-            uses.append((node, scope))
-        todo.extend(_children(node, scope))
+    scopes, that scope."""
+    uses, _ = _walk(unit)
     found = {}
     for name, scope in uses:
         owner = _lookup(name.id, scope)
         if owner is not None:
             found[id(name)] = owner
     return found
+
+
+def class_names(unit: ast.AST) -> set[str]:
+    """Every name a class body of `unit` binds, however (`=`, `def`, `class`, `import`,
+    `except ... as`, a `match` capture...): a class body looks it up outside where unbound."""
+    return {name for scope in _walk(unit)[1] if scope.kind == "class" for name in scope.bound}
+
+
+def _walk(unit: ast.AST) -> tuple[list[tuple[ast.Name, Scope | None]], list[Scope]]:
+    """Each `ast.Name` of `unit` with the scope it is used in, and every scope of the unit's.
+    Walked without recursion: a unit may be deeply nested."""
+    uses: list[tuple[ast.Name, Scope | None]] = []
+    scopes: dict[int, Scope] = {}
+    todo: list[tuple[ast.AST, Scope | None]] = [(unit, None)]
+    while todo:
+        node, scope = todo.pop()
+        if isinstance(node, ast.Name):
+            uses.append((node, scope))
+        if scope is not None:
+            scopes[id(scope)] = scope
+        todo.extend(_children(node, scope))
+    return uses, list(scopes.values())
 
 
 def _children(node: ast.AST, scope: Scope | None) -> list[tuple[ast.AST, Scope | None]]:

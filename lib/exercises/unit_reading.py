@@ -1,10 +1,11 @@
 """One unit of a notebook's code read by the rules of `allowed`, for `own_code.Notebook`.
 
 Each name is read in its scope (`scopes.resolve`): a variable of the unit's own functions is
-skipped, unless an import there binds it (then it is a module, or part of `lib`); any other
-name is the notebook's or a builtin, and judged: a name some cell binds is followed (its units
-read in turn), a module's attributes are judged by `allowed.module_outside`, a builtin by
-`allowed.builtin_outside`. Type hints are judged by `hints.hint_outside` alone.
+skipped, unless an import there binds it (then it is a module, or part of `lib`); any other name
+is the notebook's or a builtin, and judged (a name a class body reads is judged as the class's
+and, where the class has none yet, the notebook's: `scopes`): a name some cell binds is followed
+(its units read in turn), a module's attributes are judged by `allowed.module_outside`, a
+builtin by `allowed.builtin_outside`. Type hints are judged by `hints.hint_outside` alone.
 """
 
 from __future__ import annotations
@@ -21,11 +22,15 @@ from lib.exercises.allowed import (
     module_outside,
     outside,
 )
-from lib.exercises.bindings import binds_judged
+from lib.exercises.bindings import KERNEL_NAMES, binds_judged
 from lib.exercises.cell_reading import is_import, lib_imports, local_names, type_hints
 from lib.exercises.forbidden import forbidden_name, forbidden_names
 from lib.exercises.hints import hint_outside
-from lib.exercises.scopes import resolve
+from lib.exercises.python_builtins import PYTHON_BUILTINS
+from lib.exercises.scopes import Scope, resolve
+
+# What a name no cell binds can still be in the kernel: a builtin (IPython's and `site`'s too).
+KERNEL_HOLDS = PYTHON_BUILTINS | KERNEL_NAMES
 
 
 @dataclass(frozen=True)
@@ -80,19 +85,26 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
             found = module_outside(item, modules, allowed) or lib_use(item, lib, allowed)
             if found:
                 return found
-            continue
+            if not _falls_back(item, scope):
+                continue
         found = module_outside(item, around.modules, allowed)  # `collections._sys`, `m = re`
         found = found or lib_use(item, around.lib, allowed) or outside(item, allowed)
         found = found or forbidden_name(item, forbidden)
         if isinstance(item, ast.Name):
             if item.id in around.units:
                 todo.append(item.id)  # a name of the notebook's: read its units too
-            elif item.id not in around.lib:
-                found = found or builtin_outside(item.id)
+            elif item.id not in around.lib and (scope is None or item.id in KERNEL_HOLDS):
+                found = found or builtin_outside(item.id)  # else unbound anywhere: NameError
         if found:
             return found
         computed = computed or computed_getattr(item)
     return computed
+
+
+def _falls_back(item: ast.AST, scope: Scope) -> bool:
+    """Is `item` a name a class body reads, and binds? Where the class has none yet, Python
+    looks in the notebook's globals and then the builtins: it is judged as theirs too."""
+    return scope.kind == "class" and isinstance(item, ast.Name) and isinstance(item.ctx, ast.Load)
 
 
 def lib_use(item: ast.AST, lib: dict[str, str], allowed: set[str]) -> str:

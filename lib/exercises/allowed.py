@@ -61,6 +61,12 @@ ORDINARY_DUNDERS = frozenset(
 _REACHES_IN = frozenset({"Formatter", "get_field", "gi_frame", "cr_frame", "ag_frame", "tb_frame"})
 _REACHES_IN |= {"f_globals", "f_locals", "f_builtins", "f_back", "f_code"}
 _REACHES_IN |= {"gi_code", "cr_code", "ag_code"}
+# `functools.singledispatch` keeps, in `.registry`, the classes its registered functions' type
+# hints name, evaluated in the globals at the end of their `__wrapped__` chain, which
+# `functools.update_wrapper` may point at another module's (`string.capwords`: `'Formatter'`
+# is `string.Formatter`). The reading cannot know those globals, so nothing reads `.registry`:
+# call the function, and it dispatches.
+_REACHES_IN |= {"registry"}
 
 
 def unusual_dunder(name: str) -> bool:
@@ -153,7 +159,18 @@ def module_outside(item: ast.AST, modules: dict[str, str], allowed: set[str]) ->
     where = ".".join([modules[item.id], *chain])
     if chain and isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
         return f"changes `{where}`: a module's names are used, never changed"  # seen by all
-    return reached(modules[item.id], chain, allowed) or by_text(where, node)
+    found = reached(modules[item.id], chain, allowed) or by_text(where, node)
+    if not found and isinstance(_end(modules[item.id], chain, allowed), ModuleType):
+        return f"hands the module `{where}` on as a value: use its names instead"  # `m = a.re`
+    return found
+
+
+def _end(module: str, chain: list[str], allowed: set[str]) -> object:
+    """What `module.a.b...` is in the grader's own import of the module (None if not there)."""
+    value: object = _module(module, allowed)
+    for name in chain:
+        value = getattr(value, name, None)
+    return value
 
 
 def imported(nodes: list[ast.AST], allowed: set[str]) -> dict[str, str]:

@@ -44,12 +44,11 @@ def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
     all be read. Such a builtin may be called (`bytes([65])`), never handed on as a value: bound
     to another name, a default, passed to `map` or `functools.reduce`, whatever reaches it calls
     it with arguments no reading sees. Nor may the class be had from elsewhere: `type(b"")`, or
-    the `.registry` where `functools.singledispatch` keeps the classes its type hints name.
-    Type hints themselves are not judged here (the reader skips them). Needs `parent` links."""
+    the `.registry` where `functools.singledispatch` keeps the classes its type hints name
+    (refused everywhere: `allowed._REACHES_IN`). Type hints themselves are not judged here (the
+    reader skips them). Needs `parent` links."""
     restricted = {n: m for m, names in _SAME_AS.items() if m in forbidden for n in names}
     shown = ", ".join(f"`{name}`" for name in restricted)
-    if restricted and isinstance(item, ast.Attribute) and item.attr == "registry":
-        return f"uses `.registry`, which hands out classes ({shown}...) that type hints name"
     if not isinstance(item, ast.Name) or isinstance(item.ctx, ast.Store | ast.Del):
         return ""
     if restricted and item.id == "type":

@@ -15,7 +15,8 @@ modules (`allowed.COMPUTING`) these are:
   its `Field` holds. A class body's names are judged where it binds them
   (`forbidden._class_attributes`), but a `Field`'s name can be set later
   (`fields(C)[0].name = ...`, or a `field()` kept in a variable): refused, as the fields can be
-  read by their names (`(t.lead, t.rest)`). `fields` itself only hands out the `Field`s.
+  read by their names (`(t.lead, t.rest)`). A `Field` itself may be read, never held
+  (`dataclass_fields`): a dataclass made later from a subclass writes its name into code.
 
 `operator.attrgetter` and `methodcaller` would be two more, but `operator` is not allowed, and
 `string.Formatter` is refused where it is named (`allowed._REACHES_IN`).
@@ -24,6 +25,8 @@ modules (`allowed.COMPUTING`) these are:
 from __future__ import annotations
 
 import ast
+
+from lib.exercises.dataclass_fields import field_use
 
 # The functions above that may be called directly with this many positional arguments at most.
 _CALLED_PLAINLY = {"functools.update_wrapper": 2, "functools.wraps": 1}
@@ -38,6 +41,9 @@ def by_text(where: str, node: ast.AST) -> str:
     """ "" unless `node` (the whole `functools.wraps`, or `wraps` imported on its own) uses one of
     the functions above that `where` names, other than called directly with no names as text.
     Needs `parent` links; an import has no call, so `from functools import wraps` is refused."""
+    found = field_use(where, node)
+    if found:
+        return found
     if where in _REFUSED:
         return f"uses `{where}`, which names attributes as text: {_REFUSED[where]}"
     if where not in _CALLED_PLAINLY:

@@ -1,0 +1,108 @@
+"""`dataclasses`' `Field`s, which the learner's code may read but never hold: for `by_text`.
+
+A dataclass writes each field's name, as text, into the methods it generates (`__init__`,
+`__eq__`, `__repr__`... are `exec`uted from text) and into `__match_args__` (a class pattern
+`case Text(x)` fetches the attribute of that name). A class body's names are judged where it
+binds them (`forbidden._class_attributes`), but a `Field` is a plain object whose `.name` can be
+set later, and a dataclass made later from a subclass takes its base's `Field`s as they are:
+after `fields(Base)[0].name = 'lead,FOUND.append(eval)'` the subclass's `__eq__` runs that text.
+Which object a variable holds is not known when reading, so no `Field` may reach one:
+
+- `dataclasses.field(...)` only as a field's value in the class body of a dataclass
+  (`rest: list = dataclasses.field(default_factory=list)` under `@dataclasses.dataclass`, its
+  innermost decorator, which replaces it by its default), the body never reading it back;
+- `dataclasses.fields(C)` only in a comprehension that reads attributes of each
+  (`[f.name for f in dataclasses.fields(C)]`);
+- `dataclasses.Field` not at all, nor either function imported on its own (its uses are then
+  read as a notebook name's, unseen here).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from lib.exercises.scopes import resolve
+
+HOW = {
+    "dataclasses.field": "as a field's value under `@dataclasses.dataclass`"
+    " (`rest: list = dataclasses.field(default_factory=list)`)",
+    "dataclasses.fields": "in a comprehension reading each one"
+    " (`[f.name for f in dataclasses.fields(C)]`)",
+}
+
+
+def field_use(where: str, node: ast.AST) -> str:
+    """ "" unless `node` (the whole `dataclasses.field`, as `where` names it) hands out a `Field`
+    otherwise than above; then why, in words. Needs `parent` links."""
+    if where == "dataclasses.Field":
+        return "uses `dataclasses.Field`: write `dataclasses.field(...)` as a field's value"
+    if where not in HOW:
+        return ""
+    call = getattr(node, "parent", None)
+    called = isinstance(call, ast.Call) and call.func is node
+    kept = where == "dataclasses.field" and called and _a_fields_value(node, call)
+    read = where == "dataclasses.fields" and called and _only_read(call)
+    if kept or read:
+        return ""
+    return f"uses `{where}` other than {HOW[where]}: a `Field` may be read, never kept or changed"
+
+
+def _a_fields_value(node: ast.AST, call: ast.Call) -> bool:
+    """`rest: list = X.field(...)` in the body of a class whose innermost decorator is
+    `X.dataclass` (or a call of it), the body never reading `rest`: no code of the learner's
+    holds that `Field`, and the dataclass replaces it by its default."""
+    field = getattr(call, "parent", None)
+    body = getattr(field, "parent", None)
+    module = getattr(node, "value", None)
+    if not (
+        isinstance(field, ast.AnnAssign)
+        and field.value is call
+        and isinstance(field.target, ast.Name)
+        and isinstance(body, ast.ClassDef)
+        and isinstance(module, ast.Name)
+        and body.decorator_list
+    ):
+        return False
+    innermost = body.decorator_list[-1]
+    innermost = innermost.func if isinstance(innermost, ast.Call) else innermost
+    decorated = (
+        isinstance(innermost, ast.Attribute)
+        and innermost.attr == "dataclass"
+        and isinstance(innermost.value, ast.Name)
+        and innermost.value.id == module.id
+    )
+    scopes = resolve(body)  # the decorator's `X` is the body's unless the body binds `X`
+    owner = scopes.get(id(field.target))
+    read_back = any(
+        isinstance(n, ast.Name)
+        and n.id == field.target.id
+        and isinstance(n.ctx, ast.Load)
+        and scopes.get(id(n)) is owner
+        for n in ast.walk(body)
+    )
+    return decorated and id(module) not in scopes and not read_back
+
+
+def _only_read(call: ast.Call) -> bool:
+    """`[f.name for f in X.fields(C)]`: the first iterable of a comprehension whose variable is
+    only ever read an attribute of, never handed on."""
+    loop = getattr(call, "parent", None)
+    around = getattr(loop, "parent", None)
+    if not (
+        isinstance(loop, ast.comprehension)
+        and loop.iter is call
+        and isinstance(loop.target, ast.Name)
+        and isinstance(around, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp)
+        and around.generators[0] is loop
+    ):
+        return False
+    uses = [n for n in ast.walk(around) if isinstance(n, ast.Name) and n.id == loop.target.id]
+    return all(
+        n is loop.target
+        or (
+            isinstance(n.ctx, ast.Load)
+            and isinstance(getattr(n, "parent", None), ast.Attribute)
+            and isinstance(n.parent.ctx, ast.Load)  # type: ignore[attr-defined]
+        )
+        for n in uses
+    )

@@ -157,7 +157,8 @@ PUBLIC_NAMES = (
     "from collections import abc, Counter\nimport collections.abc\n"
     "def utf8_encode(cp):\n"
     "    x = Counter('ab'), re.compile('a').match, time.perf_counter(), math.comb(3, 1)\n"
-    "    y = string.ascii_letters, unicodedata.category('a'), dataclasses.field, re.IGNORECASE\n"
+    "    y = string.ascii_letters, unicodedata.category('a'), dataclasses.is_dataclass\n"
+    "    y = y, re.IGNORECASE\n"
     "    z = functools.reduce, abc.Iterable, collections.abc.Sequence, collections.__name__\n"
     "    return bytes([cp])"
 )

@@ -168,7 +168,7 @@ PRIVATE = "uses `collections._sys`, a private part"
                 "def utf8_encode(cp):\n    class K:\n        def collections(self):\n"
                 "            return 0\n" + MODULE_USED,
             ],
-            PRIVATE,
+            "binds `collections`, the name of a module",  # a class body looks it up outside
         ),
         (
             [

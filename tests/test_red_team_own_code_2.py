@@ -263,8 +263,9 @@ def test_a_code_object_made_into_a_function_earns_nothing(shell):
 # compile later cells the same way, so `check()` and the grader see the same thing.
 DATACLASS_TYPE = (
     "import dataclasses\n@dataclasses.dataclass\nclass Raw:\n    kind: bytes",
-    "def utf8_encode(cp):\n    return dataclasses.fields(Raw)[0].type(chr(cp), 'utf8')",
-)
+    "def utf8_encode(cp):\n"
+    "    return [f.type for f in dataclasses.fields(Raw)][0](chr(cp), 'utf8')",
+)  # `fields` read in a comprehension, the one way allowed (`dataclass_fields`)
 SET_UP = "import importlib, lib.exercises\nimportlib.reload(lib.exercises)"  # as if imported first
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from lib.exercises.allowed import JUDGED_BUILTINS
 from lib.exercises.bindings import DEFINABLE, KERNEL_NAMES
+from lib.exercises.python_builtins import PYTHON_BUILTINS
 from tests import test_red_team_own_code as harness
 from tests.test_own_code import reading
 
@@ -24,6 +26,17 @@ def test_every_name_a_fresh_kernel_holds_may_not_be_bound(shell):
     dunders = {n for n in names if n[:2] == n[-2:] == "__"}
     assert names - dunders <= KERNEL_NAMES
     assert not dunders & DEFINABLE
+
+
+def test_every_name_a_fresh_kernel_adds_to_the_builtins_may_not_be_bound(shell):
+    """IPython (`display`, `__IPYTHON__`) and `site` (`license`, `exit`...) add names to the
+    builtins beyond Python's own (`python -I -S`): each is a kernel name, a builtin the reading
+    judges, or a dunder no class of the learner's may define."""
+    shell.run_cell("import builtins\nADDED = set(dir(builtins))", store_history=False)
+    added = shell.user_ns["ADDED"] - PYTHON_BUILTINS
+    assert {"display", "__IPYTHON__", "license"} <= added
+    judged = {n for n in added if n[:2] == n[-2:] == "__" and n not in DEFINABLE}
+    assert added - judged <= KERNEL_NAMES | JUDGED_BUILTINS
 
 
 @pytest.mark.parametrize(

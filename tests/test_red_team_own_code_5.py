@@ -1,8 +1,9 @@
 """Red team on the own-code reading, round 5 (after fix27d: `scopes`, `hints`, `unit_reading`,
 the fixed builtins list, `pass` ending each program cell). Each test is an answer that earned
 full marks on main fcc5a09, judged as the grader judges it (`earns_full_marks`: the cells read,
-then only the program accepted run in a fresh IPython shell), each `xfail(strict=True)` until
-its door is closed; and a crash (5), fixed on main since, kept as a regression test. The last
+then only the program accepted run in a fresh IPython shell), each an `xfail(strict=True)` until
+fix27e closed its door by a rule (`tests/test_own_code_rules_5.py` gives each rule's reason); and
+a crash (5), fixed on main since, kept as a regression test. The last
 test runs doors 1, 2, 3, 4, 6, 7 and 8 through the real, sandboxed grader
 (`grade_submissions`) on lessons 1 and 3 solved: there each attacked exercise scored full
 marks ("all 46 cases passed", train_bpe 2/2...).

@@ -98,6 +98,11 @@ REFUSED = {
         "def utf8_encode(cp):\n    dataclasses.fields(T)[0].name = 'x'\n" + END,
         "uses `dataclasses.fields` other than",
     ),
+    "a Field written by a comprehension's loop": (
+        "import dataclasses\n\n@dataclasses.dataclass\nclass T:\n    lead: int = 0\n\n"
+        "def utf8_encode(cp):\n    [0 for f in dataclasses.fields(T) for f.name in ['x']]\n" + END,
+        "uses `dataclasses.fields` other than",
+    ),
     "a Field made by hand": (
         "import dataclasses\n\ndef utf8_encode(cp):\n    dataclasses.Field\n" + END,
         "uses `dataclasses.Field`",

@@ -88,21 +88,16 @@ def _only_read(call: ast.Call) -> bool:
     only ever read an attribute of, never handed on."""
     loop = getattr(call, "parent", None)
     around = getattr(loop, "parent", None)
-    if not (
-        isinstance(loop, ast.comprehension)
-        and loop.iter is call
-        and isinstance(loop.target, ast.Name)
-        and isinstance(around, ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp)
-        and around.generators[0] is loop
-    ):
+    kinds = ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+    first = isinstance(around, kinds) and around.generators[0] is loop and loop.iter is call
+    if not (first and isinstance(loop.target, ast.Name)):
         return False
     uses = [n for n in ast.walk(around) if isinstance(n, ast.Name) and n.id == loop.target.id]
-    return all(
-        n is loop.target
-        or (
-            isinstance(n.ctx, ast.Load)
-            and isinstance(getattr(n, "parent", None), ast.Attribute)
-            and isinstance(n.parent.ctx, ast.Load)  # type: ignore[attr-defined]
-        )
-        for n in uses
-    )
+    return all(n is loop.target or _an_attribute_read(n) for n in uses)
+
+
+def _an_attribute_read(name: ast.Name) -> bool:
+    """`f.name` read, not written (`for f.name in [...]`): the value itself goes nowhere."""
+    parent = getattr(name, "parent", None)
+    read = isinstance(parent, ast.Attribute) and isinstance(parent.ctx, ast.Load)
+    return isinstance(name.ctx, ast.Load) and read

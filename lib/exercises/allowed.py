@@ -78,6 +78,12 @@ def _reaches_in(attribute: str) -> bool:
     return unusual_dunder(attribute) or attribute in _REACHES_IN
 
 
+def _reaching(attribute: str) -> str:
+    if attribute == "registry":  # a learner's own attribute may be named so: say why it is out
+        return "uses `.registry`, where classes that type hints name come out: call the function"
+    return f"uses `.{attribute}`, which reaches into Python itself"
+
+
 def module_allowed(module: str, allowed: set[str]) -> bool:
     """May code import `module` (a listed module, or one its exercise allows)?"""
     return module.partition(".")[0] in COMPUTING or module in allowed
@@ -105,16 +111,16 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
     elif isinstance(item, ast.Attribute) and (
         unusual_dunder(item.attr) or item.attr in _REACHES_IN
     ):
-        return f"uses `.{item.attr}`, which reaches into Python itself"
+        return _reaching(item.attr)
     elif isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
         return f"uses `{item.id}`, which reaches into Python itself"
     elif isinstance(item, ast.Call) and _named_by_text(item):  # `getattr(g, "gi_frame")`
         name = item.args[1].value
         if _reaches_in(name):
-            return f"uses `.{name}`, which reaches into Python itself"
+            return _reaching(name)
     elif isinstance(item, ast.MatchClass):  # `case str(__class__=c):` reads `.__class__`
         for name in filter(_reaches_in, item.kwd_attrs):
-            return f"uses `.{name}`, which reaches into Python itself"
+            return _reaching(name)
     return ""
 
 

@@ -194,10 +194,9 @@ def wordpiece_with_or_without_marks(word, vocab):
         (wordpiece_without_marks, "in 'unaffable' the vocabulary has '##aff', and 'aff' is"),
     ],
 )
-def test_the_wordpiece_hint_quotes_the_first_failed_word(capsys, wrong, words):
-    lesson7.wordpiece_word.check({"wordpiece_word": wrong})
-    shown = " ".join(capsys.readouterr().out.split())
-    assert "💡" in shown and words in shown, shown
+def test_the_wordpiece_hint_quotes_the_first_failed_word(wrong, words):
+    result = lesson7.wordpiece_word.grade({"wordpiece_word": wrong})
+    assert "💡" in result.reason and words in " ".join(result.reason.split()), result.reason
 
 
 def test_wordpiece_hint_1_asks_how_to_find_the_longest_piece():

@@ -103,17 +103,12 @@ def test_the_check_finds_a_solution_line_copied_into_a_hint():
     assert given_away(fine) == []
 
 
-# Lessons whose `# Stuck?` comment under each check names every further hint: hint(), then
-# hint(2) and hint(3), or solution(). (Lessons 1-4 say only hint() or solution(); hint() itself
-# says when a further one exists.)
-NAMING_EVERY_HINT = (
-    "05_encoding.ipynb",
-    "06_multilingual_comparison.ipynb",
-    "07_beyond_bpe.ipynb",
-    "08_train_your_own.ipynb",
-    "09_tokens_meet_the_model.ipynb",
-)
-STUCK = re.compile(r"# Stuck\? ex\.(\w+)\.hint\(\)(.*)")
+# Every lesson's comment under each check names every further hint: `# Stuck? ex.X.hint(), then
+# hint(2) and hint(3), or ex.X.solution()`, or for a prediction `# A nudge first? ex.X.hint(),
+# then hint(2)`. (Lessons 1-4 once said only `hint()  or  solution()`, and a newcomer met the
+# ladder first there.)
+NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("0*_*.ipynb"))
+STUCK = re.compile(r"# (?:Stuck\?|A nudge first\?) ex\.(\w+)\.hint\(\)(.*)")
 
 
 def hints_named(notebook: Path) -> dict[str, list[int]]:
@@ -125,10 +120,14 @@ def hints_named(notebook: Path) -> dict[str, list[int]]:
     return named
 
 
-@pytest.mark.parametrize("name", NAMING_EVERY_HINT)
-def test_the_stuck_comment_names_every_hint_there_is(name):
-    lesson = int(name[:2])
+def test_every_lesson_is_checked():
+    assert [int(path.name[:2]) for path in NOTEBOOKS] == list(range(1, 10))
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda path: path.name)
+def test_the_stuck_comment_names_every_hint_there_is(notebook):
+    lesson = int(notebook.name[:2])
     hints = {e.name: len(e.hints) for e in all_exercises() if e.lesson == lesson}
-    named = hints_named(Path(__file__).resolve().parent.parent / "notebooks" / name)
+    named = hints_named(notebook)
     assert set(named) == set(hints)  # one comment per exercise
     assert named == {exercise: list(range(2, n + 1)) for exercise, n in hints.items()}

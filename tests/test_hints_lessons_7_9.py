@@ -171,6 +171,34 @@ def test_looking_wordpieces_up_without_their_marks_is_named():
     assert "looking pieces up without their '##'" in " ".join(result.reason.split())
 
 
+def wordpiece_with_or_without_marks(word, vocab):
+    """Greedy WordPiece that takes a piece inside a word if '##' + it or it alone is a token."""
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(len(word), start, -1):
+            text = word[start:end]
+            if text in vocab or (start and "##" + text in vocab):
+                pieces.append(("##" if start else "") + text)
+                start = end
+                break
+        else:
+            return ["[UNK]"]
+    return pieces
+
+
+@pytest.mark.parametrize(
+    ("wrong", "words"),
+    [
+        # It failed only 'untoken', and was shown 'unaffable', a word it gets right.
+        (wordpiece_with_or_without_marks, "in 'untoken', 'token' is in the vocabulary but"),
+        (wordpiece_without_marks, "in 'unaffable' the vocabulary has '##aff', and 'aff' is"),
+    ],
+)
+def test_the_wordpiece_hint_quotes_the_first_failed_word(wrong, words):
+    result = lesson7.wordpiece_word.grade({"wordpiece_word": wrong})
+    assert "💡" in result.reason and words in " ".join(result.reason.split()), result.reason
+
+
 def test_wordpiece_hint_1_asks_how_to_find_the_longest_piece():
     assert "Which lengths do you try at a position, and in what order?" in " ".join(
         lesson7.wordpiece_word.hints[0].split()

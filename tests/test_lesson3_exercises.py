@@ -165,6 +165,41 @@ def test_known_wrong_turns_are_named(name, wrong, words):
     assert result.status == "partial" and words in " ".join(result.reason.split())
 
 
+def wrap_around(ids: list[int]) -> dict:
+    """An extra pair: i from 0 with (ids[i - 1], ids[i]) also pairs the last id with the first."""
+    counts: dict = {}
+    for i in range(len(ids)):
+        pair = (ids[i - 1], ids[i])
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+def padded_with_none(ids: list[int]) -> dict:
+    """An extra pair: a zip padded to the full length pairs the last id with None."""
+    counts: dict = {}
+    for pair in zip(ids, ids[1:] + [None], strict=True):
+        counts[pair] = counts.get(pair, 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("wrong", "words"),
+    [
+        # Both were told about counts, quoting a (1, 2) they counted right, while the first
+        # failure on screen was get_stats([7]) with a pair [7] does not have.
+        (wrap_around, "your dictionary for [7] holds the pair (7, 7), and [7] has no pair"),
+        (padded_with_none, "your dictionary for [7] holds the pair (7, None)"),
+        # The counting 💡 quotes the learner's own wrong count, not always "(1, 2) occurs 3".
+        (count_each_pair_once, "in [1, 2, 1, 2, 1, 2, 1] you count (1, 2) as 1, and it occurs 3"),
+        (start_new_pairs_at_zero, "in [256, 100, 256, 97, 99] you count (256, 100) as 0, and"),
+    ],
+)
+def test_the_get_stats_hint_quotes_the_learners_own_answer(capsys, wrong, words):
+    ex.get_stats.check({"get_stats": wrong})
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "💡" in shown and words in shown, shown
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [

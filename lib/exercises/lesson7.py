@@ -121,13 +121,33 @@ def _unmarked_lookup(word: str, vocab: set[str]) -> list[str]:
     return wordpiece.encode_word(word, words | {"##" + piece for piece in words})
 
 
+def _unmarked_example(cases: list[Case], answers: list) -> str:
+    """Where the first failed shown case shows the '##' mattering: a piece the learner took
+    inside the word whose '##' form is not in the vocabulary ('token' in 'untoken'), else a
+    '##' piece of the right answer whose bare text is not in it ('##aff' in 'unaffable')."""
+    for case, answer in zip(cases, answers, strict=False):
+        if case.hidden or answer == case.expected:
+            continue
+        word, vocab = case.args
+        taken = answer[1:] if isinstance(answer, list) else []  # None where the call raised
+        for text in (str(piece).removeprefix("##") for piece in taken):
+            if text in vocab and "##" + text not in vocab:
+                return f" (in {word!r}, {text!r} is in the vocabulary but {'##' + text!r} is not)"
+        for bare in (piece.removeprefix("##") for piece in case.expected[1:]):
+            if bare not in vocab:
+                return (
+                    f" (in {word!r} the vocabulary has {'##' + bare!r}, and {bare!r} is not in it)"
+                )
+        return ""  # only the first failure is quoted: it is the one on screen
+    return ""
+
+
 def _wordpiece_turns(cases: list[Case], answers: list) -> str | None:
     unmarked = [lambda w, v: [p.removeprefix("##") for p in _unmarked_lookup(w, v)]]
     if any(answers_fit(cases, answers, f) for f in [_unmarked_lookup, *unmarked]):
         return (
             "your answers fit looking pieces up without their '##': inside a word, look up "
-            "'##' + the text (in 'unaffable' the vocabulary has '##aff', and 'aff' is not "
-            "in it). See hint 2."
+            f"'##' + the text{_unmarked_example(cases, answers)}. See hint 2."
         )
     return None
 

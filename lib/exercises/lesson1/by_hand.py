@@ -33,20 +33,27 @@ def _hidden_utf8_decode_first_cases() -> list[Case]:
     return _first_character(texts)
 
 
-def _unmasked_middle(cp: int, three: bool, four: bool) -> bytes:
+def _unmasked_middle(cp: int, three: bool, four: bool, plus: bool) -> bytes:
     """UTF-8 with the `& 0b111111` left off the middle bytes of the 3-byte row, the 4-byte row,
-    or both: their shifted values keep the higher bits, and bytes() refuses values over 255."""
+    or both: their shifted values keep the higher bits, and bytes() refuses values over 255.
+    The marker joins an unmasked byte with `|`, or with `+` (`0x80 + (cp >> 6)`), which goes
+    past 255 more often; on masked bits `|` and `+` agree, so the other bytes keep their `|`."""
+
+    def middle(shifted: int, unmasked: bool) -> int:
+        if not unmasked:
+            return 0x80 | shifted & 63
+        return 0x80 + shifted if plus else 0x80 | shifted
+
     if cp < 0x10000:
         if cp < 0x800:
             return chr(cp).encode("utf-8")
-        middle = cp >> 6 if three else (cp >> 6) & 63
-        return bytes([0xE0 | cp >> 12, 0x80 | middle, 0x80 | cp & 63])
-    shifted = [cp >> 12, cp >> 6] if four else [(cp >> 12) & 63, (cp >> 6) & 63]
-    return bytes([0xF0 | cp >> 18, *(0x80 | s for s in shifted), 0x80 | cp & 63])
+        return bytes([0xE0 | cp >> 12, middle(cp >> 6, three), 0x80 | cp & 63])
+    return bytes([0xF0 | cp >> 18, middle(cp >> 12, four), middle(cp >> 6, four), 0x80 | cp & 63])
 
 
 def _encode_turns(cases: list[Case], answers: list) -> str | None:
-    rows = [(True, False), (False, True), (True, True)]
+    unmasked = [(True, False), (False, True), (True, True)]  # the 3-byte row, the 4-byte, both
+    rows = [(three, four, plus) for three, four in unmasked for plus in (False, True)]
     if any(answers_fit(cases, answers, lambda cp, r=r: _unmasked_middle(cp, *r)) for r in rows):
         return (
             "a byte holds 8 bits: after a shift, one of your middle bytes still has the bits "

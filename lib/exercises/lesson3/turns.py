@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from lib import bpe
-from lib.exercises.cases import Case, answers_fit
+from lib.exercises.cases import Case, answers_fit, show
 
 SECTION = "section 4, 'Ties, and why the rule matters'"
 
@@ -98,34 +98,68 @@ def _without_last_pair(ids: list[int]) -> dict[tuple[int, int], int]:
     return bpe.get_stats(ids[:-1])
 
 
-def _miscounts_without_overlaps(cases: list[Case], answers: list[Any]) -> bool:
-    """Is a count wrong on ids with no two equal neighbours? There no pair overlaps itself, so
-    the mistake is in the counting (every pair counted 1, or a new pair started at 0)."""
-    for case, answer in zip(cases, answers, strict=False):
-        ids = case.args[0]
+def _shown_wrong_dicts(cases: list[Case], answers: list[Any]) -> list[tuple[list[int], dict]]:
+    """(ids, answer) of each shown case whose answer is a wrong dict, first failure first.
+    Hidden cases are left out: their input is the grader's secret."""
+    return [
+        (case.args[0], answer)
+        for case, answer in zip(cases, answers, strict=False)
+        if not case.hidden and isinstance(answer, dict) and answer != case.expected
+    ]
+
+
+def _extra_pair(wrong: list[tuple[list[int], dict]]) -> str | None:
+    """Name a pair the learner's dict holds that its ids do not have (a loop that wraps around
+    to (ids[-1], ids[0]), or a zip padded with None), from the first failure that has one."""
+    for ids, answer in wrong:
+        real = set(zip(ids, ids[1:], strict=False))
+        extra = next((pair for pair in answer if pair not in real), None)
+        if extra is not None:
+            has = "has no pair at all" if len(ids) < 2 else "does not have it"
+            return (
+                f"your dictionary for {show(ids, 60)} holds the pair {show(extra, 40)}, and "
+                f"{show(ids, 60)} {has}. The pairs are (ids[i], ids[i + 1]) for each i from 0 "
+                "to len(ids) - 2: no pair wraps around from the end, and none goes past it."
+            )
+    return None
+
+
+def _miscount(wrong: list[tuple[list[int], dict]]) -> str | None:
+    """Quote the learner's own wrong count from the first failure on ids with no two equal
+    neighbours. There no pair overlaps itself, so the mistake is in the counting (every pair
+    counted 1, or a new pair started at 0)."""
+    for ids, answer in wrong:
         if any(a == b for a, b in zip(ids, ids[1:], strict=False)):
             continue
-        if isinstance(answer, dict) and answer != case.expected:
-            return True
-    return False
+        for pair, count in bpe.get_stats(ids).items():
+            if answer.get(pair) != count:
+                yours = (
+                    f"count {pair} as {answer[pair]!r}" if pair in answer else f"leave {pair} out"
+                )
+                times = "once" if count == 1 else f"{count} times"
+                return (
+                    f"a count is wrong where no pair can overlap: in {show(ids, 60)} you "
+                    f"{yours}, and it occurs {times}. Every count is the number of times the "
+                    "pair occurs: a pair met once counts 1, and each further meeting adds 1."
+                )
+    return None
 
 
 def stats_turns(cases: list[Case], answers: list[Any]) -> str | None:
-    """Name the loop that stops one pair early, then a wrong count where nothing overlaps, then
-    the overlap mistake: a pair of two equal ids counted fewer times than it occurs
-    (`count_pairs_once`, or skipping ahead after such a pair). Each is checked before the next:
-    losing the last pair, or never counting past 1, undercounts [97, 97, 97] too."""
+    """Name the loop that stops one pair early, then a pair the ids do not have, then a wrong
+    count where nothing overlaps, then the overlap mistake: a pair of two equal ids counted
+    fewer times than it occurs (`count_pairs_once`, or skipping ahead after such a pair). Each
+    is checked before the next: losing the last pair, a pair too many, or never counting past
+    1 undercounts or miscounts [97, 97, 97] too."""
     if answers_fit(cases, answers, _without_last_pair):
         return (
             "the last pair is missing: [1, 2, 3] holds (1, 2) and (2, 3), and the last pair "
             "starts at the second-to-last id. Your loop stops one position early."
         )
-    if _miscounts_without_overlaps(cases, answers):
-        return (
-            "a count is wrong even where no pair can overlap, e.g. in [1, 2, 1, 2, 1, 2, 1] the "
-            "pair (1, 2) occurs 3 times. Every count is the number of times the pair occurs: a "
-            "pair met once counts 1, and each further meeting adds 1."
-        )
+    wrong = _shown_wrong_dicts(cases, answers)
+    named = _extra_pair(wrong) or _miscount(wrong)
+    if named:
+        return named
     for case, answer in zip(cases, answers, strict=False):
         try:
             short = isinstance(answer, dict) and any(

@@ -164,8 +164,8 @@ grow_embeddings = Exercise(
         "existing rows. Compute that one row first.",
         "zip(*rows) hands you the columns, one tuple each. Check yourself on the example above "
         "with n_new = 2: four rows, the last two both [2.0, 4.0]. One more thing, which the check "
-        "can't see (your answer reaches it as plain numbers): give each new row a list of its "
-        "own. [new_row] * 2 holds one list twice, so training one new row would change both.",
+        "can't see (it compares only the numbers): give each new row a list of its own. "
+        "[new_row] * 2 holds one list twice, so training one new row would change both.",
     ),
     solution_code="""\
 def grow_embeddings(rows: list[list[float]], n_new: int) -> list[list[float]]:

@@ -254,6 +254,40 @@ def test_reap_catches_a_daemon_that_hops_pids_and_kills_user_reset():
         sandbox.reap(UID, seconds=30)
 
 
+# Runs as the sandbox user: children that leave at once, each orphaning a child of its own that
+# exits a moment later. Whose zombies those become depends on who adopts them.
+ORPHANS = r"""
+import os, sys, time
+for _ in range(int(sys.argv[1])):
+    if os.fork() == 0:
+        if os.fork() == 0:
+            time.sleep(0.2)
+        os._exit(0)
+    os.wait()
+"""
+
+
+def parent_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_orphans_of_a_sandbox_user_come_back_to_the_grader_whatever_pid_1_does():
+    """CI failed once with 492 zombies of the hopper above left after reap: its orphans went to
+    pid 1, which on that machine (as in many containers, Gradescope's among them) never waited
+    for them, and each counts against the user's process limit. The grader is now their
+    subreaper: every orphan of a sandbox user is its own child, and reap waits for it."""
+    as_user(UID, ORPHANS, "20")
+    try:
+        time.sleep(0.6)
+        left = sandbox.processes_of(UID)
+        assert len(left) == 20, "the orphans went elsewhere"
+        assert {parent_of(pid) for pid in left} == {os.getpid()}
+        assert sandbox.reap(UID)
+        assert sandbox.processes_of(UID) == []
+    finally:
+        sandbox.reap(UID, seconds=30)
+
+
 # --- Zombies handed to the grader -------------------------------------------------------------
 
 # clone(CLONE_PARENT | SIGCHLD): each child is the child of our parent, which is the grader itself

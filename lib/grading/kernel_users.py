@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from lib.grading import cpu_share, memory_group
+from lib.grading.user_processes import adopt_orphans, processes_of, reap_if_our_zombie
 
 FIRST_UID, USERS = 61_000, 1000  # unprivileged users for kernels when grading as root
 BOX_MB = 4096  # all of a box's processes together, where a cgroup can be made
@@ -40,7 +41,9 @@ class SandboxUnavailable(RuntimeError):
 
 
 def become(uid: int) -> list[str]:
-    """The command prefix that drops root to `uid`, with no capabilities and no way back."""
+    """The command prefix that drops root to `uid`, with no capabilities and no way back. Whoever
+    asks will start a process as `uid`, so from here on its orphans come back to us."""
+    adopt_orphans()
     prefix = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
     return prefix + ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
 
@@ -214,7 +217,7 @@ def _killed_all(uid: int, end: float) -> bool:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
         for pid in left:
-            _reap_if_our_zombie(pid)
+            reap_if_our_zombie(pid)
         time.sleep(0.05)
 
 
@@ -243,25 +246,3 @@ def scratch_roots() -> tuple[str, ...]:
                             below.append(entry.path)
         level = below
     return tuple(found)
-
-
-def _reap_if_our_zombie(pid: int) -> None:
-    """Reap `pid` if it is a zombie whose parent is the grader: a kernel's `clone(CLONE_PARENT)`
-    children are ours, no signal removes them, and each counts against the user's processes
-    until its parent waits for it. Only a zombie is waited for (WNOHANG), so no child the grader
-    still runs is ever touched; one it started itself is done, and its own wait finds it gone."""
-    with contextlib.suppress(OSError):  # gone, or not our child after all
-        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        if stat[0] == "Z" and int(stat[1]) == os.getpid():  # the state, the parent's pid
-            os.waitpid(pid, os.WNOHANG)
-
-
-def processes_of(uid: int) -> list[int]:
-    """The ids of the processes running as `uid`."""
-    pids = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if entry.stat(follow_symlinks=False).st_uid == uid:
-                    pids.append(int(entry.name))
-    return pids

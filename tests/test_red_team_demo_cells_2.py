@@ -1,0 +1,257 @@
+"""Second red team of `lib/grading/demo_cells.py` (issues 27/28): the first run's rule as fixed
+("leave a demonstration out only if the notebook is the handout's, changed only in its exercise
+cells, and nothing of the student's reaches it nor anything kept needs it").
+
+Each hole is a test marked `xfail(strict=True)` while open (the fix makes it pass: then drop the
+mark), with the trick, why the reading misses it and a fix in a line ("Fix:"). The unit tests ask
+`left_out` about the real lesson 4 (solved, one exercise cell changed) or the small handout of
+tests/test_demo_cells.py; the last test grades two lesson 4 notebooks through the real grader,
+once, and compares the feedback with what a whole run gives (measured once by grading the same
+notebooks with no handout, so that every cell ran; the lines are quoted below).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lib.grade import grade_submissions
+from lib.grading.demo_cells import handout_code, left_out
+from lib.grading.notebook import handouts
+from lib.grading.solved import solved
+from tests.test_demo_cells import HANDOUT, SOLVED_CELL, notebook
+
+ROOT = Path(__file__).resolve().parent.parent
+LESSONS = dict(handouts(ROOT / "notebooks"))
+LESSON_4 = handout_code([(4, LESSONS[4])])[4]
+
+
+def lesson_4(**added: str) -> nbformat.NotebookNode:
+    """Lesson 4 solved, with lines added at the end of the named exercise cells (a value that
+    starts with "=" replaces the cell instead)."""
+    nb = solved(LESSONS[4])
+    for name, lines in added.items():
+        (cell,) = [c for c in nb.cells if c.metadata.get("exercise") == name]
+        cell.source = lines[1:] if lines.startswith("=") else f"{cell.source}\n\n{lines}"
+    return nb
+
+
+def cell_of(nb: nbformat.NotebookNode, start: str) -> int:
+    (index,) = [i for i, c in enumerate(nb.cells) if c.source.startswith(start)]
+    return index
+
+
+# Lesson 4's demonstrations the tricks below break (each runs after the exercise cell changed).
+SHOW_SENTENCE = "show_tokens(sentence, gpt4)"  # reads `sentence`
+REPLY = 'reply = "नमस्ते! 👋'  # `gpt4.encode(...)`: lib.tokenizer calls lib.bpe inside
+STREAM = "decoder = StreamingDecoder(gpt4)\nchunks"  # `decoder.feed(...)`
+PIECES = 'sentence = "नमस्ते! आज'  # `vocab[i]`
+
+
+def test_lesson_4_as_solved_leaves_out_the_demonstrations_the_tricks_break():
+    """What holds: solved, lesson 4's demonstrations are left out (else the tests below would
+    say nothing)."""
+    nb = lesson_4()
+    out = left_out(nb, LESSON_4)
+    assert {cell_of(nb, s) for s in (SHOW_SENTENCE, REPLY, STREAM, PIECES)} <= out
+
+
+# Trick: reach the notebook's own namespace through a module the deny-lists do not name.
+# IPython's `__main__` module *is* the notebook's namespace (`__main__.sentence = None`);
+# `cProfile.run(text)` runs text there; `InteractiveShell.instance()` is `get_ipython()` by
+# another name; `pkgutil.resolve_name("__main__:ex")` and a pickle's GLOBAL opcode find a value
+# by text. Nothing of the student's names `sentence` or `ex`, so the cells reading them are left
+# out. Whole run (each checked through the grader): `show_tokens(sentence, gpt4)` raises
+# TypeError, or the loop over `ex.PREDICT_SENTENCES` AttributeError; first run: no error.
+# Fix: an exercise cell may import only what its lesson's exercises may use (`COMPUTING` and
+# the `allowed_lib` modules) and what the handout imports; any other import runs the notebook
+# whole (an allow-list, as `lib.exercises.allowed`, instead of DYNAMIC's deny-list).
+PREDICTIONS = "for what, text in ex.PREDICT_SENTENCES.items()"  # reads `ex`
+NAMESPACE = {  # the student's lines, and the demonstration after them that they break
+    "__main__": ("import __main__\n__main__.sentence = None", SHOW_SENTENCE),
+    "cProfile": ("import cProfile\ncProfile.run('sentence = None')", SHOW_SENTENCE),
+    "IPython": (
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "InteractiveShell.instance().user_ns['sentence'] = None",
+        SHOW_SENTENCE,
+    ),
+    "pkgutil": (
+        "import pkgutil\npkgutil.resolve_name('__main__:ex').PREDICT_SENTENCES = None",
+        PREDICTIONS,
+    ),
+    "pickle": (
+        "import pickle\npickle.loads(b'c__main__\\nex\\n.').PREDICT_SENTENCES = None",
+        PREDICTIONS,
+    ),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="the notebook's namespace through a module: left out")
+@pytest.mark.parametrize(("lines", "broken"), NAMESPACE.values(), ids=NAMESPACE)
+def test_the_notebook_s_namespace_reached_through_a_module_keeps_its_readers(lines, broken):
+    nb = lesson_4(stream_decode=lines)
+    assert cell_of(nb, broken) not in left_out(nb, LESSON_4)
+
+
+# Trick: a one-line exercise cell that IPython's automagic runs as a line magic although it
+# parses as Python: `reset -f` is `reset - f` to `ast`, and `%reset -f` to IPython (for a
+# one-line cell, the first word a magic's name not followed by `=` or `,`). It empties the
+# namespace: in the whole run the four demonstrations after it raise NameError, in the first
+# run they are left out. Only a bare name (`rerun`) is read as a magic (`cell_names._walk`).
+# Fix: in a student's one-line cell, a first name that is one of IPython's line magics
+# (`ls`, `reset`, `run`, `time`, `who`...), not followed by `=` or `,`, makes it Unreadable.
+@pytest.mark.xfail(strict=True, reason="`reset -f` reads as a subtraction: left out")
+@pytest.mark.parametrize("line", ["reset -f", "reset -s", "ls -la"])
+def test_a_one_line_magic_with_arguments_makes_the_whole_notebook_run(line):
+    nb = lesson_4(predict_fewer_tokens="=" + line)
+    assert left_out(nb, LESSON_4) == frozenset()
+
+
+# Trick: change a module that the demonstrations use only through another one. `Tokenizer`
+# (`lib.tokenizer`) calls `bpe.replace_lone_surrogates` on every text it encodes; the student's
+# `bpe.replace_lone_surrogates = None` reaches, by `module_paths`, only names bound to `lib.bpe`,
+# inside it, or to `lib` itself, and lesson 4's cells name `Tokenizer`, `data`, `StreamingDecoder`,
+# `show_tokens` (`lib.Tokenizer`, `lib.streaming...`). Whole run: `gpt4.encode(reply)` raises
+# TypeError, and two cells after it NameError; first run: nothing reported.
+# Fix: a change to any module of a package (`m.x = ...`, or an odd use) reaches every name
+# bound into that package (all of `lib`), or, simpler, runs the notebook whole.
+@pytest.mark.xfail(strict=True, reason="lib.bpe changed, lib.tokenizer uses it: left out")
+def test_a_change_of_a_module_reaches_demonstrations_using_it_through_another():
+    nb = lesson_4(first_bad_token="from lib import bpe\nbpe.replace_lone_surrogates = None")
+    assert cell_of(nb, REPLY) not in left_out(nb, LESSON_4)
+
+
+# Trick: change a shared object through the result of a call, inside a function called at the
+# top level. `type(StreamingDecoder(None)).feed = None` stores into no name (the store's root is
+# a call), and `StreamingDecoder(...)` inside a function is "a call", never a change; yet it
+# changes the class every demonstration's decoder is made of. So would a method called on any
+# shared value a module hands out (`data.tiktoken_encoding(name)` is tiktoken's cached
+# `Encoding`, one per process). Whole run: both `StreamingDecoder(gpt4)` cells raise TypeError;
+# first run: left out, nothing reported.
+# Fix: in a student's cell, a store or `del` whose root is not a name (`f().a = ...`,
+# `type(x).a = ...`, `x[0].a` is fine) makes it Unreadable; with the import allow-list above,
+# or read every name a store's root expression mentions as changed.
+@pytest.mark.xfail(strict=True, reason="a store through a call's result names nothing: left out")
+def test_a_change_through_a_call_s_result_keeps_the_demonstrations_using_the_object():
+    spoil = "def spoil():\n    type(StreamingDecoder(None)).feed = None\n\n\nspoil()"
+    nb = lesson_4(first_bad_token=spoil)
+    assert cell_of(nb, STREAM) not in left_out(nb, LESSON_4)
+
+
+# Trick (the student blamed, or an error hidden): a demonstration changes interpreter-wide state
+# by a call, which a kept cell feels without naming the module: `warnings.simplefilter("error")`
+# before a student's cell with a `'\d'` in a string (compiled, the SyntaxWarning is an error),
+# `codecs.register(...)` before one that encodes with that codec. Rule (c) keeps such a call only
+# when a kept cell reads the module (`warnings`, `codecs`), and the student's cell reads neither.
+# Through the grader (the toy handout): whole run "raised SyntaxError: invalid escape sequence"
+# where the first run reports nothing; first run "raised LookupError: unknown encoding: course"
+# where the whole run reports nothing. (`sys.setrecursionlimit` is caught: the set-up cell reads
+# `sys`.) No shipped lesson's demonstration does this today.
+# Fix: keep every handout cell that calls, at its top level, a function of a module for its
+# effect, whoever reads the module (or let the handouts audit list such cells, always kept).
+STATE = {
+    "warnings": (
+        "import warnings\nwarnings.simplefilter('error')",
+        "import re\n\n\nprint(re.findall('\\d+', 'a1b22'))",
+    ),
+    "codec": (
+        "import codecs\ncodecs.register(lambda name: codecs.lookup('utf-8') "
+        "if name == 'course' else None)",
+        "print('é'.encode('course'))",
+    ),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="rule (c) asks whether a kept cell names the module")
+@pytest.mark.filterwarnings("ignore:invalid escape sequence")  # the student's `'\\d'`
+@pytest.mark.parametrize(("demo", "student"), STATE.values(), ids=STATE)
+def test_a_demonstration_changing_interpreter_state_before_a_student_s_cell_runs(demo, student):
+    sources = [*HANDOUT[:4], demo, *HANDOUT[4:]]  # the demonstration just before the exercise
+    hand = handout_code([(1, with_exercise(sources, 5))])[1]
+    sources[5] = "\n\n".join([SOLVED_CELL, student])
+    assert 4 not in left_out(with_exercise(sources, 5), hand)
+
+
+def with_exercise(sources: list[str], index: int) -> nbformat.NotebookNode:
+    """`notebook(*sources)`, with its exercise cell at `index` (not 4)."""
+    nb = notebook(*sources)
+    nb.cells[4].metadata.pop("exercise")
+    nb.cells[index].metadata["exercise"] = "double"
+    return nb
+
+
+# Trick: an exercise cell whose source is not text (`"source": {}` in the file). The grader
+# reads notebooks without nbformat's validation; `left_out` keeps non-text cells (`_code`) and
+# then `ast.parse` raises TypeError, which it does not catch: the notebook is a "grader error"
+# with no row for any exercise (`--retry-failed` fails again). Through the real grader the
+# lesson's identification fails first, the same way (`notebook._code` joins the sources):
+# "grader error (TypeError: sequence item 15: expected str instance, NotebookNode found)".
+# Fix: `read_notebook` refuses a cell whose source is not text ("not a valid notebook"), and
+# `left_out` returns nothing left out for one (`cell_names.read_cell` raises `Unreadable`).
+@pytest.mark.xfail(strict=True, reason="TypeError out of left_out: grader error, no rows")
+@pytest.mark.parametrize("source", [{"not": "text"}, 5, None])
+def test_a_cell_whose_source_is_not_text_makes_the_whole_notebook_run(source):
+    nb = lesson_4()
+    (cell,) = [c for c in nb.cells if c.metadata.get("exercise") == "first_bad_token"]
+    cell.source = source
+    assert left_out(nb, LESSON_4) == frozenset()
+
+
+# The real grader, one batch of two lesson 4 notebooks (solved): "spoils" sets `vocab` by text
+# (`cProfile.run`), changes `lib.bpe` under `Tokenizer` and empties the namespace (`reset -f`,
+# its prediction lost: 0 points in both runs); "reaches" changes `StreamingDecoder` through a
+# call's result and `sentence` through `__main__`. WHOLE is what the same notebooks gave graded
+# with no handout, every cell run (measured 2026-11-26; a second batch, ~10 CPU s, is not worth
+# repeating on every run): (cell, error) of each line of feedback. The first run reported none.
+STUDENTS = {
+    "spoils": lesson_4(
+        vocab_from_merges="import cProfile\ncProfile.run('vocab = None')",
+        first_bad_token="from lib import bpe\nbpe.replace_lone_surrogates = None",
+        predict_fewer_tokens="=reset -f",
+    ),
+    "reaches": lesson_4(
+        first_bad_token="def spoil():\n    type(StreamingDecoder(None)).feed = None\n\n\nspoil()",
+        stream_decode="import __main__\n__main__.sentence = None",
+    ),
+}
+SCORES = {"spoils": [1.0, 1.0, 2.0, 0.0], "reaches": [1.0, 1.0, 2.0, 1.0]}
+WHOLE = {
+    "spoils": [(15, "TypeError"), (17, "TypeError"), (34, "TypeError")]
+    + [(38, "NameError"), (40, "NameError"), (49, "NameError"), (50, "NameError")]
+    + [(51, "NameError"), (53, "NameError")],
+    "reaches": [(38, "TypeError"), (40, "TypeError"), (49, "TypeError"), (50, "TypeError")],
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict[str, dict]:
+    """Each student's record as the grader makes it (demonstrations left out of the first run)."""
+    tmp = tmp_path_factory.mktemp("red-team-demo-2")
+    (tmp / "class").mkdir()
+    for name, nb in STUDENTS.items():
+        nbformat.write(nb, tmp / "class" / f"{name}.ipynb")
+    found = grade_submissions([tmp / "class"], tmp / "grades", jobs=2, progress=False)
+    return {r["student"]: r for r in found}
+
+
+def reported(events: list[str]) -> list[tuple[int, str]]:
+    """(cell number, error) of each "cell N (`...`) raised Error: ..." line."""
+    found = (re.fullmatch(r"cell (\d+) \(`.*`\) raised (\w+)(: .*)?", e, re.S) for e in events)
+    return [(int(m[1]), m[2]) for m in found if m]
+
+
+@pytest.mark.end_to_end
+def test_the_tricks_change_no_grade(graded):
+    """What holds: the grades come from kernels of their own, the same as in the whole run."""
+    for student, scores in SCORES.items():
+        assert [e["score"] for e in graded[student]["exercises"]] == scores
+
+
+@pytest.mark.end_to_end
+@pytest.mark.xfail(strict=True, reason="the first run hides the errors the whole run reports")
+@pytest.mark.parametrize("student", STUDENTS)
+def test_the_first_run_reports_what_the_whole_run_reports(graded, student):
+    assert reported(graded[student]["events"]) == WHOLE[student]

@@ -13,6 +13,7 @@ notebooks with no handout, so that every cell ran; the lines are quoted below).
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 import nbformat
@@ -198,6 +199,28 @@ def test_a_cell_whose_source_is_not_text_makes_the_whole_notebook_run(source):
     (cell,) = [c for c in nb.cells if c.metadata.get("exercise") == "first_bad_token"]
     cell.source = source
     assert left_out(nb, LESSON_4) == frozenset()
+
+
+# Trick (the reading stalls): an exercise cell importing N names and using them at its top
+# level. Each use is a possible change of an imported name, and `Imports.reached` compares every
+# name bound by an import with every path changed, once per reached cell and per round of
+# `_kept`: quadratic, 13-25 CPU s for 4,000 names (54 KB), hours for a 1 MB cell (a notebook may
+# be 64 MB); the other readers take 0.5 s. It runs in a thread holding `_READING_CODE`, which a
+# deadline cannot stop: through the grader (toy handout, 16,000 names, 200 KB) the notebook was
+# given up after its 53 s deadline, "stuck in _in_turn", and the batch of two took 544 s of wall
+# time instead of ~10 (every other notebook's reading waits for the lock meanwhile).
+# Fix: `Imports` keeps its paths in a dict (or a trie) and `reached` looks each one up (linear);
+# `_kept` computes each cell's `_touched` once; and `left_out` gives up (everything runs) past a
+# budget of names or a few hundred milliseconds.
+@pytest.mark.xfail(strict=True, reason="quadratic in the names a cell imports and uses")
+def test_reading_a_cell_with_many_imported_names_takes_linear_time():
+    names = ", ".join(f"a{i}" for i in range(2_000))
+    student = f"{SOLVED_CELL}\nfrom collections import {names}\nprint({names})"
+    nb = notebook(*HANDOUT[:4], student, *HANDOUT[5:])
+    hand = handout_code([(1, notebook(*HANDOUT))])[1]
+    started = time.process_time()
+    left_out(nb, hand)
+    assert time.process_time() - started < 1.0  # ~3.5 s now; ~0.05 s when linear
 
 
 # The real grader, one batch of two lesson 4 notebooks (solved): "spoils" sets `vocab` by text

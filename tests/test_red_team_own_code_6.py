@@ -1,0 +1,302 @@
+"""Red team on the own-code reading, round 6 (after round 5's fixes, main f888972). Each test is
+an answer that earned full marks, a notebook whose reading stalls the grader, or honest code
+refused, each `xfail(strict=True)` until its door is closed. Doors 1 and 2 were run through
+`check()` in an IPython shell (✅ all cases passed, 2/2) and through the real, sandboxed grader
+(`python -m lib.grading grade`) on lessons 1 and 3 with only their set-up and exercise cells:
+every attacked exercise scored full marks there (the last test of this file).
+
+Doors found (each test says why the reading misses it, and a fix in one line):
+
+1. a class's attributes written as the text keys of a namespace: `type(name, bases, {...})`, or
+   a subclass of `type` called so, defines any dunder the rules refuse in a class body
+   (`__instancecheck__`, `__match_args__`...). A class pattern then fetches attributes by the
+   names in `__match_args__`: `gi_frame`, then `f_builtins`, then `__import__('lib.bpe')`;
+2. `functools.update_wrapper(SomeClass, f)`, called plainly (allowed), copies `f.__annotations__`
+   onto the class: a dataclass made of it then has a field for each of `f`'s parameters, named
+   as the learner likes (`encode`, `decode`), never bound in a class body, so
+   `forbidden._class_attributes` never sees it; `case Made(method)` fetches `str.encode`;
+3. the reading is quadratic in a dataclass's fields: `dataclass_fields._a_fields_value` resolves
+   the whole class body once per `dataclasses.field(...)`. Measured on main: 250 fields (14 KB)
+   9 s of CPU, 500 fields 38 s, 1,000 fields (57 KB) 175 s, for one target; every target that
+   reaches the class reads it again, `check()` too, and the grader's readings take turns
+   (`one_submission._READING_CODE`), so one such notebook stalls every other one's reading.
+
+Honest code refused (each costs a learner the exercise's marks, in `check()` and the grader):
+
+4. a notebook that decorates any function `@functools.cache` (or a class `@dataclasses.dataclass`)
+   makes that function a unit of the module's name (`cell_reading.binds` takes `@f.register` for a
+   binding of `f`), so every answer that uses the module is read through it: an honest
+   `bytes_per_char` that may call `.encode` makes an honest `utf8_encode` that uses
+   `functools.reduce` "not own code (through `functools`)";
+5. plausible learner code the rules refuse although nothing in it can run or find code: hints
+   from `typing` (`List[int]`, named in issue 27 as a module to allow), a hint `Counter[int]`
+   after `from collections import Counter`, `from dataclasses import dataclass, field`, and a
+   parameter or plain local named `type` or `input` (neither can hold the builtin unseen: a
+   caller's argument and an assigned value are read where they are written).
+
+What held: `__match_args__`, `__instancecheck__`, `__class_getitem__` bound in a class body
+(refused); a class pattern's keyword attributes (`case object(gi_frame=f)`: refused); public
+attributes of the allowed modules that hold builtins or modules (none beyond those refused);
+a metaclass from an allowed module (only `abc.ABCMeta` and `enum.EnumType`, neither hands a
+class-pattern match to a generator); `str.format`/`format_map` (text only); the `regex` module's
+public names; `%%` cell magics (the program is the unparsed Python, without the magic's line).
+Runtime: the unit tests about 6 s of CPU, the real grader's test about 40 s more.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lib.exercises.own_code import Notebook
+from lib.grade import Limits, grade_submissions
+from lib.grading.solved import solved
+from tests import test_red_team_own_code as harness
+from tests.test_red_team_own_code import EXERCISES, ROOT, earns_full_marks
+
+shell = harness.shell  # the harness's fresh IPython shell, as a fixture of this module too
+
+# 1. A class pattern `case Frame(frame)` calls `isinstance(subject, Frame)` (the metaclass's
+# `__instancecheck__`), then `getattr(subject, name)` for each name of `Frame.__match_args__`:
+# getattr with names as text, reaching a generator's frame and that frame's builtins. Both
+# dunders are refused in a class body (`bindings.binds_judged`), not as a namespace's keys.
+# Fix: refuse `type` called with three arguments, and `type` as a base class (a metaclass of the
+# learner's is then only ever a plain class); or refuse a class pattern's positional
+# sub-patterns unless its class is a builtin or a class of the notebook's own `class` statement.
+FRAME_BY_MATCH_ARGS = (
+    "    Frame = Always('Frame', (), {'__match_args__': ('gi_frame',)})\n"
+    "    Builtins = Always('Builtins', (), {'__match_args__': ('f_builtins',)})\n\n"
+    "    def gen():\n        yield 1\n\n"
+    "    match gen():\n        case Frame(frame):\n            pass\n"
+    "    match frame:\n        case Builtins(found):\n            pass\n"
+    "    bpe = found['__import__']('lib.bpe', fromlist=['train', 'merge'])\n"
+)
+DUNDERS_AS_TEXT = {
+    "type() with three arguments": (
+        "train_bpe",
+        "def train_bpe(text, vocab_size):\n"
+        "    Always = type('Always', (type,), {'__instancecheck__': lambda cls, obj: True})\n"
+        + FRAME_BY_MATCH_ARGS
+        + "    return bpe.train(text, vocab_size)[1]\n",
+    ),
+    "a subclass of type called": (
+        "merge",
+        "class Meta(type):\n    pass\n\n\ndef merge(ids, pair, new_id):\n"
+        "    Always = Meta('Always', (Meta,), {'__instancecheck__': lambda cls, obj: True})\n"
+        + FRAME_BY_MATCH_ARGS
+        + "    return bpe.merge(ids, pair, new_id)\n",
+    ),
+}
+
+
+@pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="door 1: dunders written as a namespace's text keys"
+)
+@pytest.mark.parametrize("name, source", DUNDERS_AS_TEXT.values(), ids=list(DUNDERS_AS_TEXT))
+@pytest.mark.filterwarnings("ignore::UserWarning")  # `bpe.train` on tiny texts says so
+def test_dunders_written_as_a_namespaces_keys_earn_nothing(shell, name, source):
+    assert not earns_full_marks(shell, name, source)
+
+
+# 2. `update_wrapper(wrapper, wrapped)` sets `wrapper.__annotations__ = wrapped.__annotations__`
+# whatever `wrapper` is (then fails on a class's `__dict__`, after the copy: caught). The names a
+# class body binds are judged (`encode: int` is refused where `.encode` is forbidden); a
+# parameter's name is not, and `dataclasses.dataclass` makes each key of `__annotations__` a
+# field, and `__match_args__` of their names. `bytes` subclassed where `.decode` is forbidden
+# (only `str` does `.decode`'s job by another name) gives `bytes.decode` the same way.
+# Fix: call `update_wrapper`/`wraps` only with a function of the cell's own `def` as wrapper
+# (what a decorator does); or judge the parameter names of a function whose annotations may be
+# copied as a class body's names.
+def fields_from_parameters(name: str, method: str, base: str, subject: str, end: str) -> str:
+    """`name(...)`, calling `subject.method` through a dataclass field named by a parameter."""
+    return (
+        f"import dataclasses\nimport functools\n\n\ndef {name}:\n"
+        f"    def probe({method}: int):\n        pass\n\n"
+        f"    class Made({base}):\n        pass\n\n"
+        "    try:\n        functools.update_wrapper(Made, probe)\n"
+        "    except AttributeError:\n        pass\n"
+        "    Made = dataclasses.dataclass(init=False)(Made)\n"
+        f"    match Made({subject}):\n        case Made(method):\n            pass\n{end}"
+    )
+
+
+FIELDS_FROM_PARAMETERS = {
+    "str.encode": (
+        "utf8_encode",
+        fields_from_parameters(
+            "utf8_encode(cp)", "encode", "str", "chr(cp)", "    return method()\n"
+        ),
+    ),
+    "bytes.decode": (
+        "is_valid_utf8",
+        fields_from_parameters(
+            "is_valid_utf8(data)",
+            "decode",
+            "bytes",
+            "data",
+            "    try:\n        method()\n    except UnicodeDecodeError:\n        return False\n"
+            "    return True\n",
+        ),
+    ),
+    "bytes.decode, the first character": (
+        "utf8_decode_first",
+        fields_from_parameters(
+            "utf8_decode_first(data)",
+            "decode",
+            "bytes",
+            "data[:4]",
+            "    cp = ord(method('utf-8', 'ignore')[0])\n"
+            "    return cp, 1 + (cp > 0x7F) + (cp > 0x7FF) + (cp > 0xFFFF)\n",
+        ),
+    ),
+}
+
+
+@pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="door 2: fields named by a function's parameters"
+)
+@pytest.mark.parametrize(
+    "name, source", FIELDS_FROM_PARAMETERS.values(), ids=list(FIELDS_FROM_PARAMETERS)
+)
+def test_fields_copied_from_a_functions_parameters_earn_nothing(shell, name, source):
+    assert not earns_full_marks(shell, name, source)
+
+
+# 3. Fix: resolve a class body's scopes once per reading of the unit (`resolve` is already
+# called on the whole unit by `read_unit`: hand `field_use` its result), and find the fields
+# read back in one walk of the body, not one per field.
+def dataclass_with_fields(n: int) -> str:
+    fields = "".join(
+        f"    f{i}: list = dataclasses.field(default_factory=list)\n" for i in range(n)
+    )
+    return (
+        f"import dataclasses\n\n@dataclasses.dataclass\nclass Big:\n{fields}\n"
+        "def merge(ids, pair, new_id):\n    Big\n    return ids\n"
+    )
+
+
+@pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="door 3: quadratic in a dataclass's fields"
+)
+def test_reading_a_dataclass_grows_in_proportion_to_its_fields():
+    seconds = []
+    for n in (25, 100):
+        started = time.process_time()
+        assert Notebook([dataclass_with_fields(n)]).borrowed("merge") == ""
+        seconds.append(time.process_time() - started)
+    assert seconds[1] < 8 * seconds[0] + 0.05, seconds  # four times the size: at most twice linear
+
+
+# 4. Fix: `binds` takes a decorator `@f.attr` for a binding of `f` only when `f` is not a name
+# the notebook imports (a module is judged by `module_outside`, never followed as a notebook
+# name): `@kind.register` of a notebook's own `singledispatch` function stays followed.
+CACHED_HELPER = (
+    "import functools\n\n\n@functools.cache\ndef bytes_per_char(text):\n"
+    "    return len(text.encode('utf-8')) / len(text)\n",
+    "def utf8_encode(cp):\n    if cp < 0x80:\n        return bytes([cp])\n"
+    "    n = 2 if cp < 0x800 else 3 if cp < 0x10000 else 4\n"
+    "    tail = [0x80 | (cp >> 6 * k) & 0x3F for k in range(n - 1)]\n"
+    "    lead = (0xC0, 0xE0, 0xF0)[n - 2] | cp >> 6 * (n - 1)\n"
+    "    join = lambda done, b: done + bytes([b])  # noqa: E731\n"
+    "    return functools.reduce(join, reversed(tail), bytes([lead]))\n",
+)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="honest 4: a decorated function read as a module's unit",
+)
+def test_a_cached_neighbour_does_not_cost_an_honest_answer_its_marks(shell):
+    assert earns_full_marks(shell, "utf8_encode", *CACHED_HELPER)
+
+
+def test_the_honest_answer_alone_earns_full_marks(shell):
+    """Honest 4's answer is right and own code: only its cached neighbour costs it the marks."""
+    assert earns_full_marks(shell, "utf8_encode", "import functools", CACHED_HELPER[1])
+
+
+# 5. Fix: allow `typing` (its public names only compute; `get_type_hints`, which evaluates hints,
+# and `ForwardRef._evaluate` excepted), let a hint subscript a name only imports bind from an
+# allowed module, read `from dataclasses import field` as `dataclasses.field`, and refuse
+# binding a judged builtin's name only where the value bound is looked up outside (a default, a
+# loop's or comprehension's iterable, a class body: `_looked_up_outside`), not a plain
+# parameter or a local assigned in the function.
+MERGE_BODY = (
+    "    out, i = [], 0\n    while i < len(ids):\n"
+    "        if i + 1 < len(ids) and (ids[i], ids[i + 1]) == pair:\n"
+    "            out.append(new_id)\n            i += 2\n"
+    "        else:\n            out.append(ids[i])\n            i += 1\n    return out\n"
+)
+HONEST_REFUSED = {
+    "hints from typing": "from typing import List, Tuple\n\n\n"
+    "def merge(ids: List[int], pair: Tuple[int, int], new_id: int) -> List[int]:\n" + MERGE_BODY,
+    "a hint subscripting Counter imported from collections": "from collections import Counter\n"
+    "\n\ndef merge(ids: list[int], pair: tuple[int, int], new_id: int, seen: Counter[int] = None):"
+    "\n" + MERGE_BODY,
+    "field imported from dataclasses": "from dataclasses import dataclass, field\n\n\n"
+    "@dataclass\nclass Merged:\n    ids: list = field(default_factory=list)\n\n\n"
+    "def merge(ids, pair, new_id):\n    Merged()\n" + MERGE_BODY,
+    "a parameter named type": "def merge(ids, pair, new_id, type=None):\n" + MERGE_BODY,
+    "a local named input": "def merge(ids, pair, new_id):\n    input = list(ids)\n"
+    "    ids = input\n" + MERGE_BODY,
+}
+
+
+@pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="honest 5: refused though nothing in it runs code"
+)
+@pytest.mark.parametrize("source", HONEST_REFUSED.values(), ids=list(HONEST_REFUSED))
+def test_plausible_honest_code_is_own_code(source):
+    exercise = EXERCISES["merge"]
+    assert Notebook([source]).borrowed(exercise.target, exercise.allowed_lib) == ""
+
+
+# Doors 1 and 2 (and the honest 4) through the real, sandboxed grader, in one batch of two
+# notebooks: each lesson's set-up cells and its exercise cells, solved, the attacked replaced.
+def trimmed(lesson: str, answers: dict[str, str]) -> nbformat.NotebookNode:
+    """A lesson's set-up cells (its first two code cells) and exercise cells, solved, the
+    exercises of `answers` replaced."""
+    notebook = solved(nbformat.read(ROOT / "notebooks" / lesson, as_version=4))
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    set_up = {id(c) for c in code[:2]}
+    notebook.cells = [c for c in code if id(c) in set_up or c.metadata.get("exercise")]
+    for cell in notebook.cells:
+        cell.source = answers.get(cell.metadata.get("exercise"), cell.source)
+    return notebook
+
+
+ATTACKS = {  # notebook: (lesson, the answers that should score 0, honest cells beside them)
+    "mallory_1": (
+        "01_unicode_and_utf8.ipynb",
+        dict(list(FIELDS_FROM_PARAMETERS.values())[1:]),
+        dict(zip(["bytes_per_char", "utf8_encode"], CACHED_HELPER, strict=True)),
+    ),
+    "mallory_3": ("03_training_bpe.ipynb", dict(DUNDERS_AS_TEXT.values()), {}),
+}
+
+
+@pytest.mark.end_to_end
+@pytest.mark.xfail(
+    strict=True, raises=AssertionError, reason="doors 1 and 2 earn full marks; honest 4 loses them"
+)
+def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
+    for name, (lesson, answers, honest) in ATTACKS.items():
+        nbformat.write(trimmed(lesson, {**answers, **honest}), tmp_path / f"{name}.ipynb")
+    records = grade_submissions(
+        sorted(tmp_path.glob("mallory_*.ipynb")),
+        tmp_path / "out",
+        limits=Limits(cell=60, notebook=300, probe=2),
+        jobs=1,
+        progress=False,
+    )
+    assert [r["outcome"] for r in records] == ["graded"] * len(ATTACKS)
+    for record in records:
+        scores = {row["name"]: row["score"] for row in record["exercises"]}
+        answers = ATTACKS[Path(record["submission"]).stem][1]
+        honest = {name: score for name, score in scores.items() if name not in answers}
+        assert all(honest.values()), honest  # the honest rest keeps (or should keep) its marks
+        assert {name: scores[name] for name in answers} == dict.fromkeys(answers, 0.0), scores

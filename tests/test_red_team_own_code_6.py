@@ -195,7 +195,7 @@ def test_reading_a_dataclass_grows_in_proportion_to_its_fields():
 # name): `@kind.register` of a notebook's own `singledispatch` function stays followed.
 CACHED_HELPER = (
     "import functools\n\n\n@functools.cache\ndef bytes_per_char(text):\n"
-    "    return len(text.encode('utf-8')) / len(text)\n",
+    "    return len(text.encode('utf-8')) / len(text) if text else 0.0\n",
     "def utf8_encode(cp):\n    if cp < 0x80:\n        return bytes([cp])\n"
     "    n = 2 if cp < 0x800 else 3 if cp < 0x10000 else 4\n"
     "    tail = [0x80 | (cp >> 6 * k) & 0x3F for k in range(n - 1)]\n"

@@ -52,6 +52,7 @@ import nbformat
 import pytest
 
 from lib.exercises.own_code import Notebook
+from lib.exercises.running import run_cases
 from lib.grade import Limits, grade_submissions
 from lib.grading.solved import solved
 from tests import test_red_team_own_code as harness
@@ -129,6 +130,12 @@ FIELDS_FROM_PARAMETERS = {
         fields_from_parameters(
             "utf8_encode(cp)", "encode", "str", "chr(cp)", "    return method()\n"
         ),
+    ),
+    "str.encode by functools.wraps": (
+        "utf8_encode",
+        fields_from_parameters(
+            "utf8_encode(cp)", "encode", "str", "chr(cp)", "    return method()\n"
+        ).replace("functools.update_wrapper(Made, probe)", "functools.wraps(probe)(Made)"),
     ),
     "bytes.decode": (
         "is_valid_utf8",
@@ -231,28 +238,65 @@ MERGE_BODY = (
     "            out.append(new_id)\n            i += 2\n"
     "        else:\n            out.append(ids[i])\n            i += 1\n    return out\n"
 )
-HONEST_REFUSED = {
-    "hints from typing": "from typing import List, Tuple\n\n\n"
-    "def merge(ids: List[int], pair: Tuple[int, int], new_id: int) -> List[int]:\n" + MERGE_BODY,
-    "a hint subscripting Counter imported from collections": "from collections import Counter\n"
-    "\n\ndef merge(ids: list[int], pair: tuple[int, int], new_id: int, seen: Counter[int] = None):"
-    "\n" + MERGE_BODY,
-    "field imported from dataclasses": "from dataclasses import dataclass, field\n\n\n"
-    "@dataclass\nclass Merged:\n    ids: list = field(default_factory=list)\n\n\n"
-    "def merge(ids, pair, new_id):\n    Merged()\n" + MERGE_BODY,
-    "a parameter named type": "def merge(ids, pair, new_id, type=None):\n" + MERGE_BODY,
-    "a local named input": "def merge(ids, pair, new_id):\n    input = list(ids)\n"
-    "    ids = input\n" + MERGE_BODY,
+HONEST_REFUSED = {  # name: (exercise, source)
+    "hints from typing": (
+        "merge",
+        "from typing import List, Tuple\n\n\n"
+        "def merge(ids: List[int], pair: Tuple[int, int], new_id: int) -> List[int]:\n"
+        + MERGE_BODY,
+    ),
+    "a hint subscripting Counter imported from collections": (
+        "merge",
+        "from collections import Counter\n\n\ndef count(ids: list[int]) -> Counter[int]:\n"
+        "    return Counter(ids)\n\n\ndef merge(ids, pair, new_id):\n    count(ids)\n" + MERGE_BODY,
+    ),
+    "field imported from dataclasses": (
+        "merge",
+        "from dataclasses import dataclass, field\n\n\n"
+        "@dataclass\nclass Merged:\n    ids: list = field(default_factory=list)\n\n\n"
+        "def merge(ids, pair, new_id):\n    Merged()\n" + MERGE_BODY,
+    ),
+    "a parameter named type": (
+        "merge",
+        "def describe(type, ids):\n    return f'{type}: {len(ids)}'\n\n\n"
+        "def merge(ids, pair, new_id):\n    describe('merge', ids)\n" + MERGE_BODY,
+    ),
+    "a local named input": (
+        "merge",
+        "def merge(ids, pair, new_id):\n    input = list(ids)\n    ids = input\n" + MERGE_BODY,
+    ),
+    "type(cp) asked about": (
+        "utf8_encode",
+        "def utf8_encode(cp):\n    if type(cp) is not int:\n        raise TypeError(cp)\n"
+        "    if cp < 0x80:\n        return bytes([cp])\n"
+        "    if cp < 0x800:\n        return bytes([0xC0 | cp >> 6, 0x80 | cp & 0x3F])\n"
+        "    if cp < 0x10000:\n"
+        "        return bytes([0xE0 | cp >> 12, 0x80 | cp >> 6 & 0x3F, 0x80 | cp & 0x3F])\n"
+        "    return bytes([0xF0 | cp >> 18, 0x80 | cp >> 12 & 0x3F, 0x80 | cp >> 6 & 0x3F,"
+        " 0x80 | cp & 0x3F])\n",
+    ),
 }
 
 
 @pytest.mark.xfail(
     strict=True, raises=AssertionError, reason="honest 5: refused though nothing in it runs code"
 )
-@pytest.mark.parametrize("source", HONEST_REFUSED.values(), ids=list(HONEST_REFUSED))
-def test_plausible_honest_code_is_own_code(source):
-    exercise = EXERCISES["merge"]
-    assert Notebook([source]).borrowed(exercise.target, exercise.allowed_lib) == ""
+@pytest.mark.parametrize("name, source", HONEST_REFUSED.values(), ids=list(HONEST_REFUSED))
+def test_plausible_honest_code_is_own_code(name, source):
+    exercise = EXERCISES[name]
+    found = Notebook([source]).borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+    assert found == ""
+
+
+@pytest.mark.parametrize("name, source", HONEST_REFUSED.values(), ids=list(HONEST_REFUSED))
+def test_the_honest_code_refused_is_right(name, source):
+    """Each honest answer above passes every case when run: only the reading refuses it."""
+    namespace: dict = {}
+    exec(source, namespace)  # the test's own fixed text, not a learner's
+    exercise = EXERCISES[name]
+    cases = exercise.grading_cases()
+    outcomes = run_cases(namespace[exercise.target], exercise.inputs(cases), 10)
+    assert exercise.judge(cases, outcomes).status == "passed"
 
 
 # Doors 1 and 2 (and the honest 4) through the real, sandboxed grader, in one batch of two

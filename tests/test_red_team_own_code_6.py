@@ -1,9 +1,9 @@
 """Red team on the own-code reading, round 6 (after round 5's fixes, main f888972). Each test is
 an answer that earned full marks, a notebook whose reading stalls the grader, or honest code
-refused, each `xfail(strict=True)` until its door is closed. Doors 1 and 2 were run through
-`check()` in an IPython shell (✅ all cases passed, 2/2) and through the real, sandboxed grader
-(`python -m lib.grading grade`) on lessons 1 and 3 with only their set-up and exercise cells:
-every attacked exercise scored full marks there (the last test of this file).
+refused, each `xfail(strict=True)` until its door is closed. Doors 1, 2 and 4 were run
+through `check()` in an IPython shell (✅ all cases passed, 2/2) and through the real, sandboxed
+grader (`python -m lib.grade grade`) on lessons 1 and 3 with only their set-up and exercise
+cells: every attacked exercise scored full marks there, and honest 5 scored 0 (the last test).
 
 Doors found (each test says why the reading misses it, and a fix in one line):
 
@@ -19,16 +19,21 @@ Doors found (each test says why the reading misses it, and a fix in one line):
    the whole class body once per `dataclasses.field(...)`. Measured on main: 250 fields (14 KB)
    9 s of CPU, 500 fields 38 s, 1,000 fields (57 KB) 175 s, for one target; every target that
    reaches the class reads it again, `check()` too, and the grader's readings take turns
-   (`one_submission._READING_CODE`), so one such notebook stalls every other one's reading.
+   (`one_submission._READING_CODE`), so one such notebook stalls every other one's reading;
+4. a private attribute of a value is not judged, only of a module: `re.RegexFlag._convert_(
+   'Found', 'lib.bpe', lambda name: name == 'train')` (an `enum` classmethod) reads the globals
+   of the module named by text and hands back its functions as a class's attributes. The graded
+   kernel has `lib` imported (its grading cell imports `lib.grading.kernel_side`): `train_bpe`,
+   `get_stats` and, through `bpe.build_vocab([], [chr(cp)])`, `utf8_encode` earn full marks.
 
 Honest code refused (each costs a learner the exercise's marks, in `check()` and the grader):
 
-4. a notebook that decorates any function `@functools.cache` (or a class `@dataclasses.dataclass`)
+5. a notebook that decorates any function `@functools.cache` (or a class `@dataclasses.dataclass`)
    makes that function a unit of the module's name (`cell_reading.binds` takes `@f.register` for a
    binding of `f`), so every answer that uses the module is read through it: an honest
    `bytes_per_char` that may call `.encode` makes an honest `utf8_encode` that uses
    `functools.reduce` "not own code (through `functools`)";
-5. plausible learner code the rules refuse although nothing in it can run or find code: hints
+6. plausible learner code the rules refuse although nothing in it can run or find code: hints
    from `typing` (`List[int]`, named in issue 27 as a module to allow), a hint `Counter[int]`
    after `from collections import Counter`, `from dataclasses import dataclass, field`, and a
    parameter or plain local named `type` or `input` (neither can hold the builtin unseen: a
@@ -197,7 +202,47 @@ def test_reading_a_dataclass_grows_in_proportion_to_its_fields():
     assert seconds[1] < 8 * seconds[0] + 0.05, seconds  # four times the size: at most twice linear
 
 
-# 4. Fix: `binds` takes a decorator `@f.attr` for a binding of `f` only when `f` is not a name
+# 4. An allowed module's public class, and what hangs off it, is judged only by its dunders:
+# a private attribute of a value is not, and `re.RegexFlag` is an `enum.Flag` whose classmethod
+# `_convert_(name, module, filter)` reads `sys.modules[module].__dict__`, the module named by
+# text, and hands back, as attributes of a new class, the globals `filter` keeps that are
+# descriptors (every Python function). `lib` is imported in the graded kernel (the grading cell
+# imports `lib.grading.kernel_side`, so `lib.bpe`), so its solutions are there to take.
+# Fix: refuse reading an attribute whose name starts with `_` (beyond the ordinary dunders)
+# unless some class or attribute store of the notebook's own code defines that name
+# (`self._seen`): a chain's steps from a module are not enough, as a local may hold the class.
+OTHER_MODULES_BY_NAME = {
+    "lib.bpe.train, by a chain": (
+        "train_bpe",
+        "import re\n\n\ndef train_bpe(text, vocab_size):\n"
+        "    found = re.RegexFlag._convert_('Found', 'lib.bpe', lambda name: name == 'train')\n"
+        "    return found.train(text, vocab_size)[1]\n",
+    ),
+    "lib.bpe.get_stats, the class in a local": (
+        "get_stats",
+        "import re\n\n\ndef get_stats(ids):\n    flags = re.RegexFlag\n"
+        "    found = flags._convert_('Found', 'lib.bpe', lambda name: name == 'get_stats')\n"
+        "    return found.get_stats(ids)\n",
+    ),
+    "str.encode inside lib.bpe.build_vocab": (
+        "utf8_encode",
+        "import re\n\n\ndef utf8_encode(cp):\n"
+        "    found = re.RegexFlag._convert_('Found', 'lib.bpe', lambda n: n == 'build_vocab')\n"
+        "    return found.build_vocab([], [chr(cp)])[256]\n",
+    ),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="door 4: another module by name")
+@pytest.mark.parametrize(
+    "name, source", OTHER_MODULES_BY_NAME.values(), ids=list(OTHER_MODULES_BY_NAME)
+)
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_another_modules_functions_taken_by_name_earn_nothing(shell, name, source):
+    assert not earns_full_marks(shell, name, source)
+
+
+# 5. Fix: `binds` takes a decorator `@f.attr` for a binding of `f` only when `f` is not a name
 # the notebook imports (a module is judged by `module_outside`, never followed as a notebook
 # name): `@kind.register` of a notebook's own `singledispatch` function stays followed.
 CACHED_HELPER = (
@@ -215,7 +260,7 @@ CACHED_HELPER = (
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="honest 4: a decorated function read as a module's unit",
+    reason="honest 5: a decorated function read as a module's unit",
 )
 def test_a_cached_neighbour_does_not_cost_an_honest_answer_its_marks(shell):
     assert earns_full_marks(shell, "utf8_encode", *CACHED_HELPER)
@@ -226,7 +271,7 @@ def test_the_honest_answer_alone_earns_full_marks(shell):
     assert earns_full_marks(shell, "utf8_encode", "import functools", CACHED_HELPER[1])
 
 
-# 5. Fix: allow `typing` (its public names only compute; `get_type_hints`, which evaluates hints,
+# 6. Fix: allow `typing` (its public names only compute; `get_type_hints`, which evaluates hints,
 # and `ForwardRef._evaluate` excepted), let a hint subscript a name only imports bind from an
 # allowed module, read `from dataclasses import field` as `dataclasses.field`, and refuse
 # binding a judged builtin's name only where the value bound is looked up outside (a default, a
@@ -279,7 +324,7 @@ HONEST_REFUSED = {  # name: (exercise, source)
 
 
 @pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="honest 5: refused though nothing in it runs code"
+    strict=True, raises=AssertionError, reason="honest 6: refused though nothing in it runs code"
 )
 @pytest.mark.parametrize("name, source", HONEST_REFUSED.values(), ids=list(HONEST_REFUSED))
 def test_plausible_honest_code_is_own_code(name, source):
@@ -299,7 +344,7 @@ def test_the_honest_code_refused_is_right(name, source):
     assert exercise.judge(cases, outcomes).status == "passed"
 
 
-# Doors 1 and 2 (and the honest 4) through the real, sandboxed grader, in one batch of two
+# Doors 1, 2 and 4 (and the honest 5) through the real, sandboxed grader, in one batch of two
 # notebooks: each lesson's set-up cells and its exercise cells, solved, the attacked replaced.
 def trimmed(lesson: str, answers: dict[str, str]) -> nbformat.NotebookNode:
     """A lesson's set-up cells (its first two code cells) and exercise cells, solved, the
@@ -319,13 +364,22 @@ ATTACKS = {  # notebook: (lesson, the answers that should score 0, honest cells 
         dict(list(FIELDS_FROM_PARAMETERS.values())[1:]),
         dict(zip(["bytes_per_char", "utf8_encode"], CACHED_HELPER, strict=True)),
     ),
-    "mallory_3": ("03_training_bpe.ipynb", dict(DUNDERS_AS_TEXT.values()), {}),
+    "mallory_3": (
+        "03_training_bpe.ipynb",
+        {
+            **dict(DUNDERS_AS_TEXT.values()),
+            "get_stats": OTHER_MODULES_BY_NAME["lib.bpe.get_stats, the class in a local"][1],
+        },
+        {},
+    ),
 }
 
 
 @pytest.mark.end_to_end
 @pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="doors 1 and 2 earn full marks; honest 4 loses them"
+    strict=True,
+    raises=AssertionError,
+    reason="doors 1, 2 and 4 earn full marks; honest 5 loses them",
 )
 def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
     for name, (lesson, answers, honest) in ATTACKS.items():

@@ -24,7 +24,9 @@ Doors found (each test says why the reading misses it, and a fix in one line):
    'Found', 'lib.bpe', lambda name: name == 'train')` (an `enum` classmethod) reads the globals
    of the module named by text and hands back its functions as a class's attributes. The graded
    kernel has `lib` imported (its grading cell imports `lib.grading.kernel_side`): `train_bpe`,
-   `get_stats` and, through `bpe.build_vocab([], [chr(cp)])`, `utf8_encode` earn full marks.
+   `get_stats` and, through `bpe.build_vocab([], [chr(cp)])`, `utf8_encode` earn full marks; so
+   does `importlib.import_module('codecs')` taken so (any Python function of any module imported
+   in the kernel: `os.popen` too).
 
 Honest code refused (each costs a learner the exercise's marks, in `check()` and the grader):
 
@@ -223,6 +225,12 @@ OTHER_MODULES_BY_NAME = {
         "import re\n\n\ndef get_stats(ids):\n    flags = re.RegexFlag\n"
         "    found = flags._convert_('Found', 'lib.bpe', lambda name: name == 'get_stats')\n"
         "    return found.get_stats(ids)\n",
+    ),
+    "codecs, by importlib.import_module": (
+        "utf8_encode",
+        "import re\n\n\ndef utf8_encode(cp):\n"
+        "    found = re.RegexFlag._convert_('F', 'importlib', lambda n: n == 'import_module')\n"
+        "    return found.import_module('codecs').utf_8_encode(chr(cp))[0]\n",
     ),
     "str.encode inside lib.bpe.build_vocab": (
         "utf8_encode",

@@ -60,10 +60,9 @@ import pytest
 
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
-from lib.grade import Limits, grade_submissions
 from lib.grading.solved import solved
 from tests import test_red_team_own_code as harness
-from tests.test_red_team_own_code import EXERCISES, ROOT, earns_full_marks
+from tests.test_red_team_own_code import EXERCISES, ROOT, attacks_score_nothing, earns_full_marks
 
 shell = harness.shell  # the harness's fresh IPython shell, as a fixture of this module too
 
@@ -392,17 +391,4 @@ ATTACKS = {  # notebook: (lesson, the answers that should score 0, honest cells 
 def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
     for name, (lesson, answers, honest) in ATTACKS.items():
         nbformat.write(trimmed(lesson, {**answers, **honest}), tmp_path / f"{name}.ipynb")
-    records = grade_submissions(
-        sorted(tmp_path.glob("mallory_*.ipynb")),
-        tmp_path / "out",
-        limits=Limits(cell=60, notebook=300, probe=2),
-        jobs=1,
-        progress=False,
-    )
-    assert [r["outcome"] for r in records] == ["graded"] * len(ATTACKS)
-    for record in records:
-        scores = {row["name"]: row["score"] for row in record["exercises"]}
-        answers = ATTACKS[Path(record["submission"]).stem][1]
-        honest = {name: score for name, score in scores.items() if name not in answers}
-        assert all(honest.values()), honest  # the honest rest keeps (or should keep) its marks
-        assert {name: scores[name] for name in answers} == dict.fromkeys(answers, 0.0), scores
+    attacks_score_nothing(tmp_path, {name: attack[1] for name, attack in ATTACKS.items()})

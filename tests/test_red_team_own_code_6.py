@@ -368,7 +368,9 @@ def trimmed(lesson: str, answers: dict[str, str]) -> nbformat.NotebookNode:
 ATTACKS = {  # notebook: (lesson, the answers that should score 0, honest cells beside them)
     "mallory_1": (
         "01_unicode_and_utf8.ipynb",
-        dict(list(FIELDS_FROM_PARAMETERS.values())[1:]),
+        dict(
+            FIELDS_FROM_PARAMETERS[k] for k in ("bytes.decode", "bytes.decode, the first character")
+        ),
         dict(zip(["bytes_per_char", "utf8_encode"], CACHED_HELPER, strict=True)),
     ),
     "mallory_3": (

@@ -43,11 +43,15 @@ Honest code refused (each costs a learner the exercise's marks, in `check()` and
 
 What held: `__match_args__`, `__instancecheck__`, `__class_getitem__` bound in a class body
 (refused); a class pattern's keyword attributes (`case object(gi_frame=f)`: refused); public
-attributes of the allowed modules that hold builtins or modules (none beyond those refused);
-a metaclass from an allowed module (only `abc.ABCMeta` and `enum.EnumType`, neither hands a
-class-pattern match to a generator); `str.format`/`format_map` (text only); the `regex` module's
-public names; `%%` cell magics (the program is the unparsed Python, without the magic's line).
-Runtime: the unit tests about 6 s of CPU, the real grader's test about 40 s more.
+attributes of the allowed modules that hold builtins or modules (none beyond those refused); a
+metaclass from an allowed module (only `abc.ABCMeta` and `enum.EnumType`: neither makes a
+generator match a class pattern); `collections.namedtuple` field names (properties of its own,
+not the base's methods); `_convert_` from a flag (`re.I`: members do not have it); `ast.unparse`
+(60 tricky statements, f-strings, `match`, `:=`, `except*`... parse back to the same tree);
+nested classes (`forbidden._class_attributes` per class: linear in practice, 90 deep 0.8 MB in
+2 s); `str.format`/`format_map` (text only); `%%` cell magics (the program is the unparsed
+Python, without the magic's line). Runtime: the unit tests about 10 s of CPU, the real
+grader's test about 20 s more (two short notebooks).
 """
 
 from __future__ import annotations

@@ -34,12 +34,14 @@ Honest code refused (each costs a learner the exercise's marks, in `check()` and
    makes that function a unit of the module's name (`cell_reading.binds` takes `@f.register` for a
    binding of `f`), so every answer that uses the module is read through it: an honest
    `bytes_per_char` that may call `.encode` makes an honest `utf8_encode` that uses
-   `functools.reduce` "not own code (through `functools`)";
+   `functools.reduce` "not own code (through `functools`)"; a method of a `@dataclasses.dataclass`
+   calling `.encode` does the same to a `utf8_encode` with a dataclass of its own;
 6. plausible learner code the rules refuse although nothing in it can run or find code: hints
    from `typing` (`List[int]`, named in issue 27 as a module to allow), a hint `Counter[int]`
    after `from collections import Counter`, `from dataclasses import dataclass, field`, and a
    parameter or plain local named `type` or `input` (neither can hold the builtin unseen: a
-   caller's argument and an assigned value are read where they are written).
+   caller's argument and an assigned value are read where they are written), and `type(cp) is
+   not int` in `utf8_encode` (`type` is refused outright where `.encode` is forbidden).
 
 What held: `__match_args__`, `__instancecheck__`, `__class_getitem__` bound in a class body
 (refused); a class pattern's keyword attributes (`case object(gi_frame=f)`: refused); public

@@ -197,9 +197,6 @@ def dataclass_with_fields(n: int) -> str:
     )
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="door 3: quadratic in a dataclass's fields"
-)
 def test_reading_a_dataclass_grows_in_proportion_to_its_fields():
     seconds = []
     for n in (25, 100):

@@ -20,8 +20,12 @@ Which object a variable holds is not known when reading, so no `Field` may reach
 from __future__ import annotations
 
 import ast
+import weakref
 
 from lib.exercises.scopes import resolve
+
+# Each class body's reading, by the body's node: kept only as long as the node itself.
+_READINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 HOW = {
     "dataclasses.field": "as a field's value under `@dataclasses.dataclass`"
@@ -71,16 +75,25 @@ def _a_fields_value(node: ast.AST, call: ast.Call) -> bool:
         and isinstance(innermost.value, ast.Name)
         and innermost.value.id == module.id
     )
-    scopes = resolve(body)  # the decorator's `X` is the body's unless the body binds `X`
+    scopes, read_back = _reading(body)
     owner = scopes.get(id(field.target))
-    read_back = any(
-        isinstance(n, ast.Name)
-        and n.id == field.target.id
-        and isinstance(n.ctx, ast.Load)
-        and scopes.get(id(n)) is owner
-        for n in ast.walk(body)
-    )
-    return decorated and id(module) not in scopes and not read_back
+    read = (field.target.id, id(owner)) in read_back
+    return decorated and id(module) not in scopes and not read
+
+
+def _reading(body: ast.ClassDef) -> tuple[dict[int, object], set[tuple[str, int]]]:
+    """The body's scopes (`scopes.resolve`: the decorator's `X` is the body's unless the body
+    binds `X`) and each name it reads with the scope it is read in: worked out once per class,
+    not once per field, so a dataclass is read in time in proportion to its size."""
+    if body not in _READINGS:
+        scopes = resolve(body)
+        read = {
+            (n.id, id(scopes.get(id(n))))
+            for n in ast.walk(body)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        _READINGS[body] = (scopes, read)
+    return _READINGS[body]
 
 
 def _only_read(call: ast.Call) -> bool:

@@ -105,9 +105,6 @@ DUNDERS_AS_TEXT = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="door 1: dunders written as a namespace's text keys"
-)
 @pytest.mark.parametrize("name, source", DUNDERS_AS_TEXT.values(), ids=list(DUNDERS_AS_TEXT))
 @pytest.mark.filterwarnings("ignore::UserWarning")  # `bpe.train` on tiny texts says so
 def test_dunders_written_as_a_namespaces_keys_earn_nothing(shell, name, source):
@@ -174,9 +171,6 @@ FIELDS_FROM_PARAMETERS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="door 2: fields named by a function's parameters"
-)
 @pytest.mark.parametrize(
     "name, source", FIELDS_FROM_PARAMETERS.values(), ids=list(FIELDS_FROM_PARAMETERS)
 )
@@ -243,7 +237,6 @@ OTHER_MODULES_BY_NAME = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="door 4: another module by name")
 @pytest.mark.parametrize(
     "name, source", OTHER_MODULES_BY_NAME.values(), ids=list(OTHER_MODULES_BY_NAME)
 )
@@ -267,11 +260,6 @@ CACHED_HELPER = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="honest 5: a decorated function read as a module's unit",
-)
 def test_a_cached_neighbour_does_not_cost_an_honest_answer_its_marks(shell):
     assert earns_full_marks(shell, "utf8_encode", *CACHED_HELPER)
 
@@ -333,9 +321,6 @@ HONEST_REFUSED = {  # name: (exercise, source)
 }
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="honest 6: refused though nothing in it runs code"
-)
 @pytest.mark.parametrize("name, source", HONEST_REFUSED.values(), ids=list(HONEST_REFUSED))
 def test_plausible_honest_code_is_own_code(name, source):
     exercise = EXERCISES[name]
@@ -388,11 +373,6 @@ ATTACKS = {  # notebook: (lesson, the answers that should score 0, honest cells 
 
 
 @pytest.mark.end_to_end
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="doors 1, 2 and 4 earn full marks; honest 5 loses them",
-)
 def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
     for name, (lesson, answers, honest) in ATTACKS.items():
         nbformat.write(trimmed(lesson, {**answers, **honest}), tmp_path / f"{name}.ipynb")

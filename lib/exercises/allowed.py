@@ -29,19 +29,33 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import importlib
+from collections.abc import Collection
 from types import ModuleType
 
 from lib.exercises.by_text import by_text
 from lib.exercises.cell_reading import public_names
 from lib.exercises.python_builtins import PYTHON_BUILTINS
+from lib.exercises.python_itself import (
+    ORDINARY_DUNDERS,
+    REACHES_IN,
+    attributes_read,
+    named_by_text,
+    private,
+    reaching_in,
+    type_outside,
+    unusual_dunder,
+)
 
 # Standard-library modules that only compute (and `time`, to measure): none loads, runs or
 # finds code.
 COMPUTING = frozenset(
     {"collections", "itertools", "functools", "heapq", "bisect", "math", "unicodedata"}
-    | {"re", "regex", "dataclasses", "string", "time", "__future__"}
+    | {"re", "regex", "dataclasses", "string", "typing", "time", "__future__"}
 )
+# What those modules offer that runs text as code: type hints written as text, evaluated.
+RUNS_TEXT = frozenset({"typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref"})
 # The builtins that run code, find it, or reach the notebook's namespace or files.
 RUNS_CODE = frozenset(
     {"exec", "eval", "compile", "__import__", "globals", "locals", "vars", "open", "input"}
@@ -50,38 +64,19 @@ RUNS_CODE = frozenset(
 # The builtins the reading judges wherever they are used: a name of the code's own may not be one.
 JUDGED_BUILTINS = RUNS_CODE | {"getattr", "hasattr", "type"}
 BUILTINS = PYTHON_BUILTINS - RUNS_CODE  # a fixed list: IPython adds names to `builtins`
-# The dunders a learner's own class defines or reads; the others reach into Python itself.
-ORDINARY_DUNDERS = frozenset(
-    {"__init__", "__name__", "__doc__", "__len__", "__iter__", "__next__", "__getitem__"}
-    | {"__contains__", "__eq__", "__lt__", "__hash__", "__repr__", "__str__", "__post_init__"}
-)
-# `string.Formatter().get_field("0.__globals__", ...)` is getattr with a name in a string; a
-# running generator's or traceback's frame holds the namespaces of the code around it; its code
-# object, its names replaced (`.replace(co_names=...)`), becomes another function.
-_REACHES_IN = frozenset({"Formatter", "get_field", "gi_frame", "cr_frame", "ag_frame", "tb_frame"})
-_REACHES_IN |= {"f_globals", "f_locals", "f_builtins", "f_back", "f_code"}
-_REACHES_IN |= {"gi_code", "cr_code", "ag_code"}
-# `functools.singledispatch` keeps, in `.registry`, the classes its registered functions' type
-# hints name, evaluated in the globals at the end of their `__wrapped__` chain, which
-# `functools.update_wrapper` may point at another module's (`string.capwords`: `'Formatter'`
-# is `string.Formatter`). The reading cannot know those globals, so nothing reads `.registry`:
-# call the function, and it dispatches.
-_REACHES_IN |= {"registry"}
 
 
-def unusual_dunder(name: str) -> bool:
-    """A dunder beyond the ordinary ones: Python itself gives it a meaning."""
-    return name.startswith("__") and name.endswith("__") and name not in ORDINARY_DUNDERS
-
-
-def _reaches_in(attribute: str) -> bool:
-    return unusual_dunder(attribute) or attribute in _REACHES_IN
-
-
-def _reaching(attribute: str) -> str:
-    if attribute == "registry":  # a learner's own attribute may be named so: say why it is out
-        return "uses `.registry`, where classes that type hints name come out: call the function"
-    return f"uses `.{attribute}`, which reaches into Python itself"
+@functools.cache
+def python_private() -> frozenset[str]:
+    """The private names (`_convert_`) that the builtin classes and the allowed modules' public
+    classes, and their metaclasses, have: a notebook defining one does not make it its own."""
+    values = [getattr(builtins, name, None) for name in BUILTINS]
+    for module in COMPUTING:
+        found = _module(module, set())
+        values += [getattr(found, name, None) for name in public_names(module)] if found else []
+    classes = {v if isinstance(v, type) else type(v) for v in values}
+    kinds = [k for c in classes for k in (*c.__mro__, *type(c).__mro__)]
+    return frozenset(name for k in set(kinds) for name in vars(k) if private(name))
 
 
 def module_allowed(module: str, allowed: set[str]) -> bool:
@@ -89,9 +84,11 @@ def module_allowed(module: str, allowed: set[str]) -> bool:
     return module.partition(".")[0] in COMPUTING or module in allowed
 
 
-def outside(item: ast.AST, allowed: set[str]) -> str:
+def outside(item: ast.AST, allowed: set[str], members: Collection[str] = ()) -> str:
     """ "" unless this one node uses something off the list; then what, in words. Names are
-    judged by `own_code`, which knows what binds them; here: imports, attributes, calls."""
+    judged by `own_code`, which knows what binds them; here: imports, attributes, calls.
+    `members`: names bound by imports alone (`from dataclasses import field`), each use of which
+    is judged as the module's (`by_text`), not the import."""
     if isinstance(item, ast.Import | ast.ImportFrom):
         if getattr(item, "level", 0):
             return "imports a module of its own folder, which the grader cannot read"
@@ -100,28 +97,20 @@ def outside(item: ast.AST, allowed: set[str]) -> str:
         for module in modules:
             if module.partition(".")[0] != "lib" and not module_allowed(module, allowed):
                 return f"imports `{module}`, which is not among what this exercise may use"
-        names = [n.name for n in item.names] if isinstance(item, ast.ImportFrom) else []
-        if names == ["*"]:  # `from string import *` binds `Formatter` too
-            names = public_names(item.module or "")
-        for name in names if getattr(item, "module", None) else []:
+        names = [(n.name, n.asname) for n in item.names] if isinstance(item, ast.ImportFrom) else []
+        if names == [("*", None)]:  # `from string import *` binds `Formatter` too
+            names = [(name, None) for name in public_names(item.module or "")]
+        for name, alias in names if getattr(item, "module", None) else []:
             found = reached(item.module, [name], allowed)  # `from re import enum`
-            found = found or by_text(f"{item.module}.{name}", item)
+            if (alias or name) not in members:
+                found = found or by_text(f"{item.module}.{name}", item)
             if found:
                 return found
-    elif isinstance(item, ast.Attribute) and (
-        unusual_dunder(item.attr) or item.attr in _REACHES_IN
-    ):
-        return _reaching(item.attr)
-    elif isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
+        return ""
+    if isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
         return f"uses `{item.id}`, which reaches into Python itself"
-    elif isinstance(item, ast.Call) and _named_by_text(item):  # `getattr(g, "gi_frame")`
-        name = item.args[1].value
-        if _reaches_in(name):
-            return _reaching(name)
-    elif isinstance(item, ast.MatchClass):  # `case str(__class__=c):` reads `.__class__`
-        for name in filter(_reaches_in, item.kwd_attrs):
-            return _reaching(name)
-    return ""
+    found = (reaching_in(name) for name in attributes_read(item))
+    return next(filter(None, found), "") or type_outside(item)
 
 
 def reached(module: str, chain: list[str], allowed: set[str]) -> str:
@@ -136,8 +125,10 @@ def reached(module: str, chain: list[str], allowed: set[str]) -> str:
             return ""
         if name.startswith("_") and name not in ORDINARY_DUNDERS:
             return f"uses `{where}.{name}`, a private part of `{where}`"
-        if name in _REACHES_IN:  # `from string import Formatter`, however it is imported
+        if name in REACHES_IN:  # `from string import Formatter`, however it is imported
             return f"uses `{where}.{name}`, which reaches into Python itself"
+        if f"{where}.{name}" in RUNS_TEXT:
+            return f"uses `{where}.{name}`, which runs type hints written as text as code"
         value, where = getattr(value, name, None), f"{where}.{name}"
         if isinstance(value, ModuleType) and not module_allowed(value.__name__, allowed):
             return f"reaches the module `{value.__name__}` through `{where}`"
@@ -157,7 +148,7 @@ def module_outside(item: ast.AST, modules: dict[str, str], allowed: set[str]) ->
         node = node.parent  # type: ignore[attr-defined]
         chain.append(node.attr)
     call = getattr(item, "parent", None)
-    if _named_by_text(call) and call.args[0] is item:  # `getattr(collections, "_sys")`
+    if named_by_text(call) and call.args[0] is item:  # `getattr(collections, "_sys")`
         chain.append(call.args[1].value)
         node = call
     elif not chain and not isinstance(item.ctx, ast.Store | ast.Del):
@@ -209,25 +200,13 @@ def _module(module: str, allowed: set[str]) -> ModuleType | None:
         return None
 
 
-def _named_by_text(item: ast.AST) -> bool:
-    """`getattr(x, "name")`: the name is known, so it is read like `x.name`."""
-    return (
-        isinstance(item, ast.Call)
-        and isinstance(item.func, ast.Name)
-        and item.func.id in {"getattr", "hasattr"}
-        and len(item.args) > 1
-        and isinstance(item.args[1], ast.Constant)
-        and isinstance(item.args[1].value, str)
-    )
-
-
 def computed_getattr(item: ast.AST) -> str:
     """`getattr(x, "de" + "code")`, or `getattr` handed on (`map(getattr, ...)`): an attribute
     whose name is worked out at run time. Needs `parent` links (`own_code` sets them)."""
     if not (isinstance(item, ast.Name) and item.id in {"getattr", "hasattr"}):
         return ""
     call = getattr(item, "parent", None)
-    if isinstance(call, ast.Call) and call.func is item and _named_by_text(call):
+    if isinstance(call, ast.Call) and call.func is item and named_by_text(call):
         return ""
     return f"uses `{item.id}` with a name worked out at run time"
 

@@ -13,8 +13,8 @@ Which object a variable holds is not known when reading, so no `Field` may reach
   innermost decorator, which replaces it by its default), the body never reading it back;
 - `dataclasses.fields(C)` only in a comprehension that reads attributes of each
   (`[f.name for f in dataclasses.fields(C)]`);
-- `dataclasses.Field` not at all, nor either function imported on its own (its uses are then
-  read as a notebook name's, unseen here).
+- `dataclasses.Field` not at all. Imported on its own (`from dataclasses import dataclass,
+  field`), each use of a name is judged as the module's would be, where it is used.
 """
 
 from __future__ import annotations
@@ -53,32 +53,39 @@ def field_use(where: str, node: ast.AST) -> str:
 
 def _a_fields_value(node: ast.AST, call: ast.Call) -> bool:
     """`rest: list = X.field(...)` in the body of a class whose innermost decorator is
-    `X.dataclass` (or a call of it), the body never reading `rest`: no code of the learner's
-    holds that `Field`, and the dataclass replaces it by its default."""
+    `X.dataclass` (or a call of it), or `field(...)` under `@dataclass`, each imported alone
+    from `dataclasses` (what a name means is set by `unit_reading`), the body never reading
+    `rest`: no code of the learner's holds that `Field`, and the dataclass replaces it by its
+    default."""
     field = getattr(call, "parent", None)
     body = getattr(field, "parent", None)
-    module = getattr(node, "value", None)
     if not (
         isinstance(field, ast.AnnAssign)
         and field.value is call
         and isinstance(field.target, ast.Name)
         and isinstance(body, ast.ClassDef)
-        and isinstance(module, ast.Name)
         and body.decorator_list
     ):
         return False
     innermost = body.decorator_list[-1]
     innermost = innermost.func if isinstance(innermost, ast.Call) else innermost
-    decorated = (
-        isinstance(innermost, ast.Attribute)
-        and innermost.attr == "dataclass"
-        and isinstance(innermost.value, ast.Name)
-        and innermost.value.id == module.id
-    )
-    scopes, read_back = _reading(body)
+    scopes, read_back = _reading(body)  # the decorator's `X` is the body's if the body binds it
+    if isinstance(node, ast.Name):
+        own = id(node) not in scopes
+        decorated = getattr(innermost, "means", "") == "dataclasses.dataclass"
+    else:
+        module = getattr(node, "value", None)
+        own = isinstance(module, ast.Name) and id(module) not in scopes
+        decorated = (
+            own
+            and isinstance(innermost, ast.Attribute)
+            and innermost.attr == "dataclass"
+            and isinstance(innermost.value, ast.Name)
+            and innermost.value.id == module.id  # type: ignore[union-attr]
+        )
     owner = scopes.get(id(field.target))
     read = (field.target.id, id(owner)) in read_back
-    return decorated and id(module) not in scopes and not read
+    return own and decorated and not read
 
 
 def _reading(body: ast.ClassDef) -> tuple[dict[int, object], set[tuple[str, int]]]:

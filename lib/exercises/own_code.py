@@ -42,12 +42,14 @@ from typing import Any
 from lib.exercises.allowed import imported, module_allowed
 from lib.exercises.cell_reading import (
     binds,
+    is_import,
     is_literal,
     lib_imports,
     parse_cell,
     public_names,
     written_out,
 )
+from lib.exercises.python_itself import defines
 from lib.exercises.scopes import module_imports
 from lib.exercises.unit_reading import Surroundings, read_unit
 
@@ -68,6 +70,7 @@ class Notebook:
         self.text: dict[Where, str] = {}  # each unit written out, as the graded program runs it
         self.imports: list[ast.Import | ast.ImportFrom] = []  # those binding the notebook's names
         self._around: dict[frozenset[str], Surroundings] = {}  # by the rules read under
+        self.defined: set[str] = set()  # the private names its code defines (`self._seen`)
         for c, source in enumerate(cells):
             tree = parse_cell(source)
             body = tree.body if tree else []
@@ -86,6 +89,11 @@ class Notebook:
                 self.called |= called
                 for name in names:
                     self.units.setdefault(name, []).append(((c, s, 0), statement))
+                self.defined |= defines(statement)
+        for name, units in self.units.items():  # `@functools.cache` is no unit of `functools`
+            if any(is_import(unit) for _, unit in units):
+                plain = [(w, u) for w, u in units if is_import(u) or name in binds(u, False)[0]]
+                self.units[name] = plain if all(is_import(u) for _, u in plain) else units
 
     def _read_import(self, where: tuple[int, int], statement: ast.Import | ast.ImportFrom) -> None:
         """Each name an import binds is a unit of its own: `import os, re` may use `re` alone."""
@@ -176,5 +184,26 @@ class Notebook:
         key = frozenset(allowed)
         if key not in self._around:
             modules = imported(self.imports, allowed)
-            self._around[key] = Surroundings(allowed, self.units, self.lib, modules)
+            members = self._members(allowed, set(modules))
+            around = Surroundings(allowed, self.units, self.lib, modules, members, self.defined)
+            self._around[key] = around
         return self._around[key]
+
+    def _members(self, allowed: set[str], modules: set[str]) -> dict[str, str]:
+        """The names that only imports bind, each to one member (no module) of an allowed
+        module: `from dataclasses import field` binds `field` to `dataclasses.field`."""
+        members: dict[str, set[str]] = {}
+        for item in self.imports:
+            if isinstance(item, ast.ImportFrom) and item.module and not item.level:
+                for alias in item.names:
+                    name = alias.asname or alias.name
+                    members.setdefault(name, set()).add(f"{item.module}.{alias.name}")
+        return {
+            name: full.pop()
+            for name, full in members.items()
+            if len(full) == 1
+            and name not in modules
+            and not next(iter(full)).startswith("lib.")
+            and module_allowed(next(iter(full)).rpartition(".")[0], allowed)
+            and all(is_import(unit) for _, unit in self.units.get(name, []))
+        }

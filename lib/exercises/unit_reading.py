@@ -21,12 +21,15 @@ from lib.exercises.allowed import (
     imported,
     module_outside,
     outside,
+    python_private,
 )
 from lib.exercises.bindings import KERNEL_NAMES, binds_judged
+from lib.exercises.by_text import by_text
 from lib.exercises.cell_reading import is_import, lib_imports, local_names, type_hints
 from lib.exercises.forbidden import forbidden_name, forbidden_names
 from lib.exercises.hints import hint_outside
 from lib.exercises.python_builtins import PYTHON_BUILTINS
+from lib.exercises.python_itself import private_outside
 from lib.exercises.scopes import Scope, resolve
 
 # What a name no cell binds can still be in the kernel: a builtin (IPython's and `site`'s too).
@@ -42,13 +45,16 @@ class Surroundings:
     units: dict[str, list]
     lib: dict[str, str]
     modules: dict[str, str]
+    members: dict[str, str]  # names only imports bind to an allowed module's member: full names
+    defined: set[str]  # the private names the notebook's code defines (`self._seen`)
 
     def subscriptable(self, name: str) -> bool:
         """May a type hint subscript `name`? A builtin no cell rebinds, or a name that only
-        imports bind to an allowed module: evaluating the hint then runs none of the code's."""
+        imports bind to an allowed module or its member (`Counter`, `List`): evaluating the
+        hint then runs none of the code's."""
         if name in self.modules:
             return all(is_import(unit) for _, unit in self.units.get(name, []))
-        return name in BUILTINS and name not in self.units
+        return name in self.members or (name in BUILTINS and name not in self.units)
 
 
 def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: list) -> str:
@@ -69,8 +75,11 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
     if found:
         return found
     scopes = resolve(node)
+    for item in ast.walk(node):  # what a name from `from dataclasses import dataclass` means
+        if isinstance(item, ast.Name):
+            item.means = "" if id(item) in scopes else around.members.get(item.id, "")  # type: ignore[attr-defined]
     imports_of: dict[int, tuple[dict[str, str], dict[str, str]]] = {}  # by scope, worked out once
-    computed = ""  # said only if nothing more telling is found
+    later = ""  # said only if nothing more telling is found (`collections._sys` by its module)
     for item in ast.walk(node):
         if id(item) in in_hints:
             continue
@@ -88,7 +97,10 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
             if not _falls_back(item, scope):
                 continue
         found = module_outside(item, around.modules, allowed)  # `collections._sys`, `m = re`
-        found = found or lib_use(item, around.lib, allowed) or outside(item, allowed)
+        found = found or lib_use(item, around.lib, allowed)
+        found = found or outside(item, allowed, around.members)
+        if isinstance(item, ast.Name) and item.id in around.members:  # `field(...)`, `wraps(f)`
+            found = found or by_text(around.members[item.id], item)
         found = found or forbidden_name(item, forbidden)
         if isinstance(item, ast.Name):
             if item.id in around.units:
@@ -97,8 +109,9 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
                 found = found or builtin_outside(item.id)  # else unbound anywhere: NameError
         if found:
             return found
-        computed = computed or computed_getattr(item)
-    return computed
+        later = later or private_outside(item, around.defined, python_private())
+        later = later or computed_getattr(item)
+    return later
 
 
 def _falls_back(item: ast.AST, scope: Scope) -> bool:

@@ -54,8 +54,17 @@ COMPUTING = frozenset(
     {"collections", "itertools", "functools", "heapq", "bisect", "math", "unicodedata"}
     | {"re", "regex", "dataclasses", "string", "typing", "time", "__future__"}
 )
-# What those modules offer that runs text as code: type hints written as text, evaluated.
-RUNS_TEXT = frozenset({"typing.get_type_hints", "typing.ForwardRef", "typing.evaluate_forward_ref"})
+# `typing` offers only its names for type hints: its others hand out `type` itself
+# (`get_origin(Type)`, `class M(Type)` is a metaclass), run hints written as text
+# (`get_type_hints`), or make classes from names as text (`TypedDict('T', {...})`).
+MEMBERS = {
+    "typing": frozenset(
+        {"Any", "Callable", "ClassVar", "Collection", "Counter", "DefaultDict", "Deque", "Dict"}
+        | {"Final", "FrozenSet", "Generator", "Hashable", "Iterable", "Iterator", "List"}
+        | {"Literal", "Mapping", "MutableMapping", "Optional", "OrderedDict", "Sequence", "Set"}
+        | {"Sized", "Tuple", "Union", "TYPE_CHECKING", "cast"}
+    )
+}
 # The builtins that run code, find it, or reach the notebook's namespace or files.
 RUNS_CODE = frozenset(
     {"exec", "eval", "compile", "__import__", "globals", "locals", "vars", "open", "input"}
@@ -127,8 +136,9 @@ def reached(module: str, chain: list[str], allowed: set[str]) -> str:
             return f"uses `{where}.{name}`, a private part of `{where}`"
         if name in REACHES_IN:  # `from string import Formatter`, however it is imported
             return f"uses `{where}.{name}`, which reaches into Python itself"
-        if f"{where}.{name}" in RUNS_TEXT:
-            return f"uses `{where}.{name}`, which runs type hints written as text as code"
+        if name not in MEMBERS.get(where, {name}):
+            hints = "use only names for type hints (`List[int]`)"
+            return f"uses `{where}.{name}`: from `{where}`, {hints}"
         value, where = getattr(value, name, None), f"{where}.{name}"
         if isinstance(value, ModuleType) and not module_allowed(value.__name__, allowed):
             return f"reaches the module `{value.__name__}` through `{where}`"

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 
+from lib.exercises.cell_reading import called_with_one
 from lib.exercises.dataclass_fields import field_use
 
 _REFUSED = {"dataclasses.make_dataclass": "write the class out with `@dataclasses.dataclass`"}
@@ -49,15 +50,10 @@ def by_text(where: str, node: ast.AST) -> str:
         return f"uses `{where}`, which names attributes as text: {_REFUSED[where]}"
     if where != "functools.wraps":
         return ""
-    call = getattr(node, "parent", None)
+    call = called_with_one(node)
     decorated = getattr(call, "parent", None)
     decorator = (
-        isinstance(call, ast.Call)
-        and call.func is node
-        and not call.keywords
-        and len(call.args) == 1
-        and not isinstance(call.args[0], ast.Starred)
-        and isinstance(decorated, ast.FunctionDef | ast.AsyncFunctionDef)
+        isinstance(decorated, ast.FunctionDef | ast.AsyncFunctionDef)
         and call in decorated.decorator_list
     )
     if decorator:

@@ -157,3 +157,17 @@ def is_literal(node: ast.AST) -> bool:
 
 def is_import(unit: ast.AST) -> bool:
     return isinstance(unit, ast.Import | ast.ImportFrom)
+
+
+def called_with_one(node: ast.AST) -> ast.Call | None:
+    """The call `node(x)` of this node with one plain argument (no keywords, no `*`), if it is
+    one: what `type(x)` and `functools.wraps(f)` may be. Needs `parent` links."""
+    call = getattr(node, "parent", None)
+    plain = (
+        isinstance(call, ast.Call)
+        and call.func is node
+        and len(call.args) == 1
+        and not isinstance(call.args[0], ast.Starred)
+        and not call.keywords
+    )
+    return call if plain else None

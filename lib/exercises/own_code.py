@@ -39,7 +39,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from lib.exercises.allowed import imported, module_allowed
+from lib.exercises.allowed import module_allowed
 from lib.exercises.cell_reading import (
     binds,
     is_import,
@@ -49,6 +49,7 @@ from lib.exercises.cell_reading import (
     public_names,
     written_out,
 )
+from lib.exercises.module_names import imported, members_of
 from lib.exercises.python_itself import defines
 from lib.exercises.scopes import module_imports
 from lib.exercises.unit_reading import Surroundings, read_unit
@@ -184,26 +185,7 @@ class Notebook:
         key = frozenset(allowed)
         if key not in self._around:
             modules = imported(self.imports, allowed)
-            members = self._members(allowed, set(modules))
+            members = members_of(self.imports, self.units, allowed, set(modules))
             around = Surroundings(allowed, self.units, self.lib, modules, members, self.defined)
             self._around[key] = around
         return self._around[key]
-
-    def _members(self, allowed: set[str], modules: set[str]) -> dict[str, str]:
-        """The names that only imports bind, each to one member (no module) of an allowed
-        module: `from dataclasses import field` binds `field` to `dataclasses.field`."""
-        members: dict[str, set[str]] = {}
-        for item in self.imports:
-            if isinstance(item, ast.ImportFrom) and item.module and not item.level:
-                for alias in item.names:
-                    name = alias.asname or alias.name
-                    members.setdefault(name, set()).add(f"{item.module}.{alias.name}")
-        return {
-            name: full.pop()
-            for name, full in members.items()
-            if len(full) == 1
-            and name not in modules
-            and not next(iter(full)).startswith("lib.")
-            and module_allowed(next(iter(full)).rpartition(".")[0], allowed)
-            and all(is_import(unit) for _, unit in self.units.get(name, []))
-        }

@@ -1,4 +1,4 @@
-"""Attributes and uses that reach into Python itself, for `allowed.outside`.
+"""Attributes and uses that reach into Python itself, for `unit_reading.outside`.
 
 Code that computes reads the attributes it defines and the public ones of Python's values. What
 else an attribute can be is Python's machinery: a dunder beyond the ordinary ones
@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection
 
+from lib.exercises.cell_reading import called_with_one
 from lib.exercises.scopes import class_names
 
 # The dunders a learner's own class defines or reads; the others reach into Python itself.
@@ -108,21 +109,25 @@ def type_outside(item: ast.AST) -> str:
     of the other side with it) or its `__name__` read. Needs `parent` links."""
     if not (isinstance(item, ast.Name) and item.id == "type" and isinstance(item.ctx, ast.Load)):
         return ""
-    call = getattr(item, "parent", None)
+    call = called_with_one(item)
     asked = getattr(call, "parent", None)
-    called = (
-        isinstance(call, ast.Call)
-        and call.func is item
-        and len(call.args) == 1
-        and not isinstance(call.args[0], ast.Starred)
-        and not call.keywords
-    )
     compared = isinstance(asked, ast.Compare) and len(asked.ops) == 1
     compared = compared and isinstance(asked.ops[0], ast.Is | ast.IsNot)
     named = isinstance(asked, ast.Attribute) and asked.attr == "__name__"
-    if called and (compared or named):
+    if call and (compared or named):
         return ""
     return (
         "uses `type` other than to ask about a class: write `type(x) is int` or"
         " `type(x).__name__` (called otherwise, `type` makes classes from names as text)"
     )
+
+
+def computed_getattr(item: ast.AST) -> str:
+    """`getattr(x, "de" + "code")`, or `getattr` handed on (`map(getattr, ...)`): an attribute
+    whose name is worked out at run time. Needs `parent` links (`own_code` sets them)."""
+    if not (isinstance(item, ast.Name) and item.id in {"getattr", "hasattr"}):
+        return ""
+    call = getattr(item, "parent", None)
+    if isinstance(call, ast.Call) and call.func is item and named_by_text(call):
+        return ""
+    return f"uses `{item.id}` with a name worked out at run time"

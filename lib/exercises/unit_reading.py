@@ -4,32 +4,39 @@ Each name is read in its scope (`scopes.resolve`): a variable of the unit's own 
 skipped, unless an import there binds it (then it is a module, or part of `lib`); any other name
 is the notebook's or a builtin, and judged (a name a class body reads is judged as the class's
 and, where the class has none yet, the notebook's: `scopes`): a name some cell binds is followed
-(its units read in turn), a module's attributes are judged by `allowed.module_outside`, a
-builtin by `allowed.builtin_outside`. Type hints are judged by `hints.hint_outside` alone.
+(its units read in turn), a module's attributes are judged by `module_names.module_outside`, a
+builtin by `allowed.builtin_outside`, every node by `outside` (imports, attributes, `type`).
+Type hints are judged by `hints.hint_outside` alone.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from lib.exercises.allowed import (
-    BUILTINS,
-    JUDGED_BUILTINS,
-    builtin_outside,
-    computed_getattr,
-    imported,
-    module_outside,
-    outside,
-    python_private,
-)
+from lib.exercises.allowed import BUILTINS, JUDGED_BUILTINS, builtin_outside, module_allowed
 from lib.exercises.bindings import KERNEL_NAMES, binds_judged
 from lib.exercises.by_text import by_text
-from lib.exercises.cell_reading import is_import, lib_imports, local_names, type_hints
+from lib.exercises.cell_reading import (
+    is_import,
+    lib_imports,
+    local_names,
+    public_names,
+    type_hints,
+)
 from lib.exercises.forbidden import forbidden_name, forbidden_names
 from lib.exercises.hints import hint_outside
+from lib.exercises.module_names import imported, module_outside, python_private, reached
 from lib.exercises.python_builtins import PYTHON_BUILTINS
-from lib.exercises.python_itself import private_outside
+from lib.exercises.python_itself import (
+    attributes_read,
+    computed_getattr,
+    private_outside,
+    reaching_in,
+    type_outside,
+    unusual_dunder,
+)
 from lib.exercises.scopes import Scope, resolve
 
 # What a name no cell binds can still be in the kernel: a builtin (IPython's and `site`'s too).
@@ -135,3 +142,32 @@ def lib_use(item: ast.AST, lib: dict[str, str], allowed: set[str]) -> str:
         node = node.parent  # type: ignore[attr-defined]
         use += f".{node.attr}"
     return "" if use in allowed else f"uses `{use}` from the course's library"
+
+
+def outside(item: ast.AST, allowed: set[str], members: Collection[str] = ()) -> str:
+    """ "" unless this one node uses something off the list; then what, in words. Names are
+    judged by `own_code`, which knows what binds them; here: imports, attributes, calls.
+    `members`: names bound by imports alone (`from dataclasses import field`), each use of which
+    is judged as the module's (`by_text`), not the import."""
+    if isinstance(item, ast.Import | ast.ImportFrom):
+        if getattr(item, "level", 0):
+            return "imports a module of its own folder, which the grader cannot read"
+        modules = [item.module or ""] if isinstance(item, ast.ImportFrom) else []
+        modules += [n.name for n in item.names] if isinstance(item, ast.Import) else []
+        for module in modules:
+            if module.partition(".")[0] != "lib" and not module_allowed(module, allowed):
+                return f"imports `{module}`, which is not among what this exercise may use"
+        names = [(n.name, n.asname) for n in item.names] if isinstance(item, ast.ImportFrom) else []
+        if names == [("*", None)]:  # `from string import *` binds `Formatter` too
+            names = [(name, None) for name in public_names(item.module or "")]
+        for name, alias in names if getattr(item, "module", None) else []:
+            found = reached(item.module, [name], allowed)  # `from re import enum`
+            if (alias or name) not in members:
+                found = found or by_text(f"{item.module}.{name}", item)
+            if found:
+                return found
+        return ""
+    if isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
+        return f"uses `{item.id}`, which reaches into Python itself"
+    found = (reaching_in(name) for name in attributes_read(item))
+    return next(filter(None, found), "") or type_outside(item)

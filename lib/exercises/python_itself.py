@@ -1,15 +1,14 @@
 """Attributes and uses that reach into Python itself, for `unit_reading.outside`.
 
-Code that computes reads the attributes it defines and the public ones of Python's values. What
-else an attribute can be is Python's machinery: a dunder beyond the ordinary ones
-(`__globals__`), a frame (`gi_frame`), or a private attribute (`re.RegexFlag._convert_`, which
-reads any module's globals by its name as text). So an attribute read, however it is named
-(`x.name`, `getattr(x, "name")`, `case C(name=x)`), is judged by `attribute_outside`: a private
-one (`_seen`) only where the notebook's own code defines that name (a class body binds it, or
-`self._seen = ...` stores it) and no class of Python's or of an allowed module has one so named.
-And `type` only asks about a class (`type(x) is int`, `type(x).__name__`): called with three
-arguments, subclassed or handed on, it makes classes whose members are names given as text
-(`type('C', (), {'__match_args__': ('gi_frame',)})`).
+Code that computes reads the attributes it defines and the public ones of Python's values. Any
+other attribute is Python's machinery: a dunder beyond the ordinary ones (`__globals__`), a
+frame (`gi_frame`: `reaching_in`), or a private attribute (`re.RegexFlag._convert_` reads any
+module's globals by its name as text: `private_outside`), however it is read (`x.name`,
+`getattr(x, "name")`, `case C(name=x)`). A private one (`_seen`) is read only where the
+notebook's own code defines that name (`defines`: a class body binds it, or `self._seen = ...`)
+and no class of Python's or of an allowed module has one so named. And `type` only asks about a
+class (`type_outside`): called with three arguments, subclassed or handed on, it makes classes
+whose members are names given as text (`type('C', (), {'__match_args__': ('gi_frame',)})`).
 """
 
 from __future__ import annotations

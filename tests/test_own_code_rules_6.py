@@ -9,7 +9,9 @@ what to write instead, and the honest code beside it that it keeps.
 - of `typing`, only the names for type hints (`allowed.MEMBERS`);
 - a name imported alone from an allowed module (`from dataclasses import field`) is judged
   where it is used, as the module's would be (`own_code.Notebook._members`);
-- a plain parameter or local may be named after a judged builtin (`bindings.binds_judged`).
+- a plain parameter or local may be named after a judged builtin (`bindings.binds_judged`);
+- a class pattern matches by position only a builtin, a module's class or a `@dataclass` class
+  statement's fields (`class_patterns`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pytest
 from lib.exercises.own_code import Notebook
 
 ENCODE = (".encode", "bytes")
+MATCH = "    match x:\n        case {}:\n            return a\n    return 0\n"
 
 
 def verdict(*cells: str, forbidden: tuple[str, ...] = ()) -> str:
@@ -105,6 +108,25 @@ REFUSED = {  # name: (cells, what the reason says)
         ],
         "uses `dataclasses.field` other than as a field's value",
     ),
+    "a class matched by position, its __match_args__ unknown": (
+        ["class P:\n    pass\n\ndef f(x):\n" + MATCH.format("P(a)")],
+        "matches `P` by position, whose `__match_args__` could name any attribute as text:"
+        " match by keyword (`case P(first=a)`), or write `P` as a `class` under `@dataclass`",
+    ),
+    "a dataclass made by a call, matched by position": (
+        [
+            "import dataclasses\n\ndef f(x):\n    class P:\n        a: int\n\n"
+            "    P = dataclasses.dataclass(P)\n" + MATCH.format("P(a)")
+        ],
+        "matches `P` by position",
+    ),
+    "a class under a decorator of the notebook's, matched by position": (
+        [
+            "def dataclass(c):\n    return c\n\n@dataclass\nclass P:\n    a: int\n\n"
+            "def f(x):\n" + MATCH.format("P(a)")
+        ],
+        "matches `P` by position",
+    ),
     "a builtin's name with a default": (
         ["def f(x, type=type):\n    return type"],
         "binds `type`, a builtin's name: choose another name",
@@ -146,6 +168,14 @@ HONEST = {
         "from dataclasses import dataclass, field, fields\n\n"
         "@dataclass(frozen=True)\nclass Pairs:\n    ids: list = field(default_factory=list)\n\n"
         "def f(x):\n    return [g.name for g in fields(Pairs)], Pairs([x])"
+    ),
+    "class patterns by position on builtins and dataclasses": (
+        "import dataclasses\nfrom dataclasses import dataclass\n\n"
+        "@dataclasses.dataclass\nclass P:\n    a: int\n\n"
+        "@dataclass(frozen=True)\nclass Q:\n    a: int\n\n"
+        "def f(x):\n    @dataclasses.dataclass\n    class R:\n        a: int\n\n"
+        "    match x:\n        case int(a) | P(a) | Q(a) | R(a):\n            return a\n"
+        "    return 0"
     ),
     "parameters and locals named after builtins": (
         "def describe(type, input):\n    return f'{type}: {input}'\n\n"

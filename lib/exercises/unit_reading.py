@@ -25,6 +25,7 @@ from lib.exercises.cell_reading import (
     public_names,
     type_hints,
 )
+from lib.exercises.class_patterns import pattern_outside
 from lib.exercises.forbidden import forbidden_name, forbidden_names
 from lib.exercises.hints import hint_outside
 from lib.exercises.module_names import imported, module_outside, python_private, reached
@@ -109,6 +110,8 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
         if isinstance(item, ast.Name) and item.id in around.members:  # `field(...)`, `wraps(f)`
             found = found or by_text(around.members[item.id], item)
         found = found or forbidden_name(item, forbidden)
+        names = (around.modules, around.members)  # `case Pair(a, b)`: a dataclass's fields
+        found = found or pattern_outside(item, node, scopes, around.units, names)
         if isinstance(item, ast.Name):
             if item.id in around.units:
                 todo.append(item.id)  # a name of the notebook's: read its units too

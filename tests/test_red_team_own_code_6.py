@@ -43,6 +43,13 @@ Honest code refused (each costs a learner the exercise's marks, in `check()` and
    caller's argument and an assigned value are read where they are written), and `type(cp) is
    not int` in `utf8_encode` (`type` is refused outright where `.encode` is forbidden).
 
+Closed (issue 27, rules pinned both ways in `tests/test_own_code_rules_6.py`): 1 by `type`
+only asking about a class (`type(x) is int`), and `typing` offering only its type-hint names; 2 by
+`functools.update_wrapper` refused and `functools.wraps` only decorating a `def`; 3 by resolving a
+class body once (1,000 fields: about 1 s); 4 by reading a private attribute only where the
+notebook defines it and Python's classes do not; 5 and 6 by the reading fixes their "Fix:"
+comments name. The xfail marks are gone.
+
 What held: `__match_args__`, `__instancecheck__`, `__class_getitem__` bound in a class body
 (refused); a class pattern's keyword attributes (`case object(gi_frame=f)`: refused); public
 attributes of the allowed modules that hold builtins or modules (none beyond those refused); a
@@ -105,9 +112,6 @@ DUNDERS_AS_TEXT = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="door 1: dunders written as a namespace's text keys"
-)
 @pytest.mark.parametrize("name, source", DUNDERS_AS_TEXT.values(), ids=list(DUNDERS_AS_TEXT))
 @pytest.mark.filterwarnings("ignore::UserWarning")  # `bpe.train` on tiny texts says so
 def test_dunders_written_as_a_namespaces_keys_earn_nothing(shell, name, source):
@@ -174,9 +178,6 @@ FIELDS_FROM_PARAMETERS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="door 2: fields named by a function's parameters"
-)
 @pytest.mark.parametrize(
     "name, source", FIELDS_FROM_PARAMETERS.values(), ids=list(FIELDS_FROM_PARAMETERS)
 )
@@ -197,9 +198,6 @@ def dataclass_with_fields(n: int) -> str:
     )
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="door 3: quadratic in a dataclass's fields"
-)
 def test_reading_a_dataclass_grows_in_proportion_to_its_fields():
     seconds = []
     for n in (25, 100):
@@ -246,7 +244,6 @@ OTHER_MODULES_BY_NAME = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="door 4: another module by name")
 @pytest.mark.parametrize(
     "name, source", OTHER_MODULES_BY_NAME.values(), ids=list(OTHER_MODULES_BY_NAME)
 )
@@ -270,11 +267,6 @@ CACHED_HELPER = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="honest 5: a decorated function read as a module's unit",
-)
 def test_a_cached_neighbour_does_not_cost_an_honest_answer_its_marks(shell):
     assert earns_full_marks(shell, "utf8_encode", *CACHED_HELPER)
 
@@ -336,9 +328,6 @@ HONEST_REFUSED = {  # name: (exercise, source)
 }
 
 
-@pytest.mark.xfail(
-    strict=True, raises=AssertionError, reason="honest 6: refused though nothing in it runs code"
-)
 @pytest.mark.parametrize("name, source", HONEST_REFUSED.values(), ids=list(HONEST_REFUSED))
 def test_plausible_honest_code_is_own_code(name, source):
     exercise = EXERCISES[name]
@@ -391,11 +380,6 @@ ATTACKS = {  # notebook: (lesson, the answers that should score 0, honest cells 
 
 
 @pytest.mark.end_to_end
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="doors 1, 2 and 4 earn full marks; honest 5 loses them",
-)
 def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
     for name, (lesson, answers, honest) in ATTACKS.items():
         nbformat.write(trimmed(lesson, {**answers, **honest}), tmp_path / f"{name}.ipynb")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import faulthandler
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -29,22 +30,33 @@ def _chart_png_only_where_tested(request, monkeypatch):
         monkeypatch.setattr(chart, "_drawn", lambda figure_json: None)
 
 
-def pytest_collection_finish(session):
+def pytest_configure(config):
     """When asked for, start the oldest and newest Pythons' runs (tests/test_other_pythons.py) in
-    the background now, and move their test to the end, where it waits for them: they overlap the
-    rest of the session instead of adding to it."""
-    late = [item for item in session.items if item.nodeid.startswith("tests/test_other_pythons.py")]
-    if not late:
+    the background at once, so that they overlap the whole session; their test, moved to the
+    end, waits for them. Only the process that configures the session starts them: under
+    pytest-xdist its workers, started after this, find the runs in their environment."""
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker
         return
-    session.items[:] = [item for item in session.items if item not in late] + late
-    module = late[0].module
-    if module.wanted():
-        module.STARTED = module.start_all()
+    import test_other_pythons as other  # tests/ is on sys.path: this conftest's folder
+
+    asked_for = [Path(config.invocation_params.dir, arg.split("::")[0]) for arg in config.args]
+    here = Path(other.__file__).resolve()
+    if other.wanted() and any(p.resolve() in (here, *here.parents) for p in asked_for):
+        other.publish(other.start_all())
+
+
+def pytest_collection_modifyitems(items):
+    """The other Pythons' test waits for their runs: last, so that it holds no worker early."""
+    late = [item for item in items if item.nodeid.startswith("tests/test_other_pythons.py")]
+    items[:] = [item for item in items if item not in late] + late
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
     """A run that has printed its summary should end at once. A measured run here lingered for
     eleven minutes after it, with 34 threads alive; should anything keep the process (a thread, an
-    exit handler), every thread's stack is printed every two minutes, so the log says what."""
+    exit handler), every thread's stack is printed every two minutes, so the log says what. Not in
+    a pytest-xdist worker: it waits, idle, for the session's last worker by design."""
+    if hasattr(config, "workerinput"):
+        return
     faulthandler.dump_traceback_later(120, repeat=True, file=sys.__stderr__)

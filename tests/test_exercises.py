@@ -343,6 +343,23 @@ def test_a_failed_hidden_case_is_named_by_number_and_kind_only():
     assert "square(34)" in result.detail
 
 
+def test_a_hint_quoting_a_hidden_answer_is_dropped_but_none_quotes_nothing():
+    """A 💡 that would show the student's answer to a hidden case is left out. An answer of None
+    (what a call that raised gives) quotes nothing: lesson 3's 'holds the pair (7, None)' was
+    dropped in the grader whenever another slip raised on a hidden case."""
+    hidden = lambda: [Case(args=(n,), expected=n * n) for n in (40, 34)]  # noqa: E731
+    words = lambda cases, answers: f"your last answer is {answers[-1]}"  # noqa: E731
+    exercise = make_square(hidden_cases=hidden, wrong_turns=words)
+    cases = exercise.grading_cases()
+    for body, shown in [
+        ("return n * n + 1", ""),  # it would show 1157, the answer to square(34)
+        ("return n * n + 1 if n != 34 else [][0]", "💡 your last answer is None"),
+    ]:
+        target = run(f"def square(n):\n    {body}\n")["square"]
+        reason = exercise.judge(cases, run_cases(target, exercise.inputs(cases), 5)).reason
+        assert "1157" not in reason and (shown in reason if shown else "💡" not in reason), reason
+
+
 def test_an_answer_that_ignores_its_input_earns_nothing(capsys):
     exercise = make_square(cases=lambda: [Case(args=(n,), expected=n * n) for n in (0, 0, 1, 2)])
     zero = run("def square(n):\n    return 0\n")

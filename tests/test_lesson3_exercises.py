@@ -200,6 +200,66 @@ def test_the_get_stats_hint_quotes_the_learners_own_answer(capsys, wrong, words)
     assert "💡" in shown and words in shown, shown
 
 
+def read_in_twos(ids: list[int]) -> dict:
+    """Pairs that do not overlap: ids read two at a time, so (ids[1], ids[2]) is never seen."""
+    counts: dict = {}
+    for i in range(0, len(ids) - 1, 2):
+        counts[ids[i], ids[i + 1]] = counts.get((ids[i], ids[i + 1]), 0) + 1
+    return counts
+
+
+def start_one_late(ids: list[int]) -> dict:
+    """An off-by-one at the start: range(1, len(ids) - 1) never sees the first pair."""
+    counts: dict = {}
+    for i in range(1, len(ids) - 1):
+        counts[ids[i], ids[i + 1]] = counts.get((ids[i], ids[i + 1]), 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("wrong", "words"),
+    [
+        # Both were told "a pair met once counts 1, and each further meeting adds 1", about
+        # counting, while their loop skips positions.
+        (read_in_twos, "in [256, 100, 256, 97, 99] you leave (100, 256) out"),
+        (start_one_late, "in [256, 100, 256, 97, 99] you leave (256, 100) out"),
+    ],
+)
+def test_a_pair_left_out_is_put_down_to_the_loop_not_the_count(capsys, wrong, words):
+    ex.get_stats.check({"get_stats": wrong})
+    shown = " ".join(capsys.readouterr().out.split())
+    assert words in shown and "one position at a time" in shown, shown
+    assert "a pair met once counts 1" not in shown
+
+
+def pairs_as_text(ids: list[int]) -> dict:
+    """Keys that print like pairs and are strings: str((97, 97)) is '(97, 97)'."""
+    counts: dict = {}
+    for pair in zip(ids, ids[1:], strict=False):
+        counts[str(pair)] = counts.get(str(pair), 0) + 1
+    return counts
+
+
+def pairs_of_letters(ids: list[int]) -> dict:
+    """Keys of characters, (chr(a), chr(b)), where the ids themselves belong."""
+    counts: dict = {}
+    for a, b in zip(ids, ids[1:], strict=False):
+        counts[chr(a), chr(b)] = counts.get((chr(a), chr(b)), 0) + 1
+    return counts
+
+
+@pytest.mark.parametrize(
+    ("wrong", "key"),
+    # They were told "[97, 97, 97] does not have" the pair '(97, 97)' and ('a', 'a').
+    [(pairs_as_text, "'(97, 97)'"), (pairs_of_letters, "('a', 'a')")],
+)
+def test_a_key_that_is_not_a_pair_of_ids_is_named_as_such(capsys, wrong, key):
+    ex.get_stats.check({"get_stats": wrong})
+    shown = " ".join(capsys.readouterr().out.split())
+    assert f"has the key {key}, which is not a pair of ids" in shown, shown
+    assert "does not have it" not in shown
+
+
 @pytest.mark.parametrize(
     ("change", "words"),
     [

@@ -528,6 +528,9 @@ WRONG_IDEAS = {
         "        ])",
         "0b10000000 + (cp >> 6),\n            0b10000000 | (cp & 0b111111),\n        ])",
     ),
+    # The lesson never builds bytes from ints: a list of the right numbers scored 0 of 16 with
+    # only "expected: b'\\x00' got: [0]".
+    ("utf8_encode", "the right ints in a list"): ("bytes([", "list(["),
     ("stream_decode", "strict, a bad byte shown only at the end"): STRICT_STREAM,
     ("stream_decode", "waits until the whole buffer decodes"): WAITING_STREAM,
     ("stream_decode", "lead bytes alone decide what waits"): LEAD_BYTES,
@@ -610,6 +613,7 @@ def test_a_plausible_wrong_answer_fails_a_shown_case(name, idea):
 NAMED_SLIPS = {
     ("utf8_encode", "a middle byte unmasked"): "so mask it (& 0b111111)",
     ("utf8_encode", "a middle byte unmasked, the marker added"): "so mask it (& 0b111111)",
+    ("utf8_encode", "the right ints in a list"): "your numbers are right, but they are a list",
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",
     ("first_bad_token", "a token ending at the position"): "one token early",

@@ -280,6 +280,7 @@ def test_regenerated_notebook_passes_strict_nbval(tmp_path):
             str(there),
             "-p",
             "no:cacheprovider",
+            "-n=0",  # two notebooks: workers would cost more than they save
             "-q",
             str(there / "notebooks"),
         ],

@@ -13,9 +13,10 @@ browser: the machine's, and a sandbox user could not even start a Python that li
 home, as pyenv's do) and `scale` (whole corpora, memory bounds, agreement with SentencePiece,
 Hugging Face, copydetect, nbconvert), which are deselected even inside the modules named.
 
-Both runs start in the background as soon as pytest has collected this test (conftest.py), at a
-lower priority, so they use what the main run leaves of the CPU (it waits on kernels half of the
-time); pytest moves this test to the end, where it waits for them and reports.
+Both runs start in the background as soon as pytest is configured (conftest.py; under
+pytest-xdist, before its workers), at a lower priority, so they use what the main run leaves of
+the CPU; pytest moves this test to the end, where the worker that runs it waits for them (each
+writes its exit code to a file) and reports. They run with `-n 0`: in one process each.
 
 It runs only when asked: `COURSE_REQUIRE_PYTHONS=1 python -m pytest` (what `.ci/run` does), since
 the two installs cost minutes a maintainer's everyday run should not pay. The interpreters are
@@ -25,11 +26,14 @@ found as `python3.X` on PATH or in pyenv's versions folder; when asked, a missin
 from __future__ import annotations
 
 import ast
+import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,10 +74,10 @@ PER_PYTHON = {
     # (3.11's recursion check, 3.12's type aliases, 3.13's defaults), and judges plain data.
     "test_own_code.py": "the own-code reading (ast)",
     "test_allowed.py": "the own-code allow-list (ast)",
-    "test_red_team_own_code.py": "doors through the own-code reading (ast)",
-    "test_red_team_own_code_2.py": "more doors through the own-code reading (ast)",
     "test_judging.py": "answers read as plain data without running their methods",
     "test_programs_graded.py": "each exercise's program cut by its own rules (ast)",
+    # (The red teams' doors run once, in the main run: the modules above read the same
+    # constructs, match and walrus and class bodies included, on this Python.)
     # The exercises: check() runs in the learner's kernel, on any Python of the range. (Lesson 5's
     # own module times its slow wrong answers at length: once, in the main run, is enough.)
     "test_exercises.py": "the exercise framework and every lesson's exercises",
@@ -88,15 +92,30 @@ PER_PYTHON = {
 
 @dataclass
 class Run:
-    """One Python's background job: its process, its log and the folder holding its venv."""
+    """One Python's background job, known by its folder (its venv, `log.txt`, and `exit`, which
+    holds the job's exit code once it is over). A folder, not a process: the job is started by
+    the process that configures the session and awaited by the pytest worker that runs the test,
+    which under pytest-xdist is another process."""
 
     minor: int
-    job: subprocess.Popen
-    log: Path
     folder: Path
 
+    @property
+    def log(self) -> Path:
+        return self.folder / "log.txt"
 
-STARTED: list[Run] | str | None = None  # set by conftest.py's hook: the runs, or why none started
+    def wait(self) -> int:
+        """The job's exit code, once it has written one; `timeout` ends it after `MINUTES`."""
+        deadline = time.monotonic() + MINUTES * 60 + 120
+        while not (self.folder / "exit").exists():
+            if time.monotonic() > deadline:
+                return 124
+            time.sleep(1)
+        return int((self.folder / "exit").read_text())
+
+
+RUNS = "COURSE_OTHER_PYTHON_RUNS"  # the started runs, or why none started (set by conftest.py)
+_JOBS: list[subprocess.Popen] = []  # kept, so that no job is reported as left running
 
 
 def find_python(minor: int) -> str | None:
@@ -135,21 +154,35 @@ def start(minor: int, python: str) -> Run:
         f"'{child}' -m pip install -q --disable-pip-version-check --no-compile "
         "-r requirements.txt && "
         f"'{child}' -m pytest {' '.join(f'tests/{name}' for name in PER_PYTHON)} -q "
-        f"-p no:cacheprovider -m '{SELECTION}' "
+        f"-p no:cacheprovider -n 0 -m '{SELECTION}' --durations=15 "
         f"-o faulthandler_timeout={STUCK}"
     )
-    log = folder / "log.txt"
-    with log.open("w") as out:
-        job = subprocess.Popen(
-            ["nice", "-n", "10", "timeout", str(MINUTES * 60), "bash", "-c", script],
+    log, done = shlex.quote(str(folder / "log.txt")), shlex.quote(str(folder / "exit"))
+    job = f"nice -n 10 timeout {MINUTES * 60} bash -c {shlex.quote(script)} > {log} 2>&1"
+    _JOBS.append(
+        subprocess.Popen(
+            ["bash", "-c", f"{job}; echo $? > {done}.part; mv {done}.part {done}"],
             cwd=ROOT,
             # Bytecode goes to the run's own folder: other Pythons' .pyc files appearing in lib/
             # would look like a student's write to the hostile-notebook tests of the main run.
             env={**os.environ, INSIDE: "1", "PYTHONPYCACHEPREFIX": str(folder / "pycache")},
-            stdout=out,
-            stderr=subprocess.STDOUT,
         )
-    return Run(minor, job, log, folder)
+    )
+    return Run(minor, folder)
+
+
+def publish(runs: list[Run] | str) -> None:
+    """Hand the runs (or why none started) to every pytest worker, through the environment."""
+    if isinstance(runs, str):
+        os.environ[RUNS] = json.dumps(runs)
+    else:
+        os.environ[RUNS] = json.dumps([[run.minor, str(run.folder)] for run in runs])
+
+
+def published() -> list[Run] | str | None:
+    """The runs this session's configuring process started, if it did."""
+    said = json.loads(os.environ.get(RUNS, "null"))
+    return said if not isinstance(said, list) else [Run(m, Path(f)) for m, f in said]
 
 
 def wanted() -> bool:
@@ -159,12 +192,12 @@ def wanted() -> bool:
 
 @pytest.mark.skipif(not wanted(), reason=f"runs only when asked: {ASKED}=1 python -m pytest")
 def test_oldest_and_newest_python_install_and_pass_the_unit_tests():
-    runs = STARTED if STARTED is not None else start_all()
+    runs = published() or start_all()
     if isinstance(runs, str):
         pytest.fail(runs)
     failures = []
     for run in runs:
-        code = run.job.wait()
+        code = run.wait()
         lines = run.log.read_text(errors="replace").splitlines()
         print(f"Python 3.{run.minor}: {lines[-1] if lines else '(no output)'}")
         if code != 0:

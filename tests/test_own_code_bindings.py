@@ -85,20 +85,21 @@ def test_every_name_a_fresh_kernel_adds_to_the_builtins_may_not_be_bound(shell):
         (
             "import functools\n\ndef utf8_encode(cp):\n"
             "    return functools.update_wrapper(cp, chr(cp), updated=('encode',))",
-            "uses `functools.update_wrapper` with names of attributes as text, or hands it on:"
-            " call it as `@functools.update_wrapper(f)`, without `assigned` or `updated`",
+            "uses `functools.update_wrapper`, which names attributes as text: decorate a `def`"
+            " with `@functools.wraps(f)`",
         ),
         (
             "import functools\n\ndef utf8_encode(cp):\n    return functools.wraps(cp, ('encode',))",
-            "uses `functools.wraps` with names of attributes as text",
+            "uses `functools.wraps` other than as a decorator, or with names of attributes as"
+            " text: write `@functools.wraps(f)` above a `def`",
         ),
         (
             "import functools\n\ndef utf8_encode(cp):\n    return map(functools.wraps, [cp])",
-            "uses `functools.wraps` with names of attributes as text, or hands it on",
+            "uses `functools.wraps` other than as a decorator",
         ),
         (
             "from functools import wraps\n\ndef utf8_encode(cp):\n    return wraps(cp)",
-            "uses `functools.wraps` with names of attributes as text, or hands it on",
+            "uses `functools.wraps` other than as a decorator",
         ),
         (
             "import dataclasses\n\nutf8_encode = dataclasses.make_dataclass('T', ['encode'])",

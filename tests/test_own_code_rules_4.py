@@ -62,8 +62,8 @@ def test_check_reads_the_code_that_runs_under_any_wrapper(shell):
     defines its name: never from the source `__wrapped__` leads to."""
     for cell in (
         "import functools\n\ndef honest(cp):\n    return bytes([cp])",
-        "def utf8_encode(cp):\n    return chr(cp).encode()",
-        "utf8_encode = functools.update_wrapper(functools.cache(utf8_encode), honest)",
+        "@functools.cache\n@functools.wraps(honest)\ndef utf8_encode(cp):\n"
+        "    return chr(cp).encode()",
     ):
         shell.run_cell(cell, store_history=True)
     assert "uses `.encode`" in UTF8_ENCODE.not_own(shell.user_ns)

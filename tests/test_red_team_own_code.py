@@ -22,6 +22,7 @@ from lib.exercises import for_lesson
 from lib.exercises.forbidden import forbidden_use
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
+from lib.grade import Limits, grade_submissions
 from lib.grading.grading_job import Program, graded_program
 from lib.grading.rounds import rounds
 
@@ -59,6 +60,26 @@ def earns_full_marks(shell, name: str, *cells: str) -> bool:
     cases = exercise.grading_cases()
     outcomes = run_cases(shell.user_ns[exercise.target], exercise.inputs(cases), 10)
     return exercise.judge(cases, outcomes).status == "passed"
+
+
+def attacks_score_nothing(folder: Path, attacks: dict[str, dict[str, str]]) -> None:
+    """Grade each `mallory_*.ipynb` of `folder` by the real, sandboxed grader in one batch, and
+    check it: `attacks` gives, by notebook name, the answers that must score 0; every other
+    exercise of the notebook, honest, must score."""
+    records = grade_submissions(
+        sorted(folder.glob("mallory_*.ipynb")),
+        folder / "out",
+        limits=Limits(cell=60, notebook=300, probe=2),
+        jobs=1,
+        progress=False,
+    )
+    assert [r["outcome"] for r in records] == ["graded"] * len(attacks), records
+    for record in records:
+        scores = {row["name"]: row["score"] for row in record["exercises"]}
+        answers = attacks[Path(record["submission"]).stem]
+        honest = {name: score for name, score in scores.items() if name not in answers}
+        assert all(honest.values()), honest  # the honest rest keeps its marks
+        assert {name: scores[name] for name in answers} == dict.fromkeys(answers, 0.0), scores
 
 
 def test_the_measure_tells_an_honest_answer_from_a_decoy(shell):

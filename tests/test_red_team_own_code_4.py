@@ -85,7 +85,7 @@ def test_a_module_hidden_by_an_inner_scopes_name_earns_nothing(shell, name, sour
     assert not earns_full_marks(shell, name, source)
 
 
-# 2. `string.Formatter` is refused as an attribute (`allowed._REACHES_IN`) but not as a name
+# 2. `string.Formatter` is refused as an attribute (`python_itself.REACHES_IN`) but not as a name
 # imported from `string`; `vformat` fetches `{0.encode}` with getattr and hands the value to
 # `format_field`, a method of the learner's. Fix: refuse `string.Formatter` in imports too.
 FORMATTER = "class Grab(Formatter):\n    def format_field(self, value, spec):\n" + (

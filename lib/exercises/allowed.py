@@ -18,30 +18,35 @@ ones, `getattr` with a name worked out at run time) is not own code, and the rea
 A list of what is allowed stays short and can be tested in both directions; a list of tricks
 never ends.
 
->>> import ast
->>> outside(ast.parse("import json").body[0], set())
-'imports `json`, which is not among what this exercise may use'
->>> outside(ast.parse("x.__globals__").body[0].value, set())
-'uses `.__globals__`, which reaches into Python itself'
+What each rule does is in its own module: `module_names` (an allowed module's names),
+`python_itself` (dunders, frames, private attributes, `type`), `by_text` (functions that name
+attributes as text), `forbidden` (an exercise's shortcuts), `unit_reading` (one unit by all).
+
+>>> module_allowed("collections.abc", set()), module_allowed("json", set())
+(True, False)
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
-import importlib
-from types import ModuleType
-
-from lib.exercises.by_text import by_text
-from lib.exercises.cell_reading import public_names
 from lib.exercises.python_builtins import PYTHON_BUILTINS
 
 # Standard-library modules that only compute (and `time`, to measure): none loads, runs or
 # finds code.
 COMPUTING = frozenset(
     {"collections", "itertools", "functools", "heapq", "bisect", "math", "unicodedata"}
-    | {"re", "regex", "dataclasses", "string", "time", "__future__"}
+    | {"re", "regex", "dataclasses", "string", "typing", "time", "__future__"}
 )
+# `typing` offers only its names for type hints: its others hand out `type` itself
+# (`get_origin(Type)`, `class M(Type)` is a metaclass), run hints written as text
+# (`get_type_hints`), or make classes from names as text (`TypedDict('T', {...})`).
+MEMBERS = {
+    "typing": frozenset(
+        {"Any", "Callable", "ClassVar", "Collection", "Counter", "DefaultDict", "Deque", "Dict"}
+        | {"Final", "FrozenSet", "Generator", "Hashable", "Iterable", "Iterator", "List"}
+        | {"Literal", "Mapping", "MutableMapping", "Optional", "OrderedDict", "Sequence", "Set"}
+        | {"Sized", "Tuple", "Union", "TYPE_CHECKING", "cast"}
+    )
+}
 # The builtins that run code, find it, or reach the notebook's namespace or files.
 RUNS_CODE = frozenset(
     {"exec", "eval", "compile", "__import__", "globals", "locals", "vars", "open", "input"}
@@ -50,186 +55,11 @@ RUNS_CODE = frozenset(
 # The builtins the reading judges wherever they are used: a name of the code's own may not be one.
 JUDGED_BUILTINS = RUNS_CODE | {"getattr", "hasattr", "type"}
 BUILTINS = PYTHON_BUILTINS - RUNS_CODE  # a fixed list: IPython adds names to `builtins`
-# The dunders a learner's own class defines or reads; the others reach into Python itself.
-ORDINARY_DUNDERS = frozenset(
-    {"__init__", "__name__", "__doc__", "__len__", "__iter__", "__next__", "__getitem__"}
-    | {"__contains__", "__eq__", "__lt__", "__hash__", "__repr__", "__str__", "__post_init__"}
-)
-# `string.Formatter().get_field("0.__globals__", ...)` is getattr with a name in a string; a
-# running generator's or traceback's frame holds the namespaces of the code around it; its code
-# object, its names replaced (`.replace(co_names=...)`), becomes another function.
-_REACHES_IN = frozenset({"Formatter", "get_field", "gi_frame", "cr_frame", "ag_frame", "tb_frame"})
-_REACHES_IN |= {"f_globals", "f_locals", "f_builtins", "f_back", "f_code"}
-_REACHES_IN |= {"gi_code", "cr_code", "ag_code"}
-# `functools.singledispatch` keeps, in `.registry`, the classes its registered functions' type
-# hints name, evaluated in the globals at the end of their `__wrapped__` chain, which
-# `functools.update_wrapper` may point at another module's (`string.capwords`: `'Formatter'`
-# is `string.Formatter`). The reading cannot know those globals, so nothing reads `.registry`:
-# call the function, and it dispatches.
-_REACHES_IN |= {"registry"}
-
-
-def unusual_dunder(name: str) -> bool:
-    """A dunder beyond the ordinary ones: Python itself gives it a meaning."""
-    return name.startswith("__") and name.endswith("__") and name not in ORDINARY_DUNDERS
-
-
-def _reaches_in(attribute: str) -> bool:
-    return unusual_dunder(attribute) or attribute in _REACHES_IN
-
-
-def _reaching(attribute: str) -> str:
-    if attribute == "registry":  # a learner's own attribute may be named so: say why it is out
-        return "uses `.registry`, where classes that type hints name come out: call the function"
-    return f"uses `.{attribute}`, which reaches into Python itself"
 
 
 def module_allowed(module: str, allowed: set[str]) -> bool:
     """May code import `module` (a listed module, or one its exercise allows)?"""
     return module.partition(".")[0] in COMPUTING or module in allowed
-
-
-def outside(item: ast.AST, allowed: set[str]) -> str:
-    """ "" unless this one node uses something off the list; then what, in words. Names are
-    judged by `own_code`, which knows what binds them; here: imports, attributes, calls."""
-    if isinstance(item, ast.Import | ast.ImportFrom):
-        if getattr(item, "level", 0):
-            return "imports a module of its own folder, which the grader cannot read"
-        modules = [item.module or ""] if isinstance(item, ast.ImportFrom) else []
-        modules += [n.name for n in item.names] if isinstance(item, ast.Import) else []
-        for module in modules:
-            if module.partition(".")[0] != "lib" and not module_allowed(module, allowed):
-                return f"imports `{module}`, which is not among what this exercise may use"
-        names = [n.name for n in item.names] if isinstance(item, ast.ImportFrom) else []
-        if names == ["*"]:  # `from string import *` binds `Formatter` too
-            names = public_names(item.module or "")
-        for name in names if getattr(item, "module", None) else []:
-            found = reached(item.module, [name], allowed)  # `from re import enum`
-            found = found or by_text(f"{item.module}.{name}", item)
-            if found:
-                return found
-    elif isinstance(item, ast.Attribute) and (
-        unusual_dunder(item.attr) or item.attr in _REACHES_IN
-    ):
-        return _reaching(item.attr)
-    elif isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
-        return f"uses `{item.id}`, which reaches into Python itself"
-    elif isinstance(item, ast.Call) and _named_by_text(item):  # `getattr(g, "gi_frame")`
-        name = item.args[1].value
-        if _reaches_in(name):
-            return _reaching(name)
-    elif isinstance(item, ast.MatchClass):  # `case str(__class__=c):` reads `.__class__`
-        for name in filter(_reaches_in, item.kwd_attrs):
-            return _reaching(name)
-    return ""
-
-
-def reached(module: str, chain: list[str], allowed: set[str]) -> str:
-    """ "" if `module.a.b...` (the names in `chain`) stays within what may be used, else why not.
-    Each step is looked up in the grader's own import of the module: a step from a module must be
-    public, and lead to an allowed module or to something that is no module and no builtin that
-    runs code; a step from anything else (a class, a function) is judged by `outside`."""
-    value: object = _module(module, allowed)
-    where = module
-    for name in chain:
-        if not isinstance(value, ModuleType) or name == "*":
-            return ""
-        if name.startswith("_") and name not in ORDINARY_DUNDERS:
-            return f"uses `{where}.{name}`, a private part of `{where}`"
-        if name in _REACHES_IN:  # `from string import Formatter`, however it is imported
-            return f"uses `{where}.{name}`, which reaches into Python itself"
-        value, where = getattr(value, name, None), f"{where}.{name}"
-        if isinstance(value, ModuleType) and not module_allowed(value.__name__, allowed):
-            return f"reaches the module `{value.__name__}` through `{where}`"
-        if any(value is getattr(builtins, name, None) for name in RUNS_CODE):
-            return f"reaches `{where}`, a builtin that runs or finds code"
-    return ""
-
-
-def module_outside(item: ast.AST, modules: dict[str, str], allowed: set[str]) -> str:
-    """ "" unless this node, using a name bound to a module (`modules`: name -> module, from
-    `imported`), reaches past its public names (see `reached`) or hands the module on as a value
-    (`m = collections; m._sys` would read as a local `m`). Needs `parent` links."""
-    if not isinstance(item, ast.Name) or item.id not in modules:
-        return ""
-    chain, node = [], item
-    while isinstance(getattr(node, "parent", None), ast.Attribute):
-        node = node.parent  # type: ignore[attr-defined]
-        chain.append(node.attr)
-    call = getattr(item, "parent", None)
-    if _named_by_text(call) and call.args[0] is item:  # `getattr(collections, "_sys")`
-        chain.append(call.args[1].value)
-        node = call
-    elif not chain and not isinstance(item.ctx, ast.Store | ast.Del):
-        return f"hands the module `{modules[item.id]}` on as a value: use its names instead"
-    where = ".".join([modules[item.id], *chain])
-    if chain and isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
-        return f"changes `{where}`: a module's names are used, never changed"  # seen by all
-    found = reached(modules[item.id], chain, allowed) or by_text(where, node)
-    if not found and isinstance(_end(modules[item.id], chain, allowed), ModuleType):
-        return f"hands the module `{where}` on as a value: use its names instead"  # `m = a.re`
-    return found
-
-
-def _end(module: str, chain: list[str], allowed: set[str]) -> object:
-    """What `module.a.b...` is in the grader's own import of the module (None if not there)."""
-    value: object = _module(module, allowed)
-    for name in chain:
-        value = getattr(value, name, None)
-    return value
-
-
-def imported(nodes: list[ast.AST], allowed: set[str]) -> dict[str, str]:
-    """The names that the imports in `nodes` bind to allowed modules (`lib` is followed by
-    `own_code` itself): `import a.b` binds a to a, `import a.b as c` c to a.b, `from a import b`
-    b to the module `a.b` is, if it is one (`from re import functools` binds `functools`)."""
-    bound = {}
-    for node in nodes:
-        for item in ast.walk(node):
-            if isinstance(item, ast.Import):
-                for name in item.names:
-                    module = name.name if name.asname else name.name.partition(".")[0]
-                    bound[name.asname or module] = module
-            elif isinstance(item, ast.ImportFrom) and item.module and not item.level:
-                for name in item.names:
-                    value = _module(item.module, allowed)
-                    value = getattr(value, name.name, None) if value else None
-                    if isinstance(value, ModuleType):
-                        bound[name.asname or name.name] = value.__name__
-    return {name: module for name, module in bound.items() if module_allowed(module, allowed)}
-
-
-def _module(module: str, allowed: set[str]) -> ModuleType | None:
-    """The grader's own import of an allowed module (None for any other: it is not imported)."""
-    if module.partition(".")[0] == "lib" or not module_allowed(module, allowed):
-        return None
-    try:
-        return importlib.import_module(module)
-    except Exception:  # not there: the kernel cannot import it either
-        return None
-
-
-def _named_by_text(item: ast.AST) -> bool:
-    """`getattr(x, "name")`: the name is known, so it is read like `x.name`."""
-    return (
-        isinstance(item, ast.Call)
-        and isinstance(item.func, ast.Name)
-        and item.func.id in {"getattr", "hasattr"}
-        and len(item.args) > 1
-        and isinstance(item.args[1], ast.Constant)
-        and isinstance(item.args[1].value, str)
-    )
-
-
-def computed_getattr(item: ast.AST) -> str:
-    """`getattr(x, "de" + "code")`, or `getattr` handed on (`map(getattr, ...)`): an attribute
-    whose name is worked out at run time. Needs `parent` links (`own_code` sets them)."""
-    if not (isinstance(item, ast.Name) and item.id in {"getattr", "hasattr"}):
-        return ""
-    call = getattr(item, "parent", None)
-    if isinstance(call, ast.Call) and call.func is item and _named_by_text(call):
-        return ""
-    return f"uses `{item.id}` with a name worked out at run time"
 
 
 def builtin_outside(name: str) -> str:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import ast
 import builtins
 
-from lib.exercises.allowed import JUDGED_BUILTINS, ORDINARY_DUNDERS
+from lib.exercises.allowed import JUDGED_BUILTINS
+from lib.exercises.cell_reading import binds
+from lib.exercises.python_itself import ORDINARY_DUNDERS
 from lib.exercises.scopes import class_names
 
 # What a notebook's IPython kernel holds before any cell runs, besides the builtins and dunders
@@ -37,7 +39,10 @@ def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[st
     code, `getattr`, `type`, what the exercise forbids; `aliases`: a module's name the notebook
     imports). Every check skips a name the unit binds, yet a default, a loop's iterable or a
     class attribute's value is looked up outside: `def f(cp, eval=eval)`, `for bytes in
-    [bytes]`, `global eval`, `bpe=bpe` would each reach the real one unread."""
+    [bytes]`, `global eval`, `bpe=bpe` would each reach the real one unread. A builtin's name
+    that the reading judges wherever it is used (`type`, `eval`...) is refused only so, or
+    bound for the notebook (`if False: eval = 0`): a plain parameter or a function's local
+    variable named `type` holds what its caller or its assignment gives, read there."""
     imports = {
         a.asname or a.name.partition(".")[0]
         for item in ast.walk(node)
@@ -53,6 +58,7 @@ def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[st
         else set()
     )
     outside = _looked_up_outside(node) | declared  # once: a unit may bind many names
+    notebooks = binds(node)[0] | named | imports  # bound where other units look them up
     for name in sorted(own | declared | named | imports):
         if name[:2] == name[-2:] == "__" and name not in DEFINABLE:
             return (
@@ -61,8 +67,11 @@ def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[st
             )
         if name in KERNEL_NAMES:
             return f"binds `{name}`, a name the notebook's kernel already holds: choose another"
-        if name in JUDGED_BUILTINS or (name in judged and hasattr(builtins, name)):
+        plain = name in JUDGED_BUILTINS and name not in outside | notebooks  # `def f(type)`
+        if not plain and (name in JUDGED_BUILTINS or (name in judged and hasattr(builtins, name))):
             return f"binds `{name}`, a builtin's name: choose another name"
+        if plain:  # every use of the builtin itself, as the caller's argument, is judged
+            continue
         if name in imports:  # an import is judged as one (`outside`, `forbidden_name`)
             continue
         if name in judged:

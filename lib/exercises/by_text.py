@@ -7,9 +7,11 @@ code, which the learner cannot choose. A function that takes attribute names as 
 modules (`allowed.COMPUTING`) these are:
 
 - `functools.update_wrapper(wrapper, wrapped, assigned, updated)` and `functools.wraps`: each
-  name of `assigned` is copied with getattr/setattr, each of `updated` read and `.update()`d.
-  Without those two they copy a fixed list (`__name__`, `__doc__`, `__dict__`...), so
-  `@functools.wraps(f)` stays allowed, called directly;
+  name of `assigned` is copied with getattr/setattr, each of `updated` read and `.update()`d,
+  and even without them `__annotations__` is copied onto whatever `wrapper` is: a class made a
+  dataclass then has a field for each of `wrapped`'s parameters, named as the learner likes.
+  So `update_wrapper` is refused, and `wraps(f)` allowed only as a decorator of a `def`, whose
+  function no dataclass can be made of;
 - `dataclasses.make_dataclass`, whose field names are text: refused, a class can be written out;
 - `dataclasses.asdict`, `astuple` and `replace`, which read each field with getattr by the name
   its `Field` holds. A class body's names are judged where it binds them
@@ -19,46 +21,44 @@ modules (`allowed.COMPUTING`) these are:
   (`dataclass_fields`): a dataclass made later from a subclass writes its name into code.
 
 `operator.attrgetter` and `methodcaller` would be two more, but `operator` is not allowed, and
-`string.Formatter` is refused where it is named (`allowed._REACHES_IN`).
+`string.Formatter` is refused where it is named (`python_itself.REACHES_IN`).
 """
 
 from __future__ import annotations
 
 import ast
 
+from lib.exercises.cell_reading import called_with_one
 from lib.exercises.dataclass_fields import field_use
 
-# The functions above that may be called directly with this many positional arguments at most.
-_CALLED_PLAINLY = {"functools.update_wrapper": 2, "functools.wraps": 1}
 _REFUSED = {"dataclasses.make_dataclass": "write the class out with `@dataclasses.dataclass`"}
 _REFUSED |= dict.fromkeys(
     ["dataclasses.asdict", "dataclasses.astuple", "dataclasses.replace"],
     "read the fields by their names (`item.count`)",
 )
+_REFUSED["functools.update_wrapper"] = "decorate a `def` with `@functools.wraps(f)`"
 
 
 def by_text(where: str, node: ast.AST) -> str:
     """ "" unless `node` (the whole `functools.wraps`, or `wraps` imported on its own) uses one of
-    the functions above that `where` names, other than called directly with no names as text.
-    Needs `parent` links; an import has no call, so `from functools import wraps` is refused."""
+    the functions above that `where` names, other than `wraps` as a decorator. Needs `parent`
+    links."""
     found = field_use(where, node)
     if found:
         return found
     if where in _REFUSED:
         return f"uses `{where}`, which names attributes as text: {_REFUSED[where]}"
-    if where not in _CALLED_PLAINLY:
+    if where != "functools.wraps":
         return ""
-    call = getattr(node, "parent", None)
-    plain = (
-        isinstance(call, ast.Call)
-        and call.func is node
-        and not call.keywords
-        and len(call.args) <= _CALLED_PLAINLY[where]
-        and not any(isinstance(a, ast.Starred) for a in call.args)
+    call = called_with_one(node)
+    decorated = getattr(call, "parent", None)
+    decorator = (
+        isinstance(decorated, ast.FunctionDef | ast.AsyncFunctionDef)
+        and call in decorated.decorator_list
     )
-    if plain:
+    if decorator:
         return ""
     return (
-        f"uses `{where}` with names of attributes as text, or hands it on: call it as"
-        f" `@{where}(f)`, without `assigned` or `updated`"
+        f"uses `{where}` other than as a decorator, or with names of attributes as text: write"
+        f" `@{where}(f)` above a `def`"
     )

@@ -109,17 +109,19 @@ def base_name(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def binds(statement: ast.stmt) -> tuple[set[str], set[str]]:
+def binds(statement: ast.stmt, registers: bool = True) -> tuple[set[str], set[str]]:
     """The notebook's names a top-level statement binds, stores into or registers with
-    (`@f.register`), not a function's locals (those are its own, except what it declares
-    `global`); and the names whose methods it calls, which may change them (`d.update(...)`)."""
+    (`@f.register`; not when `registers` is False), not a function's locals (those are its own,
+    except what it declares `global`); and the names whose methods it calls, which may change
+    them (`d.update(...)`)."""
     names, called, todo = set(), set(), [statement]
     while todo:
         item = todo.pop()
         if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(item.name)
             names.update(n for i in ast.walk(item) if isinstance(i, ast.Global) for n in i.names)
-            names.update(base_name(d) for d in item.decorator_list if isinstance(d, ast.Attribute))
+            decorators = item.decorator_list if registers else []
+            names.update(base_name(d) for d in decorators if isinstance(d, ast.Attribute))
             continue
         if isinstance(item, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp):
             item = ast.GeneratorExp(elt=item, generators=[])  # a scope of its own, as below
@@ -155,3 +157,17 @@ def is_literal(node: ast.AST) -> bool:
 
 def is_import(unit: ast.AST) -> bool:
     return isinstance(unit, ast.Import | ast.ImportFrom)
+
+
+def called_with_one(node: ast.AST) -> ast.Call | None:
+    """The call `node(x)` of this node with one plain argument (no keywords, no `*`), if it is
+    one: what `type(x)` and `functools.wraps(f)` may be. Needs `parent` links."""
+    call = getattr(node, "parent", None)
+    plain = (
+        isinstance(call, ast.Call)
+        and call.func is node
+        and len(call.args) == 1
+        and not isinstance(call.args[0], ast.Starred)
+        and not call.keywords
+    )
+    return call if plain else None

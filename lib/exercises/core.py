@@ -207,7 +207,10 @@ class Exercise:
             return self._result("passed", score, f"all {total} cases passed")
         status = "partial" if passed else ("failed" if answered else "error")
         turn = wrong_turn_words(self.wrong_turns, cases, answers)
-        secret = [show(a) for a, c in zip(answers, cases, strict=True) if c.hidden]
+        # None (what a raise gives) tells nothing of a hidden case, and a hint may name None
+        secret = [
+            show(a) for a, c in zip(answers, cases, strict=True) if c.hidden and a is not None
+        ]
         if any(len(answer) > 3 and answer in turn for answer in secret):
             turn = ""  # the hint would quote the student's answer to a hidden case
         first = first_failure or hidden_failure

@@ -13,15 +13,19 @@ Which object a variable holds is not known when reading, so no `Field` may reach
   innermost decorator, which replaces it by its default), the body never reading it back;
 - `dataclasses.fields(C)` only in a comprehension that reads attributes of each
   (`[f.name for f in dataclasses.fields(C)]`);
-- `dataclasses.Field` not at all, nor either function imported on its own (its uses are then
-  read as a notebook name's, unseen here).
+- `dataclasses.Field` not at all. Imported on its own (`from dataclasses import dataclass,
+  field`), each use of a name is judged as the module's would be, where it is used.
 """
 
 from __future__ import annotations
 
 import ast
+import weakref
 
 from lib.exercises.scopes import resolve
+
+# Each class body's reading, by the body's node: kept only as long as the node itself.
+_READINGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 HOW = {
     "dataclasses.field": "as a field's value under `@dataclasses.dataclass`"
@@ -49,38 +53,54 @@ def field_use(where: str, node: ast.AST) -> str:
 
 def _a_fields_value(node: ast.AST, call: ast.Call) -> bool:
     """`rest: list = X.field(...)` in the body of a class whose innermost decorator is
-    `X.dataclass` (or a call of it), the body never reading `rest`: no code of the learner's
-    holds that `Field`, and the dataclass replaces it by its default."""
+    `X.dataclass` (or a call of it), or `field(...)` under `@dataclass`, each imported alone
+    from `dataclasses` (what a name means is set by `unit_reading`), the body never reading
+    `rest`: no code of the learner's holds that `Field`, and the dataclass replaces it by its
+    default."""
     field = getattr(call, "parent", None)
     body = getattr(field, "parent", None)
-    module = getattr(node, "value", None)
     if not (
         isinstance(field, ast.AnnAssign)
         and field.value is call
         and isinstance(field.target, ast.Name)
         and isinstance(body, ast.ClassDef)
-        and isinstance(module, ast.Name)
         and body.decorator_list
     ):
         return False
     innermost = body.decorator_list[-1]
     innermost = innermost.func if isinstance(innermost, ast.Call) else innermost
-    decorated = (
-        isinstance(innermost, ast.Attribute)
-        and innermost.attr == "dataclass"
-        and isinstance(innermost.value, ast.Name)
-        and innermost.value.id == module.id
-    )
-    scopes = resolve(body)  # the decorator's `X` is the body's unless the body binds `X`
+    scopes, read_back = _reading(body)  # the decorator's `X` is the body's if the body binds it
+    if isinstance(node, ast.Name):
+        own = id(node) not in scopes
+        decorated = getattr(innermost, "means", "") == "dataclasses.dataclass"
+    else:
+        module = getattr(node, "value", None)
+        own = isinstance(module, ast.Name) and id(module) not in scopes
+        decorated = (
+            own
+            and isinstance(innermost, ast.Attribute)
+            and innermost.attr == "dataclass"
+            and isinstance(innermost.value, ast.Name)
+            and innermost.value.id == module.id  # type: ignore[union-attr]
+        )
     owner = scopes.get(id(field.target))
-    read_back = any(
-        isinstance(n, ast.Name)
-        and n.id == field.target.id
-        and isinstance(n.ctx, ast.Load)
-        and scopes.get(id(n)) is owner
-        for n in ast.walk(body)
-    )
-    return decorated and id(module) not in scopes and not read_back
+    read = (field.target.id, id(owner)) in read_back
+    return own and decorated and not read
+
+
+def _reading(body: ast.ClassDef) -> tuple[dict[int, object], set[tuple[str, int]]]:
+    """The body's scopes (`scopes.resolve`: the decorator's `X` is the body's unless the body
+    binds `X`) and each name it reads with the scope it is read in: worked out once per class,
+    not once per field, so a dataclass is read in time in proportion to its size."""
+    if body not in _READINGS:
+        scopes = resolve(body)
+        read = {
+            (n.id, id(scopes.get(id(n))))
+            for n in ast.walk(body)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        }
+        _READINGS[body] = (scopes, read)
+    return _READINGS[body]
 
 
 def _only_read(call: ast.Call) -> bool:

@@ -43,16 +43,13 @@ def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
     (`bytes` when `.encode` is forbidden) other than as the callee of a call whose arguments can
     all be read. Such a builtin may be called (`bytes([65])`), never handed on as a value: bound
     to another name, a default, passed to `map` or `functools.reduce`, whatever reaches it calls
-    it with arguments no reading sees. Nor may the class be had from elsewhere: `type(b"")`, or
-    the `.registry` where `functools.singledispatch` keeps the classes its type hints name
-    (refused everywhere: `allowed._REACHES_IN`). Type hints themselves are not judged here (the
-    reader skips them). Needs `parent` links."""
+    it with arguments no reading sees. Nor may the class be had from elsewhere: `type(b"")`
+    only asks about it (`python_itself.type_outside`), and nothing reads the `.registry` where
+    `functools.singledispatch` keeps the classes its type hints name (`python_itself.REACHES_IN`).
+    Type hints themselves are not judged here (the reader skips them). Needs `parent` links."""
     restricted = {n: m for m, names in _SAME_AS.items() if m in forbidden for n in names}
-    shown = ", ".join(f"`{name}`" for name in restricted)
     if not isinstance(item, ast.Name) or isinstance(item.ctx, ast.Store | ast.Del):
         return ""
-    if restricted and item.id == "type":
-        return f"uses `type`, which hands back a value's class ({shown}...): use `isinstance`"
     method = restricted.get(item.id)
     if not method or _only_asked_about(item):
         return ""

@@ -39,15 +39,18 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from lib.exercises.allowed import imported, module_allowed
+from lib.exercises.allowed import module_allowed
 from lib.exercises.cell_reading import (
     binds,
+    is_import,
     is_literal,
     lib_imports,
     parse_cell,
     public_names,
     written_out,
 )
+from lib.exercises.module_names import imported, members_of
+from lib.exercises.python_itself import defines
 from lib.exercises.scopes import module_imports
 from lib.exercises.unit_reading import Surroundings, read_unit
 
@@ -68,6 +71,7 @@ class Notebook:
         self.text: dict[Where, str] = {}  # each unit written out, as the graded program runs it
         self.imports: list[ast.Import | ast.ImportFrom] = []  # those binding the notebook's names
         self._around: dict[frozenset[str], Surroundings] = {}  # by the rules read under
+        self.defined: set[str] = set()  # the private names its code defines (`self._seen`)
         for c, source in enumerate(cells):
             tree = parse_cell(source)
             body = tree.body if tree else []
@@ -86,6 +90,11 @@ class Notebook:
                 self.called |= called
                 for name in names:
                     self.units.setdefault(name, []).append(((c, s, 0), statement))
+                self.defined |= defines(statement)
+        for name, units in self.units.items():  # `@functools.cache` is no unit of `functools`
+            if any(is_import(unit) for _, unit in units):
+                plain = [(w, u) for w, u in units if is_import(u) or name in binds(u, False)[0]]
+                self.units[name] = plain if all(is_import(u) for _, u in plain) else units
 
     def _read_import(self, where: tuple[int, int], statement: ast.Import | ast.ImportFrom) -> None:
         """Each name an import binds is a unit of its own: `import os, re` may use `re` alone."""
@@ -176,5 +185,7 @@ class Notebook:
         key = frozenset(allowed)
         if key not in self._around:
             modules = imported(self.imports, allowed)
-            self._around[key] = Surroundings(allowed, self.units, self.lib, modules)
+            members = members_of(self.imports, self.units, allowed, set(modules))
+            around = Surroundings(allowed, self.units, self.lib, modules, members, self.defined)
+            self._around[key] = around
         return self._around[key]

@@ -4,29 +4,40 @@ Each name is read in its scope (`scopes.resolve`): a variable of the unit's own 
 skipped, unless an import there binds it (then it is a module, or part of `lib`); any other name
 is the notebook's or a builtin, and judged (a name a class body reads is judged as the class's
 and, where the class has none yet, the notebook's: `scopes`): a name some cell binds is followed
-(its units read in turn), a module's attributes are judged by `allowed.module_outside`, a
-builtin by `allowed.builtin_outside`. Type hints are judged by `hints.hint_outside` alone.
+(its units read in turn), a module's attributes are judged by `module_names.module_outside`, a
+builtin by `allowed.builtin_outside`, every node by `outside` (imports, attributes, `type`).
+Type hints are judged by `hints.hint_outside` alone.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Collection
 from dataclasses import dataclass
 
-from lib.exercises.allowed import (
-    BUILTINS,
-    JUDGED_BUILTINS,
-    builtin_outside,
-    computed_getattr,
-    imported,
-    module_outside,
-    outside,
-)
+from lib.exercises.allowed import BUILTINS, JUDGED_BUILTINS, builtin_outside, module_allowed
 from lib.exercises.bindings import KERNEL_NAMES, binds_judged
-from lib.exercises.cell_reading import is_import, lib_imports, local_names, type_hints
+from lib.exercises.by_text import by_text
+from lib.exercises.cell_reading import (
+    is_import,
+    lib_imports,
+    local_names,
+    public_names,
+    type_hints,
+)
+from lib.exercises.class_patterns import pattern_outside
 from lib.exercises.forbidden import forbidden_name, forbidden_names
 from lib.exercises.hints import hint_outside
+from lib.exercises.module_names import imported, module_outside, python_private, reached
 from lib.exercises.python_builtins import PYTHON_BUILTINS
+from lib.exercises.python_itself import (
+    attributes_read,
+    computed_getattr,
+    private_outside,
+    reaching_in,
+    type_outside,
+    unusual_dunder,
+)
 from lib.exercises.scopes import Scope, resolve
 
 # What a name no cell binds can still be in the kernel: a builtin (IPython's and `site`'s too).
@@ -42,13 +53,16 @@ class Surroundings:
     units: dict[str, list]
     lib: dict[str, str]
     modules: dict[str, str]
+    members: dict[str, str]  # names only imports bind to an allowed module's member: full names
+    defined: set[str]  # the private names the notebook's code defines (`self._seen`)
 
     def subscriptable(self, name: str) -> bool:
         """May a type hint subscript `name`? A builtin no cell rebinds, or a name that only
-        imports bind to an allowed module: evaluating the hint then runs none of the code's."""
+        imports bind to an allowed module or its member (`Counter`, `List`): evaluating the
+        hint then runs none of the code's."""
         if name in self.modules:
             return all(is_import(unit) for _, unit in self.units.get(name, []))
-        return name in BUILTINS and name not in self.units
+        return name in self.members or (name in BUILTINS and name not in self.units)
 
 
 def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: list) -> str:
@@ -69,8 +83,11 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
     if found:
         return found
     scopes = resolve(node)
+    for item in ast.walk(node):  # what a name from `from dataclasses import dataclass` means
+        if isinstance(item, ast.Name):
+            item.means = "" if id(item) in scopes else around.members.get(item.id, "")  # type: ignore[attr-defined]
     imports_of: dict[int, tuple[dict[str, str], dict[str, str]]] = {}  # by scope, worked out once
-    computed = ""  # said only if nothing more telling is found
+    later = ""  # said only if nothing more telling is found (`collections._sys` by its module)
     for item in ast.walk(node):
         if id(item) in in_hints:
             continue
@@ -88,8 +105,13 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
             if not _falls_back(item, scope):
                 continue
         found = module_outside(item, around.modules, allowed)  # `collections._sys`, `m = re`
-        found = found or lib_use(item, around.lib, allowed) or outside(item, allowed)
+        found = found or lib_use(item, around.lib, allowed)
+        found = found or outside(item, allowed, around.members)
+        if isinstance(item, ast.Name) and item.id in around.members:  # `field(...)`, `wraps(f)`
+            found = found or by_text(around.members[item.id], item)
         found = found or forbidden_name(item, forbidden)
+        names = (around.modules, around.members)  # `case Pair(a, b)`: a dataclass's fields
+        found = found or pattern_outside(item, node, scopes, around.units, names)
         if isinstance(item, ast.Name):
             if item.id in around.units:
                 todo.append(item.id)  # a name of the notebook's: read its units too
@@ -97,8 +119,9 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
                 found = found or builtin_outside(item.id)  # else unbound anywhere: NameError
         if found:
             return found
-        computed = computed or computed_getattr(item)
-    return computed
+        later = later or private_outside(item, around.defined, python_private())
+        later = later or computed_getattr(item)
+    return later
 
 
 def _falls_back(item: ast.AST, scope: Scope) -> bool:
@@ -122,3 +145,32 @@ def lib_use(item: ast.AST, lib: dict[str, str], allowed: set[str]) -> str:
         node = node.parent  # type: ignore[attr-defined]
         use += f".{node.attr}"
     return "" if use in allowed else f"uses `{use}` from the course's library"
+
+
+def outside(item: ast.AST, allowed: set[str], members: Collection[str] = ()) -> str:
+    """ "" unless this one node uses something off the list; then what, in words. Names are
+    judged by `own_code`, which knows what binds them; here: imports, attributes, calls.
+    `members`: names bound by imports alone (`from dataclasses import field`), each use of which
+    is judged as the module's (`by_text`), not the import."""
+    if isinstance(item, ast.Import | ast.ImportFrom):
+        if getattr(item, "level", 0):
+            return "imports a module of its own folder, which the grader cannot read"
+        modules = [item.module or ""] if isinstance(item, ast.ImportFrom) else []
+        modules += [n.name for n in item.names] if isinstance(item, ast.Import) else []
+        for module in modules:
+            if module.partition(".")[0] != "lib" and not module_allowed(module, allowed):
+                return f"imports `{module}`, which is not among what this exercise may use"
+        names = [(n.name, n.asname) for n in item.names] if isinstance(item, ast.ImportFrom) else []
+        if names == [("*", None)]:  # `from string import *` binds `Formatter` too
+            names = [(name, None) for name in public_names(item.module or "")]
+        for name, alias in names if getattr(item, "module", None) else []:
+            found = reached(item.module, [name], allowed)  # `from re import enum`
+            if (alias or name) not in members:
+                found = found or by_text(f"{item.module}.{name}", item)
+            if found:
+                return found
+        return ""
+    if isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
+        return f"uses `{item.id}`, which reaches into Python itself"
+    found = (reaching_in(name) for name in attributes_read(item))
+    return next(filter(None, found), "") or type_outside(item)

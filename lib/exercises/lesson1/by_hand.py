@@ -52,6 +52,12 @@ def _unmasked_middle(cp: int, three: bool, four: bool, plus: bool) -> bytes:
 
 
 def _encode_turns(cases: list[Case], answers: list) -> str | None:
+    # The lesson never turns numbers into bytes: here the bit work is right and the type is not.
+    if answers_fit(cases, answers, lambda cp: list(chr(cp).encode("utf-8"))):
+        return (
+            "your numbers are right, but they are a list, and the answer is a bytes object. "
+            "bytes() makes one from a list of ints: bytes([72, 105]) is b'Hi'."
+        )
     unmasked = [(True, False), (False, True), (True, True)]  # the 3-byte row, the 4-byte, both
     rows = [(three, four, plus) for three, four in unmasked for plus in (False, True)]
     if any(answers_fit(cases, answers, lambda cp, r=r: _unmasked_middle(cp, *r)) for r in rows):

@@ -1,0 +1,132 @@
+"""Attributes and uses that reach into Python itself, for `unit_reading.outside`.
+
+Code that computes reads the attributes it defines and the public ones of Python's values. Any
+other attribute is Python's machinery: a dunder beyond the ordinary ones (`__globals__`), a
+frame (`gi_frame`: `reaching_in`), or a private attribute (`re.RegexFlag._convert_` reads any
+module's globals by its name as text: `private_outside`), however it is read (`x.name`,
+`getattr(x, "name")`, `case C(name=x)`). A private one (`_seen`) is read only where the
+notebook's own code defines that name (`defines`: a class body binds it, or `self._seen = ...`)
+and no class of Python's or of an allowed module has one so named. And `type` only asks about a
+class (`type_outside`): called with three arguments, subclassed or handed on, it makes classes
+whose members are names given as text (`type('C', (), {'__match_args__': ('gi_frame',)})`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection
+
+from lib.exercises.cell_reading import called_with_one
+from lib.exercises.scopes import class_names
+
+# The dunders a learner's own class defines or reads; the others reach into Python itself.
+ORDINARY_DUNDERS = frozenset(
+    {"__init__", "__name__", "__doc__", "__len__", "__iter__", "__next__", "__getitem__"}
+    | {"__contains__", "__eq__", "__lt__", "__hash__", "__repr__", "__str__", "__post_init__"}
+)
+# `string.Formatter().get_field("0.__globals__", ...)` is getattr with a name in a string; a
+# running generator's or traceback's frame holds the namespaces of the code around it; its code
+# object, its names replaced (`.replace(co_names=...)`), becomes another function.
+REACHES_IN = frozenset({"Formatter", "get_field", "gi_frame", "cr_frame", "ag_frame", "tb_frame"})
+REACHES_IN |= {"f_globals", "f_locals", "f_builtins", "f_back", "f_code"}
+REACHES_IN |= {"gi_code", "cr_code", "ag_code"}
+# `functools.singledispatch` keeps, in `.registry`, the classes its registered functions' type
+# hints name, evaluated in the globals at the end of their `__wrapped__` chain, which
+# `functools.update_wrapper` may point at another module's (`string.capwords`: `'Formatter'`
+# is `string.Formatter`). The reading cannot know those globals, so nothing reads `.registry`:
+# call the function, and it dispatches.
+REACHES_IN |= {"registry"}
+
+
+def unusual_dunder(name: str) -> bool:
+    """A dunder beyond the ordinary ones: Python itself gives it a meaning."""
+    return name.startswith("__") and name.endswith("__") and name not in ORDINARY_DUNDERS
+
+
+def private(name: str) -> bool:
+    """`_seen`, `_convert_`: a name starting with `_` that is no dunder."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def attributes_read(item: ast.AST) -> list[str]:
+    """The names of the attributes this one node reads: `x.name`, `getattr(x, "name")`, `case
+    C(name=x)` (a class pattern's keywords)."""
+    if isinstance(item, ast.Attribute):
+        return [item.attr]
+    if named_by_text(item):
+        return [item.args[1].value]  # type: ignore[attr-defined]
+    return list(item.kwd_attrs) if isinstance(item, ast.MatchClass) else []
+
+
+def reaching_in(name: str) -> str:
+    """ "" unless reading the attribute `name` reaches into Python itself; then why."""
+    if name == "registry":  # a learner's own attribute may be named so: say why it is out
+        return "uses `.registry`, where classes that type hints name come out: call the function"
+    if unusual_dunder(name) or name in REACHES_IN:
+        return f"uses `.{name}`, which reaches into Python itself"
+    return ""
+
+
+def private_outside(item: ast.AST, defined: Collection[str], pythons: Collection[str]) -> str:
+    """ "" unless this node reads a private attribute the notebook's code does not define
+    (`defined`), or one that Python's or an allowed module's classes have (`pythons`)."""
+    for name in attributes_read(item):
+        if private(name) and (name not in defined or name in pythons):
+            return (
+                f"uses `.{name}`, a private attribute the notebook does not define: use public"
+                " names, or define it in a class of your own (`self._seen = ...`)"
+            )
+    return ""
+
+
+def named_by_text(item: ast.AST) -> bool:
+    """`getattr(x, "name")`: the name is known, so it is read like `x.name`."""
+    return (
+        isinstance(item, ast.Call)
+        and isinstance(item.func, ast.Name)
+        and item.func.id in {"getattr", "hasattr"}
+        and len(item.args) > 1
+        and isinstance(item.args[1], ast.Constant)
+        and isinstance(item.args[1].value, str)
+    )
+
+
+def defines(statement: ast.AST) -> set[str]:
+    """The private names a statement defines as attributes: what a class body binds, and what
+    it stores on a value (`self._seen = ...`)."""
+    stored = {
+        n.attr
+        for n in ast.walk(statement)
+        if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load)
+    }
+    return {name for name in stored | class_names(statement) if private(name)}
+
+
+def type_outside(item: ast.AST) -> str:
+    """ "" unless `item` is the builtin `type` used other than to ask about a class: called with
+    one argument, and the class it gives only compared by `is` (no `==`, which calls a method
+    of the other side with it) or its `__name__` read. Needs `parent` links."""
+    if not (isinstance(item, ast.Name) and item.id == "type" and isinstance(item.ctx, ast.Load)):
+        return ""
+    call = called_with_one(item)
+    asked = getattr(call, "parent", None)
+    compared = isinstance(asked, ast.Compare) and len(asked.ops) == 1
+    compared = compared and isinstance(asked.ops[0], ast.Is | ast.IsNot)
+    named = isinstance(asked, ast.Attribute) and asked.attr == "__name__"
+    if call and (compared or named):
+        return ""
+    return (
+        "uses `type` other than to ask about a class: write `type(x) is int` or"
+        " `type(x).__name__` (called otherwise, `type` makes classes from names as text)"
+    )
+
+
+def computed_getattr(item: ast.AST) -> str:
+    """`getattr(x, "de" + "code")`, or `getattr` handed on (`map(getattr, ...)`): an attribute
+    whose name is worked out at run time. Needs `parent` links (`own_code` sets them)."""
+    if not (isinstance(item, ast.Name) and item.id in {"getattr", "hasattr"}):
+        return ""
+    call = getattr(item, "parent", None)
+    if isinstance(call, ast.Call) and call.func is item and named_by_text(call):
+        return ""
+    return f"uses `{item.id}` with a name worked out at run time"

@@ -323,3 +323,72 @@ def test_drawing_the_chart_leaves_no_zombie_with_the_grader(monkeypatch):
     left = {pid: name for pid, name in zombie_children().items() if pid not in before}
     wait_for(left)
     assert left == {}, f"zombies of the grader's: {left}"
+
+
+# --- Killing by number: a pid listed, freed and given to someone else ----------------------------
+
+# As the kernel: a daemon whose child's pid is freed the moment the child dies (it waits for it).
+WAITER = r"""
+import os, time
+if os.fork() == 0:
+    os.setsid()
+    os.closerange(0, 9)
+    child = os.fork()
+    if child == 0:
+        time.sleep(60)
+        os._exit(0)
+    os.waitpid(child, 0)
+    time.sleep(60)
+"""
+NS_LAST_PID = Path("/proc/sys/kernel/ns_last_pid")
+
+
+# Fix: signal through a pidfd (os.pidfd_open, then check /proc/PID is still the uid's, then
+# signal.pidfd_send_signal), and wait only for a zombie whose uid is checked again after it is
+# found: a number freed meanwhile then names nobody.
+@pytest.mark.skipif(not NS_LAST_PID.exists(), reason="no ns_last_pid to give the pid again")
+@pytest.mark.xfail(
+    strict=True,
+    reason="own user: a pid reap listed was freed and given to another user's process (the "
+    "grader's own child) before the kill: root killed it, then waited for it, so its Popen "
+    "read exit status 0 for a SIGKILL",
+)
+def test_reap_never_kills_nor_waits_for_a_process_that_took_a_listed_pid(monkeypatch):
+    """A busy grader thread (2 cores, 256 busy processes of the kernel's) lists the uid's
+    processes, then kills them a while later; on a machine whose pid_max is 32,768 (this one) a
+    kernel forking fast wraps the pids in seconds. The unlucky moment is staged here: between the
+    listing and the kill, the kernel's child dies (its parent waits for it) and another sandbox
+    user's process, started by the grader, gets its number."""
+    other = sandbox.FIRST_UID + 708
+    as_user(UID, WAITER)
+    listing, victim = kernel_users.processes_of, None
+
+    def stale(uid: int) -> list[int]:
+        nonlocal victim
+        monkeypatch.setattr(kernel_users, "processes_of", listing)  # once
+        listed = listing(uid)
+        child = max(listed)  # the waiter's child, forked after it
+        os.kill(child, signal.SIGKILL)  # dies, as it may on its own; its parent frees the pid
+        while Path(f"/proc/{child}").exists():
+            time.sleep(0.01)
+        for _ in range(20):  # another process forking in between takes the number: again
+            NS_LAST_PID.write_text(str(child - 1))
+            victim = subprocess.Popen([*kernel_users.become(other), "sleep", "30"])
+            if victim.pid == child:
+                return listed
+            victim.kill()
+            victim.wait()
+        pytest.skip("the machine forks too much to give a pid again")
+
+    try:
+        time.sleep(0.3)
+        monkeypatch.setattr(kernel_users, "processes_of", stale)
+        assert kernel_users._killed_all(UID, time.monotonic() + 3)  # the kill loop reap runs
+        time.sleep(0.1)
+        assert victim.poll() is None, f"another user's process was killed: {victim.returncode}"
+    finally:
+        if victim is not None:
+            victim.kill()
+            victim.wait()
+        sandbox.reap(UID, seconds=30)
+        sandbox.reap(other, seconds=30)

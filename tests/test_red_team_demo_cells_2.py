@@ -12,6 +12,7 @@ notebooks with no handout, so that every cell ran; the lines are quoted below).
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from pathlib import Path
@@ -192,13 +193,35 @@ def with_exercise(sources: list[str], index: int) -> nbformat.NotebookNode:
 # "grader error (TypeError: sequence item 15: expected str instance, NotebookNode found)".
 # Fix: `read_notebook` refuses a cell whose source is not text ("not a valid notebook"), and
 # `left_out` returns nothing left out for one (`cell_names.read_cell` raises `Unreadable`).
-@pytest.mark.xfail(strict=True, reason="TypeError out of left_out: grader error, no rows")
-@pytest.mark.parametrize("source", [{"not": "text"}, 5, None])
+NOT_TEXT = [{"not": "text"}, 5, None]
+
+
+@pytest.mark.parametrize("source", NOT_TEXT)
 def test_a_cell_whose_source_is_not_text_makes_the_whole_notebook_run(source):
     nb = lesson_4()
     (cell,) = [c for c in nb.cells if c.metadata.get("exercise") == "first_bad_token"]
     cell.source = source
     assert left_out(nb, LESSON_4) == frozenset()
+
+
+def test_a_notebook_with_a_cell_not_text_is_refused_with_a_note_and_costs_only_its_row(tmp_path):
+    """Through the grader: each broken notebook is "unreadable" with a note naming the cell (no
+    kernel runs), and the others are still read."""
+    (tmp_path / "class").mkdir()
+    for k, source in enumerate(NOT_TEXT):
+        nb = lesson_4()
+        nb.cells[3].source = source
+        (tmp_path / "class" / f"broken{k}.ipynb").write_text(json.dumps(nb))  # not validated
+    (tmp_path / "class" / "empty.ipynb").write_text(nbformat.writes(nbformat.v4.new_notebook()))
+    found = grade_submissions([tmp_path / "class"], tmp_path / "grades", jobs=1, progress=False)
+    records = {r["student"]: r for r in found}
+    assert set(records) == {"broken0", "broken1", "broken2", "empty"}
+    for k, found in enumerate(['{"not": "text"}', "5", "null"]):
+        assert records[f"broken{k}"]["outcome"] == "unreadable"
+        assert records[f"broken{k}"]["note"] == (
+            f"not a valid notebook (cell 4's source is not text: {found})"
+        )
+    assert records["empty"]["outcome"] == "unknown lesson"
 
 
 # Trick (the reading stalls): an exercise cell importing N names and using them at its top

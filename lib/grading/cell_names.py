@@ -79,6 +79,8 @@ def imports_of(tree: ast.AST) -> dict[str, str]:
 def read_cell(source: str, student: bool) -> CellNames:
     """The names the cell touches; `Unreadable` if it uses anything no reading follows (more
     of them in a `student`'s cell: `DYNAMIC`)."""
+    if not isinstance(source, str):  # a notebook not read by `read_notebook`: `source: {}`
+        raise Unreadable
     try:
         tree = ast.parse(source)
         table = symtable.symtable(source, "<cell>", "exec")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import statistics
 import time
 from pathlib import Path
 
@@ -233,17 +234,22 @@ def test_a_notebook_with_a_cell_not_text_is_refused_with_a_note_and_costs_only_i
 # given up after its 53 s deadline, "stuck in _in_turn", and the batch of two took 544 s of wall
 # time instead of ~10 (every other notebook's reading waits for the lock meanwhile).
 # Fix: `Imports` keeps its paths in a dict (or a trie) and `reached` looks each one up (linear);
-# `_kept` computes each cell's `_touched` once; and `left_out` gives up (everything runs) past a
-# budget of names or a few hundred milliseconds.
-@pytest.mark.xfail(strict=True, reason="quadratic in the names a cell imports and uses")
+# `_kept` computes each cell's `_touched` once. (Closed so: `reached` looks up each bound path's
+# prefixes. No time budget: the reading is linear, and the notebook's deadline bounds its size.)
 def test_reading_a_cell_with_many_imported_names_takes_linear_time():
-    names = ", ".join(f"a{i}" for i in range(2_000))
+    """4,000 names: quadratic, a median of 7.3 CPU s (13-25 s reported); linear, 0.3 s (16,000
+    names: 1.1 s). CPU time, the median of three, against a bound of 6 times that: load on the
+    machine does not count, a return to quadratic does."""
+    names = ", ".join(f"a{i}" for i in range(4_000))
     student = f"{SOLVED_CELL}\nfrom collections import {names}\nprint({names})"
     nb = notebook(*HANDOUT[:4], student, *HANDOUT[5:])
     hand = handout_code([(1, notebook(*HANDOUT))])[1]
-    started = time.process_time()
-    left_out(nb, hand)
-    assert time.process_time() - started < 1.0  # ~3.5 s now; ~0.05 s when linear
+    spent = []
+    for _ in range(3):
+        started = time.process_time()
+        left_out(nb, hand)
+        spent.append(time.process_time() - started)
+    assert statistics.median(spent) < 2.0
 
 
 # The real grader, one batch of two lesson 4 notebooks (solved): "spoils" sets `vocab` by text

@@ -122,15 +122,13 @@ def _kept(
     """The cells that run: the students' and what they reach, then what any of those needs."""
     imports = Imports(c.imports for c in cells.values())
     values = set().union(*(c.binds - set(c.imports) for c in cells.values()))
-    reached = set(students)
-    while True:
-        touched = set().union(
-            *(_touched(cells[i], i in students, values, imports, version) for i in reached)
+    reached, more, touched = set(), set(students), set()
+    while more:  # each cell's touched names worked out once, when it is reached
+        reached |= more
+        touched |= set().union(
+            *(_touched(cells[i], i in students, values, imports, version) for i in more)
         )
         more = {i for i, c in cells.items() if i not in reached and _mentions(c) & touched}
-        if not more:
-            break
-        reached |= more
     kept = reached | setup | {i for i, c in cells.items() if c.files}
     while True:
         wanted = set().union(*(cells[i].reads for i in kept))

@@ -7,7 +7,7 @@ would close it): the fix turns it into an unexpected pass, then drop the mark. T
 are attacks the design holds against, kept as guards.
 
 "Own user" is the mode without namespaces (Gradescope, Docker), "box" the bubblewrap one. All
-need root: the sandbox users exist only when the grader runs as root. About 10 s in all.
+need root: the sandbox users exist only when the grader runs as root. About 12 s in all.
 """
 
 from __future__ import annotations
@@ -392,3 +392,33 @@ def test_reap_never_kills_nor_waits_for_a_process_that_took_a_listed_pid(monkeyp
             victim.wait()
         sandbox.reap(UID, seconds=30)
         sandbox.reap(other, seconds=30)
+
+
+# --- Another user's folders, deeper than user_reset looks ----------------------------------------
+
+
+# Fix: when user_reset meets a folder others may write at its depth limit (`NESTED`), fail the
+# reset (exit 1: the user is retired) rather than pass over what may lie below; or walk every
+# such folder, iteratively, as `remove_tree` does.
+@pytest.mark.xfail(
+    strict=True,
+    reason="own user: another user's 10 nested folders (mode 777) hid this user's file below "
+    "user_reset's 8 levels: reap said True and the file waited for the next student of the uid",
+)
+def test_a_file_below_another_users_deep_folders_never_outlives_reap():
+    """Two kernels at once (one student's two notebooks in two slots, say): the one of user
+    `other` makes the folders and keeps running, the one of `UID` writes below them. The file
+    goes only when `other` is reset, after the next student of `UID` may have started."""
+    other = sandbox.FIRST_UID + 708
+    top = f"/tmp/red-team-5-nested-{os.getpid()}"
+    deep = top + "/d" * 10
+    try:
+        as_user(other, f"import os; os.umask(0); os.makedirs({deep!r}, 0o777)")
+        as_user(UID, f"open({deep!r} + '/answers', 'w').write('student A')")
+        assert os.path.exists(f"{deep}/answers"), "the attack ran"
+        reaped = sandbox.reap(UID)
+        assert not (reaped and os.path.exists(f"{deep}/answers")), "reap said True, file left"
+    finally:
+        sandbox.reap(UID, seconds=30)
+        sandbox.reap(other, seconds=30)
+        shutil.rmtree(top, ignore_errors=True)

@@ -105,7 +105,7 @@ def test_kernels_of_this_python_are_interrupted_killed_and_run_again(tmp_path):
     for student in KERNEL_BEHAVIOUR:
         nbformat.write(CLASS[student][0], tmp_path / f"{student}.ipynb")
     limits = Limits(cell=10, notebook=150, probe=10)
-    records = grade_submissions([tmp_path], tmp_path / "out", limits=limits, jobs=1, **TOY)
+    records = grade_submissions([tmp_path], tmp_path / "out", limits=limits, **{**TOY, "jobs": 1})
     assert sorted(r["student"] for r in records) == sorted(KERNEL_BEHAVIOUR)
     for record in records:
         earns_what_its_code_earns(record, record["student"], cell=10)

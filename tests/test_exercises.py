@@ -3,6 +3,9 @@
 from __future__ import annotations
 import __future__
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -459,3 +462,29 @@ def test_the_student_is_the_roster_id_else_the_name_and_on_gradescope_its_metada
     (tmp_path / "submission_metadata.json").write_text(json.dumps(metadata))
     assert student_id(tmp_path / "submission") == "4242"
     assert Settings(student_id="4242", roster=roster).student_of(handed_in) == "4242"
+
+
+def test_a_set_is_shown_in_the_same_order_in_every_kernel():
+    """Review F6: lesson 7's check showed a vocabulary in hash order, which changes from kernel to
+    kernel (each hashes strings with its own seed), so two runs of one wrong answer read
+    differently. A set's items are shown sorted; items that do not compare, as Python shows them."""
+    code = (
+        "from lib.exercises.cases import show\n"
+        "print(show({'un', 'able', '##able', 'aff', '##aff', '##able', 'token', '##s', 'a'}))"
+    )
+    said = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=Path(__file__).resolve().parents[1],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in range(1, 4)
+    }
+    assert said == {"{'##able', '##aff', '##s', 'a', 'able', 'aff', 'token', 'un'}\n"}
+    from lib.exercises.cases import show
+
+    assert show(frozenset({3, 1, 2})) == "frozenset({1, 2, 3})" and show(set()) == "set()"
+    assert show({1, "a"}) in ("{1, 'a'}", "{'a', 1}")

@@ -52,9 +52,21 @@ class Result:
 
 
 def show(value: Any, limit: int = 120) -> str:
-    """A short, repeatable repr: memory addresses dropped, long values cut in the middle."""
-    text = re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    """A short, repeatable repr: memory addresses dropped, a set's items in order (its own order
+    changes from kernel to kernel: strings hash differently in each), long values cut in the
+    middle."""
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", _ordered_repr(value))
     return text if len(text) <= limit else f"{text[: limit - 25]} … {text[-20:]}"
+
+
+def _ordered_repr(value: Any) -> str:
+    if type(value) not in (set, frozenset) or not value:
+        return repr(value)
+    try:
+        inner = ", ".join(map(repr, sorted(value)))
+    except TypeError:  # items that do not compare (str beside int): as Python shows them
+        return repr(value)
+    return f"{{{inner}}}" if type(value) is set else f"frozenset({{{inner}}})"
 
 
 def close(got: Any, expected: float) -> bool:

@@ -29,11 +29,14 @@ Honest code refused (each costs a learner the exercise's marks, in `check()` and
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
+import nbformat
 import pytest
 
 from lib.exercises.own_code import Notebook
-from tests.test_red_team_own_code import EXERCISES
+from tests.test_red_team_own_code import EXERCISES, attacks_score_nothing
+from tests.test_red_team_own_code_6 import trimmed
 
 
 def verdict(name: str, *cells: str) -> str:
@@ -85,11 +88,11 @@ def test_type_asked_about_as_a_beginner_writes_it_is_own_code(check: str):
     assert verdict("utf8_encode", f"def utf8_encode(cp):\n{check}{BODY}") == ""
 
 
-OWN_PRIVATE = (
+TABLE = (
     "class Table:\n    def __init__(self, name):\n        self._name = name\n"
     "    def label(self):\n        return self._name\n\n"
-    "def utf8_encode(cp):\n    assert Table('utf-8').label()\n" + BODY
 )
+OWN_PRIVATE = TABLE + "def utf8_encode(cp):\n    assert Table('utf-8').label()\n" + BODY
 
 
 # 3. Fix: in `python_itself.private_outside`, judge a private name against `python_private`
@@ -119,3 +122,19 @@ NAMED_TUPLE_USES = {
 def test_a_named_tuples_documented_methods_are_own_code(use: str):
     answer = NAMED_TUPLE + "def utf8_encode(cp):\n" + use + BODY
     assert verdict("utf8_encode", answer) == ""
+
+
+# 2 and 3 through the real, sandboxed grader: lesson 1 with only its set-up and exercise cells,
+# `utf8_encode` and `bytes_per_char` answered honestly as above. Measured on 4dc9f71: both
+# scored 0, `not own code` (the other three exercises full marks). Same fixes.
+@pytest.mark.end_to_end
+@pytest.mark.xfail(strict=True, reason="the real grader gives honest code 0 (doors 2 and 3)")
+def test_the_real_grader_gives_this_honest_code_its_marks(tmp_path: Path):
+    honest = {
+        "utf8_encode": f"def utf8_encode(cp):\n{TYPE_ASKED['type(cp) == str']}{BODY}",
+        "bytes_per_char": TABLE
+        + "def bytes_per_char(text):\n    assert Table('utf-8').label()\n"
+        + EXERCISES["bytes_per_char"].solution_code.split("\n", 1)[1],
+    }
+    nbformat.write(trimmed("01_unicode_and_utf8.ipynb", honest), tmp_path / "mallory_1.ipynb")
+    attacks_score_nothing(tmp_path, {"mallory_1": {}})  # no attack: every exercise must score

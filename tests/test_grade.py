@@ -74,12 +74,15 @@ def toy_class(tmp_path_factory):
     return folder, out, {r["student"]: r for r in records}, before
 
 
-def earns_what_its_code_earns(record: dict, student: str) -> None:
+def earns_what_its_code_earns(record: dict, student: str, cell: float = 3) -> None:
+    """`cell`: the cell limit the class was graded with (the events name it)."""
     _, double, shout, event = CLASS[student]
-    assert (record["outcome"], record["lesson"]) == ("graded", 1)
-    assert [e["score"] for e in record["exercises"]] == [double, shout], record
+    said = (record["outcome"], [(e["status"], e["reason"]) for e in record["exercises"]])
+    assert (record["outcome"], record["lesson"]) == ("graded", 1), said
+    assert [e["score"] for e in record["exercises"]] == [double, shout], (said, record["events"])
     if event:  # one text, or several that must all be in one event
         parts = (event,) if isinstance(event, str) else event
+        parts = [p.replace("than 3 s", f"than {cell:g} s") for p in parts]
         assert any(all(p in e for p in parts) for e in record["events"]), record["events"]
 
 
@@ -95,14 +98,17 @@ KERNEL_BEHAVIOUR = ["alice", "looper", "deaf", "exiter", "os_exiter", "killer", 
     reason="the main run grades the whole toy class, these students included",
 )
 def test_kernels_of_this_python_are_interrupted_killed_and_run_again(tmp_path):
+    """These runs are niced beside the main run's two workers, which can leave their kernels a
+    tenth of a core: a 3.13 run here lost `os_exiter`'s marks at the toy class's limits (cell 3 s,
+    probe 2 s) at load 7, and kept them alone. Limits for a starved machine, one kernel at a time:
+    what is tested is each path, not its speed."""
     for student in KERNEL_BEHAVIOUR:
         nbformat.write(CLASS[student][0], tmp_path / f"{student}.ipynb")
-    records = grade_submissions(
-        [tmp_path], tmp_path / "out", limits=Limits(cell=3, notebook=60, probe=2), **TOY
-    )
+    limits = Limits(cell=10, notebook=150, probe=10)
+    records = grade_submissions([tmp_path], tmp_path / "out", limits=limits, jobs=1, **TOY)
     assert sorted(r["student"] for r in records) == sorted(KERNEL_BEHAVIOUR)
     for record in records:
-        earns_what_its_code_earns(record, record["student"])
+        earns_what_its_code_earns(record, record["student"], cell=10)
 
 
 @pytest.mark.end_to_end

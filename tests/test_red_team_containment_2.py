@@ -26,6 +26,7 @@ import pytest
 
 from lib.grading import kernel_users, prepare, sandbox, scratch_disk
 from lib.grading.submissions import Submission
+from lib.grading.user_processes import adopt_orphans
 
 pytestmark = [
     pytest.mark.machine,  # see pyproject's markers
@@ -40,6 +41,7 @@ def as_user(uid: int, code: str, *args: str, caps: bool = False) -> str:
     """Run `code` with this Python as sandbox user `uid` (under the kernels' `prlimit` caps if
     `caps`) and return what it printed."""
     limits = sandbox.command([], Path("/"), Path("/"), [], sandbox.Caps(), None, boxed=False)
+    adopt_orphans()  # as the grader does before it starts a kernel without a box
     command = [*kernel_users.become(uid), sys.executable, "-I", "-c", code, *args]
     done = subprocess.run(
         [*limits, *command] if caps else command, capture_output=True, text=True, timeout=60

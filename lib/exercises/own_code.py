@@ -72,12 +72,14 @@ class Notebook:
         self.imports: list[ast.Import | ast.ImportFrom] = []  # those binding the notebook's names
         self._around: dict[frozenset[str], Surroundings] = {}  # by the rules read under
         self.defined: set[str] = set()  # the private names its code defines (`self._seen`)
+        self.statements: dict[int, list[ast.stmt]] = {}  # each readable cell's, in order
         for c, source in enumerate(cells):
             tree = parse_cell(source)
             body = tree.body if tree else []
             texts = [written_out(statement) for statement in body]
             if None in texts:  # too deep to write out: unreadable, as a syntax error would be
                 continue
+            self.statements[c] = body
             for s, statement in enumerate(body):
                 self.text[(c, s, 0)] = texts[s]
                 imports = module_imports(statement)  # also inside `if` and `try`
@@ -136,20 +138,42 @@ class Notebook:
             alias = self._alias(target, unit)
             if alias:
                 return f"`{target}` is `{alias}` from the course's library"
-        seen, todo, read = set(), [target], []
+        found, name, read = self._follow([target], self._surroundings(allowed), forbidden)
+        if found:
+            return f"`{target}` {found}" + ("" if name == target else f" (through `{name}`)")
+        self.accepted[target] = read
+        return ""
+
+    def cell_outside(self, cell: int, allowed: Iterable[str], forbidden: Iterable[str]) -> str:
+        """What any statement of `cell` (not only a target's units: `spoil()`, an import) or
+        anything of the notebook's it uses reads as not own code under these rules; "" if
+        nothing, or that the cell cannot be read."""
+        if cell not in self.statements:
+            return "the cell cannot be read"
+        around, forbidden, todo = self._surroundings(set(allowed)), set(forbidden), []
+        for statement in self.statements[cell]:
+            found = read_unit(statement, around, forbidden, todo)
+            if found:
+                return found
+        return self._follow(todo, around, forbidden)[0]
+
+    def _follow(
+        self, todo: list[str], around: Surroundings, forbidden: set[str]
+    ) -> tuple[str, str, list[tuple[Where, ast.stmt]]]:
+        """Read the units of the names in `todo`, and of every name they use in turn: what was
+        found ("" if nothing), through which name, and the units read."""
+        seen, read = set(), []
         while todo:
             name = todo.pop()
             if name in seen:
                 continue
             seen.add(name)
             for unit in self.units.get(name, []):
-                found = read_unit(unit[1], self._surroundings(allowed), forbidden, todo)
+                found = read_unit(unit[1], around, forbidden, todo)
                 if found:
-                    where = "" if name == target else f" (through `{name}`)"
-                    return f"`{target}` {found}{where}"
+                    return found, name, read
                 read.append(unit)
-        self.accepted[target] = read
-        return ""
+        return "", "", read
 
     def _alias(self, target: str, unit: ast.stmt) -> str:
         """The `lib` function that this unit makes `target` another name for, if any: an

@@ -115,18 +115,19 @@ def grade_submissions(
         print(note)
     if store.rejected:
         print(f"Ignored {store.rejected} line(s) of {store.path} not written by this grader.")
+    catalog = load_catalog(registry)
     settings = Settings(
         limits or Limits(),
         registry,
         tuple(import_paths),
-        load_catalog(registry),
+        catalog,
         handout_prose(Path(questions_from)),
         sandboxed,
         salt=store.secret("hidden cases"),
         boxed=boxed,
         roster=roster or [],
         student_id=student_id,
-        handout_code=handout_code(handouts(Path(questions_from))),
+        handout_code=handout_code(handouts(Path(questions_from)), catalog),
     )
     questions = answer_questions(Path(questions_from))
     references = similarity.references(settings.catalog, Path(questions_from))

@@ -4,17 +4,21 @@ these which of the handout's demonstrations a first run may leave out.
 
 A cell no reading can follow raises `Unreadable`: code that reaches names by text (`eval`,
 `globals()`), the kernel's own names (`__builtin__`, the output history `_`, `Out[3]`, whose
-values shift when cells are left out), and, in a student's cell, anything dynamic (`sys`,
-`getattr`, a private or dunder attribute, `import *`, a bare name IPython may run as a magic).
-So is a cell that cannot be parsed, or whose reading runs out of stack or memory.
+values shift when cells are left out), `import *`, and a student's one-line cell IPython runs as
+a magic (`runs_as_magic`). So is a cell that cannot be parsed, or whose reading runs out of
+stack or memory. What else a student's cell may use is the own-code reading's to say
+(`demo_cells`: anything it does not allow runs the whole notebook).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import symtable
 from dataclasses import dataclass, field
+
+from IPython.core.splitinput import LineInfo
 
 # Reach the notebook's names or code by text, or the kernel's own namespace: never followed.
 BY_TEXT = {
@@ -23,12 +27,6 @@ BY_TEXT = {
 }  # fmt: skip
 # IPython's output and input history: `_`, `__`, `___`, `_3`, `_i`, `_ii`, `_i3`, `_oh`...
 HISTORY = re.compile(r"_{1,3}|_\d+|_i+|_i\d+|_[ido]h")
-# In a student's cell, also what changes objects or modules by text or from below (the
-# instructor's cells use some of them, `sys.path`, `getattr`, in ways known to be harmless).
-DYNAMIC = BY_TEXT | {
-    "getattr", "setattr", "delattr", "sys", "importlib", "builtins", "runpy", "inspect",
-    "ctypes", "gc", "types",
-}  # fmt: skip
 # Files and processes: a demonstration naming one of these always runs, since a kept cell (or,
 # in a lesson whose exercises may use files, a graded function) could read what it writes.
 FILES = {
@@ -77,8 +75,12 @@ def imports_of(tree: ast.AST) -> dict[str, str]:
 
 
 def read_cell(source: str, student: bool) -> CellNames:
-    """The names the cell touches; `Unreadable` if it uses anything no reading follows (more
-    of them in a `student`'s cell: `DYNAMIC`)."""
+    """The names the cell touches; `Unreadable` if it uses anything no reading follows, or is
+    a `student`'s cell IPython would run as a magic."""
+    if not isinstance(source, str):  # a notebook not read by `read_notebook`: `source: {}`
+        raise Unreadable
+    if student and runs_as_magic(source):
+        raise Unreadable
     try:
         tree = ast.parse(source)
         table = symtable.symtable(source, "<cell>", "exec")
@@ -97,22 +99,19 @@ def read_cell(source: str, student: bool) -> CellNames:
 
 
 def _walk(tree: ast.AST, cell: CellNames, student: bool) -> None:
-    dynamic = DYNAMIC if student else BY_TEXT
     parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     for node in ast.walk(tree):
         name = getattr(node, "id", None) or getattr(node, "attr", None)
         modules = [a.name for a in getattr(node, "names", [])] + [getattr(node, "module", "")]
         cell.files |= name in FILES or any(_root(m or "") in FILES for m in modules)
         if isinstance(node, ast.Name) and (
-            node.id in dynamic or (HISTORY.fullmatch(node.id) and isinstance(node.ctx, ast.Load))
+            node.id in BY_TEXT or (HISTORY.fullmatch(node.id) and isinstance(node.ctx, ast.Load))
         ):
             raise Unreadable
-        if isinstance(node, ast.Attribute) and (
-            node.attr in INSIDES or (student and (node.attr.startswith("_") or name in DYNAMIC))
-        ):
+        if isinstance(node, ast.Attribute) and node.attr in INSIDES:
             raise Unreadable
         if isinstance(node, (ast.Import, ast.ImportFrom)) and (
-            any(_root(m or "") in dynamic or m == "*" for m in modules)
+            any(_root(m or "") in BY_TEXT or m == "*" for m in modules)
         ):
             raise Unreadable
         if isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.ctx, ast.Load):
@@ -134,10 +133,35 @@ def _walk(tree: ast.AST, cell: CellNames, student: bool) -> None:
             root = root.value
         if isinstance(root, ast.Name):
             cell.effects.add(root.id)
-    if student and any(
-        isinstance(s, ast.Expr) and isinstance(s.value, ast.Name) for s in tree.body
-    ):  # IPython's automagic may run a bare name (`rerun`) as a magic
-        raise Unreadable
+
+
+def runs_as_magic(source: str) -> bool:
+    """Would IPython run this cell as a line magic, although it parses as Python (`reset -f`,
+    `ls -la`, a bare `rerun`)? As its prefilter decides for a one-line cell with automagic on:
+    the first name, split off by IPython's own `LineInfo`, is one of IPython's or the kernel's
+    line magics or aliases, and what follows does not make it an assignment (`ls = 1`). A name
+    the notebook binds would shadow the magic; whether it is bound yet is not read, so the
+    cell counts as a magic (everything then runs)."""
+    lines = source.strip().splitlines()
+    if len(lines) != 1:
+        return False
+    line = LineInfo(lines[0])
+    return line.ifun in _magics() and not line.the_rest.startswith(("=", ","))
+
+
+@functools.cache
+def _magics() -> frozenset[str]:
+    """The names of IPython's line magics and default aliases, and the kernel's magics
+    (imported when first asked: the kernel's module is heavy)."""
+    from ipykernel.zmqshell import KernelMagics
+    from IPython.core import magics
+    from IPython.core.alias import default_aliases
+    from IPython.core.magic import Magics
+
+    members = (getattr(magics, name) for name in dir(magics))  # loaded lazily: not in `vars`
+    classes = [c for c in members if isinstance(c, type) and issubclass(c, Magics)]
+    found = {name for c in [*classes, KernelMagics] for name in (c.magics or {}).get("line", ())}
+    return frozenset(found | {name for name, _ in default_aliases()})
 
 
 def _called(node: ast.Name, parents: dict) -> str | None:

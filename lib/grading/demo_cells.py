@@ -15,10 +15,14 @@ The rule, as the README states it: the first run leaves out a demonstration only
     (reading a list may change it) or may change, where a use of an imported name other than
     calling a module's function inside a function (`m.f(...)`) may change every name bound to
     that module, inside it or around it (`module_paths`); nor a name a cell so reached sets;
-(c) nothing kept needs it: it binds or changes nothing a kept cell reads, makes no call for its
-    effect on a module a kept cell reads (`random.seed(1)`), and names no file function (`FILES`);
-(d) every cell can be read (`cell_names`): anything dynamic in an exercise cell, the kernel's own
-    names in any cell, a cell that does not parse or is nested too deep: everything runs.
+(c) nothing kept needs it: it binds or changes nothing a kept cell reads, and neither sets
+    interpreter-wide state (a call for its effect on a module outside `lib`, `random.seed(1)`,
+    `warnings.simplefilter(...)`, or a change of one) nor names a file function (`FILES`);
+(d) every exercise cell reads as own code, every statement of it, under its exercise's rules
+    (`own_code.Notebook.cell_outside`: the modules `allowed` lists and its `allowed_lib`, nothing
+    dynamic, the same allow-list the grade is read by), and every cell can be read
+    (`cell_names`: the kernel's own names, a line IPython runs as a magic, a cell that does not
+    parse or is nested too deep): else everything runs.
 
 A lesson whose exercises may use a file module runs whole (`files_allowed`). No grade depends on
 this run: the programs graded are read from the notebook and run in kernels of their own.
@@ -27,13 +31,15 @@ this run: the programs graded are read from the notebook and run in kernels of t
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import nbformat
 
 from lib.exercises import Exercise
+from lib.exercises.own_code import Notebook
 from lib.grading.cell_names import FILES, CellNames, Unreadable, read_cell
 from lib.grading.module_paths import Imports
+from lib.grading.notebook import load_catalog
 from lib.grading.prepare import is_check_cell, is_setup_cell
 
 
@@ -45,6 +51,8 @@ class Version:
     cells: tuple[str, ...]
     exercises: frozenset[int]
     imports: frozenset[tuple[str, str]]
+    # Each exercise cell's rules, by position: its exercise's `allowed_lib` and `forbidden`.
+    rules: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -63,10 +71,17 @@ def _code(notebook: nbformat.NotebookNode) -> list[tuple[int, nbformat.NotebookN
     ]
 
 
-def handout_code(lessons: Iterable[tuple[int, nbformat.NotebookNode]]) -> dict[int, Handout]:
-    """Each lesson's `Handout`, from the instructor's lesson notebooks (`notebook.handouts`)."""
+def handout_code(
+    lessons: Iterable[tuple[int, nbformat.NotebookNode]],
+    catalog: dict[int, list[Exercise]] | None = None,
+) -> dict[int, Handout]:
+    """Each lesson's `Handout`, from the instructor's lesson notebooks (`notebook.handouts`),
+    with its exercises' rules from `catalog` (the course's own when None; an exercise cell the
+    catalog does not name may use what `allowed` lists, nothing of `lib`)."""
+    catalog = load_catalog() if catalog is None else catalog
     found: dict[int, list[Version]] = {}
     for lesson, notebook in lessons:
+        exercises = {e.name: (e.allowed_lib, e.forbidden) for e in catalog.get(lesson, [])}
         code = [c for _, c in _code(notebook) if isinstance(c.source, str)]
         imports: set[tuple[str, str]] = set()
         for cell in code:
@@ -74,8 +89,13 @@ def handout_code(lessons: Iterable[tuple[int, nbformat.NotebookNode]]) -> dict[i
                 imports |= set(read_cell(cell.source, student=False).imports.items())
             except Unreadable:
                 continue
-        exercises = frozenset(k for k, c in enumerate(code) if c.metadata.get("exercise"))
-        version = Version(tuple(c.source for c in code), exercises, frozenset(imports))
+        names = {
+            k: c.metadata["exercise"] for k, c in enumerate(code) if c.metadata.get("exercise")
+        }
+        rules = {k: exercises.get(name, ((), ())) for k, name in names.items()}
+        version = Version(
+            tuple(c.source for c in code), frozenset(names), frozenset(imports), rules
+        )
         found.setdefault(lesson, []).append(version)
     return {lesson: Handout(tuple(versions)) for lesson, versions in found.items()}
 
@@ -101,12 +121,25 @@ def left_out(notebook: nbformat.NotebookNode, handout: Handout | None) -> frozen
             for k, (i, c) in enumerate(code)
             if k in version.exercises or not is_check_cell(c.source)
         }
-        students = {code[k][0] for k in version.exercises}
+        students = [code[k][0] for k in version.exercises]
+        if not _own_code(notebook, students, version):
+            return frozenset()
         # The grader's own set-up runs in place of the lessons' set-up cell: always kept.
         setup = {i for i, c in code if is_setup_cell(c.source)}
-        return frozenset(cells) - _kept(cells, students, setup, version)
+        return frozenset(cells) - _kept(cells, set(students), setup, version)
     except (Unreadable, RecursionError, MemoryError):
         return frozenset()
+
+
+def _own_code(notebook: nbformat.NotebookNode, cells: list[int], version: Version) -> bool:
+    """Does every statement of each exercise cell (indices `cells`, in `version.exercises`'
+    order) read as own code under its exercise's rules (`own_code.Notebook.cell_outside`: the
+    modules `allowed` lists and the exercise's `allowed_lib`, no dunder, nothing run from
+    text)? What the graded programs are held to, asked of the whole cell: code that may reach
+    the notebook's namespace or the course's modules some other way makes the whole notebook run."""
+    code = Notebook(notebook)
+    rules = [version.rules.get(k, ((), ())) for k in version.exercises]
+    return not any(code.cell_outside(i, *r) for i, r in zip(cells, rules, strict=True))
 
 
 def _follows(sources: list, version: Version) -> bool:
@@ -122,16 +155,15 @@ def _kept(
     """The cells that run: the students' and what they reach, then what any of those needs."""
     imports = Imports(c.imports for c in cells.values())
     values = set().union(*(c.binds - set(c.imports) for c in cells.values()))
-    reached = set(students)
-    while True:
-        touched = set().union(
-            *(_touched(cells[i], i in students, values, imports, version) for i in reached)
+    reached, more, touched = set(), set(students), set()
+    while more:  # each cell's touched names worked out once, when it is reached
+        reached |= more
+        touched |= set().union(
+            *(_touched(cells[i], i in students, values, imports, version) for i in more)
         )
         more = {i for i, c in cells.items() if i not in reached and _mentions(c) & touched}
-        if not more:
-            break
-        reached |= more
-    kept = reached | setup | {i for i, c in cells.items() if c.files}
+    interpreter = {i for i, c in cells.items() if _sets_state(c, imports)}
+    kept = reached | setup | interpreter | {i for i, c in cells.items() if c.files}
     while True:
         wanted = set().union(*(cells[i].reads for i in kept))
         more = {i for i, c in cells.items() if i not in kept and _sets(c, imports) & wanted}
@@ -139,6 +171,14 @@ def _kept(
             break
         kept |= more
     return kept
+
+
+def _sets_state(cell: CellNames, imports: Imports) -> bool:
+    """Does `cell` call a function of a module for its effect, or change one: state every later
+    cell may feel without naming the module (`warnings.simplefilter("error")`, `codecs.register`,
+    `sys.x = ...`)? The course's own modules are read as any value is (`viz.playground(...)`)."""
+    modules = {n for n in cell.effects | cell.changes if imports.surely_modules(n)}
+    return any(path.partition(".")[0] != "lib" for path in imports.paths(modules))
 
 
 def _mentions(cell: CellNames) -> set[str]:

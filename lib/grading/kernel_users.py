@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import IO
 
 from lib.grading import cpu_share, memory_group
-from lib.grading.user_processes import adopt_orphans, processes_of, reap_if_our_zombie
+from lib.grading.user_processes import processes_of, reap_if_our_zombie
 
 FIRST_UID, USERS = 61_000, 1000  # unprivileged users for kernels when grading as root
 BOX_MB = 4096  # all of a box's processes together, where a cgroup can be made
@@ -41,9 +41,7 @@ class SandboxUnavailable(RuntimeError):
 
 
 def become(uid: int) -> list[str]:
-    """The command prefix that drops root to `uid`, with no capabilities and no way back. Whoever
-    asks will start a process as `uid`, so from here on its orphans come back to us."""
-    adopt_orphans()
+    """The command prefix that drops root to `uid`, with no capabilities and no way back."""
     prefix = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
     return prefix + ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
 

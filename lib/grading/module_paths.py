@@ -26,13 +26,14 @@ class Imports:
 
     def reached(self, paths: set[str]) -> set[str]:
         """The names bound to one of `paths`, to something inside one (`lib.fairness.PUBLISHED`
-        in "lib.fairness"), or to a package holding one ("lib" holds "lib.fairness")."""
+        in "lib.fairness"), or to a package holding one ("lib" holds "lib.fairness").
+        Each bound path is looked up by its prefixes, not compared with every path: linear in
+        the names (a cell may import and use thousands)."""
+        within = {prefix for b in paths for prefix in _prefixes(b)}  # `paths` and around them
         return {
             name
             for name, bound in self.bound.items()
-            for a in bound
-            for b in paths
-            if a == b or a.startswith(b + ".") or b.startswith(a + ".")
+            if any(a in within or not paths.isdisjoint(_prefixes(a)) for a in bound)
         }
 
     def of_modules(self, paths: set[str]) -> set[str]:
@@ -60,3 +61,9 @@ class Imports:
             except (ImportError, ValueError, AttributeError):
                 return False
         return bool(self.bound.get(name))
+
+
+def _prefixes(path: str) -> list[str]:
+    """`path` and the packages holding it: "lib.bpe.merge" -> "lib", "lib.bpe", "lib.bpe.merge"."""
+    parts = path.split(".")
+    return [".".join(parts[: k + 1]) for k in range(len(parts))]

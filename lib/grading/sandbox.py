@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.grading import kernel_start, kernel_users, memory_group
+from lib.grading import kernel_start, kernel_users, memory_group, user_processes
 from lib.grading.hand_over import give_to, write_owned  # noqa: F401  (see above)
 from lib.grading.kernel_users import (  # noqa: F401  (the sandbox's public names: see above)
     BOX_MB,
@@ -163,5 +163,7 @@ def command(
         kernel = kernel_start.module_runner(kernel)
         limits += [sys.executable, "-I", "-c", _START]
     if not boxed:  # no namespaces here: only the user and the limits hold (see `choose`)
+        if uid is not None:  # no box's pid 1 to take its orphans: they come back to us
+            user_processes.adopt_orphans()
         return [*group, *limits, *become, *kernel]
     return [*group, *limits, *box, *become, *kernel]

@@ -9,6 +9,7 @@ only names the student; the lesson is read from the content (`notebook.identify_
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
@@ -129,13 +130,21 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
         notebook = nbformat.reads(data.decode("utf-8"), as_version=4)
         for cell in notebook.cells:  # reading succeeds on some non-notebooks; touching cells won't
             cell.source, cell.cell_type, cell.metadata  # noqa: B018 (a check for the KeyError)
-        return notebook
     except UnicodeDecodeError:
         raise UnreadableNotebook("the file is not UTF-8 text") from None
     except Exception as error:  # nbformat raises a mix of JSON, validation and key errors
         first_line = (str(error).strip().splitlines() or [""])[0][:200]
         why = f"{type(error).__name__}: {first_line}".rstrip(": ")
         raise UnreadableNotebook(f"not a valid notebook ({why})") from None
+    # Checked once, here: every reader of a cell (the lesson's identification, the first run's
+    # demonstrations, the own-code reading) joins or parses its source as text.
+    for k, cell in enumerate(notebook.cells, start=1):
+        if not isinstance(cell.source, str):
+            found = clean(json.dumps(cell.source), 40)  # JSON's own words: `{}`, `5`, `null`
+            raise UnreadableNotebook(
+                f"not a valid notebook (cell {k}'s source is not text: {found})"
+            )
+    return notebook
 
 
 def _name(student: str) -> str:

@@ -18,6 +18,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from plotly.offline import get_plotlyjs
@@ -136,7 +137,20 @@ def _drawn(figure_json: str) -> bytes | None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(child.pid, signal.SIGKILL)  # a browser that outlived its drawing goes too
         child.wait()
+        _wait_for_group(child.pid)
     return png if child.returncode == 0 and png.startswith(b"\x89PNG") else None
+
+
+def _wait_for_group(group: int, seconds: float = 2) -> None:
+    """Wait for the browser's helpers killed with the drawing's group: a grader that adopts orphans
+    (`user_processes.adopt_orphans`) is their parent now, and each would stay a zombie."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            if os.waitpid(-group, os.WNOHANG)[0] == 0:  # some still dying
+                time.sleep(0.02)
+        except ChildProcessError:  # none of that group is ours any more
+            return
 
 
 def png_note(out_dir: Path) -> str:

@@ -7,8 +7,10 @@ removes and that counts against its user's process limit until the container end
 daemon that forks and lets its parent exit, hundreds of times a second, then leaves hundreds of
 them, and the next student who gets that user cannot start a process.
 
-So the grader makes itself the subreaper before it starts anything as a sandbox user
-(`adopt_orphans`): every orphan comes back to it, and `reap_if_our_zombie` waits for it.
+So a grader that runs kernels without a box makes itself the subreaper before it starts one
+(`adopt_orphans`, from `sandbox.command`): every orphan comes back to it, and
+`reap_if_our_zombie` waits for it. In a box, the box's own pid 1 takes the kernel's orphans and
+dies with the box; a boxed grader adopts nothing (it would adopt each killed box's pid 1 too).
 """
 
 from __future__ import annotations

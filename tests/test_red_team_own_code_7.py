@@ -12,7 +12,9 @@ Door found:
    target, CPU s): 125 names (1.4 KB) 0.9, 250 (2.9 KB) 3.5, 500 (5.9 KB) 15, 1,000 (12 KB) 65.
    Every target that reaches the names reads them again, `check()` too, and the grader's
    readings take turns, so one such notebook stalls every other one's reading (red team 2 found
-   the same shape in the imports; this is the units).
+   the same shape in the imports; this is the units). Through the real grader (`grade_submissions`,
+   jobs=1, machine loaded to 3.5-4.9) a batch of lesson 1 and a lesson 3 whose `get_stats` uses
+   400 such names took 80 s wall; with 1,200 names (14 KB) 476 s, all of it graded (full marks).
 
 Honest code refused (each costs a learner the exercise's marks, in `check()` and the grader):
 

@@ -41,9 +41,17 @@ REFUSED = {  # name: (cells, what the reason says)
         ["def f(x):\n    maker = type(int)\n    return maker('C', (), {})"],
         "uses `type` other than to ask about a class",
     ),
-    "type(x) compared by ==": (  # `==` calls a method of the other side with the class
-        ["def f(x):\n    return type(x) == int"],
-        "write `type(x) is int` or `type(x).__name__`",
+    "type(x) compared by == with a class of the notebook's": (  # `==` calls its method
+        ["class Mine:\n    pass\n\ndef f(x):\n    return type(x) == Mine"],
+        "write `type(x) is int`, `type(x) == int` or `type(x).__name__`",
+    ),
+    "type(x) in a tuple holding a class of the notebook's": (
+        ["class Mine:\n    pass\n\ndef f(x):\n    return type(x) in (int, Mine)"],
+        "uses `type` other than to ask about a class",
+    ),
+    "type handed to isinstance as the value": (
+        ["def f(x):\n    return isinstance(type, x)"],
+        "uses `type` other than to ask about a class",
     ),
     "update_wrapper": (
         ["import functools\n\ndef f(x):\n    return functools.update_wrapper(x, len)"],

@@ -84,7 +84,6 @@ TYPE_ASKED = {
 # 2. Fix: in `python_itself.type_outside`, accept `type(x)` compared (`==`, `!=`, `in`, `not
 # in`) with builtin names or a tuple of them, or given to `issubclass`, and the bare name `type`
 # as `isinstance`'s second argument: none of these hands the class to code of the learner's.
-@pytest.mark.xfail(strict=True, reason="type compared by == or asked by isinstance is refused")
 @pytest.mark.parametrize("check", TYPE_ASKED.values(), ids=list(TYPE_ASKED))
 def test_type_asked_about_as_a_beginner_writes_it_is_own_code(check: str):
     assert verdict("utf8_encode", f"def utf8_encode(cp):\n{check}{BODY}") == ""

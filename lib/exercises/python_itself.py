@@ -14,6 +14,7 @@ whose members are names given as text (`type('C', (), {'__match_args__': ('gi_fr
 from __future__ import annotations
 
 import ast
+import builtins
 from collections.abc import Collection
 
 from lib.exercises.cell_reading import called_with_one
@@ -102,22 +103,65 @@ def defines(statement: ast.AST) -> set[str]:
     return {name for name in stored | class_names(statement) if private(name)}
 
 
+def builtin_classes(node: ast.AST | None) -> bool:
+    """`int`, or a tuple (list, set) of such names: builtin classes, which the notebook cannot
+    rebind (`bindings`), so comparing a class with them runs only Python's own `==`."""
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return bool(node.elts) and all(builtin_classes(e) for e in node.elts)
+    named = isinstance(node, ast.Name) and node.id != "type"
+    return named and isinstance(getattr(builtins, node.id, None), type)  # type: ignore[union-attr]
+
+
+def class_asked(call: ast.Call) -> bool:
+    """`type(x)` only asked about: `is`, `==`, `in` a builtin class (or a tuple of them), its
+    `__name__` read, or `issubclass(type(x), int)`. Needs `parent` links."""
+    asked = getattr(call, "parent", None)
+    if isinstance(asked, ast.Attribute):
+        return asked.attr == "__name__"
+    if isinstance(asked, ast.Compare) and len(asked.ops) == 1:
+        other = asked.comparators[0] if asked.left is call else asked.left
+        if isinstance(asked.ops[0], ast.Is | ast.IsNot):
+            return True
+        return isinstance(asked.ops[0], ast.Eq | ast.NotEq | ast.In | ast.NotIn) and (
+            builtin_classes(other)
+        )
+    return (
+        two_args_call(asked, "issubclass")
+        and asked.args[0] is call
+        and (  # type: ignore[union-attr]
+            builtin_classes(asked.args[1])  # type: ignore[union-attr]
+        )
+    )
+
+
+def two_args_call(node: ast.AST | None, name: str) -> bool:
+    """`name(a, b)`, a builtin called with two plain arguments."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == name
+        and len(node.args) == 2
+        and not node.keywords
+        and not any(isinstance(a, ast.Starred) for a in node.args)
+    )
+
+
 def type_outside(item: ast.AST) -> str:
     """ "" unless `item` is the builtin `type` used other than to ask about a class: called with
-    one argument, and the class it gives only compared by `is` (no `==`, which calls a method
-    of the other side with it) or its `__name__` read. Needs `parent` links."""
+    one argument and the class it gives only asked about (`class_asked`), or the bare class
+    given to `isinstance(x, type)`. `==` with a class of the learner's would call its method
+    with the class, so only builtin classes are compared so. Needs `parent` links."""
     if not (isinstance(item, ast.Name) and item.id == "type" and isinstance(item.ctx, ast.Load)):
         return ""
     call = called_with_one(item)
-    asked = getattr(call, "parent", None)
-    compared = isinstance(asked, ast.Compare) and len(asked.ops) == 1
-    compared = compared and isinstance(asked.ops[0], ast.Is | ast.IsNot)
-    named = isinstance(asked, ast.Attribute) and asked.attr == "__name__"
-    if call and (compared or named):
+    parent = getattr(item, "parent", None)
+    if (call and class_asked(call)) or (
+        two_args_call(parent, "isinstance") and parent.args[1] is item  # type: ignore[union-attr]
+    ):
         return ""
     return (
-        "uses `type` other than to ask about a class: write `type(x) is int` or"
-        " `type(x).__name__` (called otherwise, `type` makes classes from names as text)"
+        "uses `type` other than to ask about a class: write `type(x) is int`, `type(x) == int`"
+        " or `type(x).__name__` (called otherwise, `type` makes classes from names as text)"
     )
 
 

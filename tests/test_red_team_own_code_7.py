@@ -118,7 +118,6 @@ NAMED_TUPLE_USES = {
 # `_asdict`, `_make`, `_fields` and `_field_defaults` on any value (a named tuple's public API,
 # harmless on every other value that has them), or where a class is made by
 # `collections.namedtuple`.
-@pytest.mark.xfail(strict=True, reason="a named tuple's documented methods are refused")
 @pytest.mark.parametrize("use", NAMED_TUPLE_USES.values(), ids=list(NAMED_TUPLE_USES))
 def test_a_named_tuples_documented_methods_are_own_code(use: str):
     answer = NAMED_TUPLE + "def utf8_encode(cp):\n" + use + BODY

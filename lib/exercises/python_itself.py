@@ -37,6 +37,8 @@ REACHES_IN |= {"gi_code", "cr_code", "ag_code"}
 # is `string.Formatter`). The reading cannot know those globals, so nothing reads `.registry`:
 # call the function, and it dispatches.
 REACHES_IN |= {"registry"}
+# A named tuple's documented methods start with `_` only so as not to clash with its fields.
+NAMED_TUPLE_API = frozenset({"_replace", "_asdict", "_make", "_fields"})
 
 
 def unusual_dunder(name: str) -> bool:
@@ -72,6 +74,8 @@ def private_outside(item: ast.AST, defined: Collection[str], pythons: Collection
     """ "" unless this node reads a private attribute the notebook's code does not define
     (`defined`), or one that Python's or an allowed module's classes have (`pythons`)."""
     for name in attributes_read(item):
+        if name in NAMED_TUPLE_API:
+            continue
         if private(name) and (name not in defined or name in pythons):
             return (
                 f"uses `.{name}`, a private attribute the notebook does not define: use public"

@@ -60,7 +60,6 @@ def many_names(count: int) -> list[str]:
 
 # 1. Fix: in `Notebook.borrowed`, read each unit once (keep the `Where`s read, skip a unit seen
 # through another of the names it binds); the reading is then linear in the statement's size.
-@pytest.mark.xfail(strict=True, reason="a unit binding N names is read N times: quadratic")
 def test_a_statement_binding_many_names_is_read_once():
     cells = many_names(200)  # 2.3 KB
     start = time.process_time()

@@ -162,13 +162,16 @@ class Notebook:
     ) -> tuple[str, str, list[tuple[Where, ast.stmt]]]:
         """Read the units of the names in `todo`, and of every name they use in turn: what was
         found ("" if nothing), through which name, and the units read."""
-        seen, read = set(), []
+        seen, read, done = set(), [], set()
         while todo:
             name = todo.pop()
             if name in seen:
                 continue
             seen.add(name)
             for unit in self.units.get(name, []):
+                if unit[0] in done:  # `a0, a1, ... = ...`: read once, not once per name
+                    continue
+                done.add(unit[0])
                 found = read_unit(unit[1], around, forbidden, todo)
                 if found:
                     return found, name, read

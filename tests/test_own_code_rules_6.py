@@ -75,14 +75,14 @@ REFUSED = {  # name: (cells, what the reason says)
     ),
     "a private attribute of an allowed module's class": (
         ["import re\n\ndef f(x):\n    return re.RegexFlag._convert_('F', 'os', bool)"],
-        "uses `._convert_`, a private attribute the notebook does not define: use public names",
+        "uses `._convert_`, a private attribute that is not the notebook's own: use public names",
     ),
     "Python's private name defined in a class of the notebook": (
         [
             "import re\n\nclass Mine:\n    _convert_ = 0\n\n"
             "def f(x):\n    Mine\n    return re.RegexFlag._convert_('F', 'os', bool)"
         ],
-        "uses `._convert_`, a private attribute the notebook does not define",
+        "uses `._convert_`, a private attribute that is not the notebook's own",
     ),
     "a private attribute by getattr": (
         ["import re\n\ndef f(x):\n    return getattr(re.RegexFlag, '_missing_')"],

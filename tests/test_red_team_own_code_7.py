@@ -99,9 +99,25 @@ OWN_PRIVATE = TABLE + "def utf8_encode(cp):\n    assert Table('utf-8').label()\n
 # only where the value could be Python's: `self._name` inside a method of a class whose body or
 # methods store `_name` is the class's own (or keep `python_private` to the names that reach
 # code: `_convert_`, `_getitem`..., not `_name`).
-@pytest.mark.xfail(strict=True, reason="self._name of the learner's own class is refused")
 def test_a_private_attribute_of_the_learners_own_class_is_own_code():
     assert verdict("utf8_encode", OWN_PRIVATE) == ""
+
+
+SELF_REFUSED = {  # `self` may be Python's class: `Table.run(re.RegexFlag)`
+    "code of Python's on self": "class Table:\n    def __init__(self):\n        self._convert_ = 0"
+    "\n    def run(self):\n        return self._convert_('F', 'os', bool)\n\n",
+    "self rebound": "import re\n\nclass Table:\n    def __init__(self):\n        self._name = 0"
+    "\n    def run(self):\n        self = re.RegexFlag\n        return self._name\n\n",
+    "a class with a base": "import re\n\nclass Table(re.RegexFlag):\n    def run(self):\n"
+    "        self._name = 0\n        return self._name\n\n",
+    "not set by the class": "class Table:\n    def run(self):\n        return self._name\n\n",
+}
+
+
+@pytest.mark.parametrize("cells", SELF_REFUSED.values(), ids=list(SELF_REFUSED))
+def test_a_private_attribute_on_self_stays_refused_where_it_may_be_pythons(cells: str):
+    answer = cells + "def utf8_encode(cp):\n    assert Table\n" + BODY
+    assert "a private attribute that is not the notebook's own" in verdict("utf8_encode", answer)
 
 
 NAMED_TUPLE = "import collections\nStep = collections.namedtuple('Step', 'limit lead')\n"

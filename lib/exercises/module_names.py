@@ -15,7 +15,7 @@ import ast
 import builtins
 import functools
 import importlib
-from types import ModuleType
+from types import MemberDescriptorType, ModuleType
 
 from lib.exercises.allowed import BUILTINS, COMPUTING, MEMBERS, RUNS_CODE, module_allowed
 from lib.exercises.by_text import by_text
@@ -29,16 +29,46 @@ from lib.exercises.python_itself import (
 
 
 @functools.cache
-def python_private() -> frozenset[str]:
-    """The private names (`_convert_`) that the builtin classes and the allowed modules' public
-    classes, and their metaclasses, have: a notebook defining one does not make it its own."""
+def python_values() -> tuple[object, ...]:
+    """The builtins and the allowed modules' public names' values."""
     values = [getattr(builtins, name, None) for name in BUILTINS]
     for module in COMPUTING:
         found = _module(module, set())
         values += [getattr(found, name, None) for name in public_names(module)] if found else []
-    classes = {v if isinstance(v, type) else type(v) for v in values}
-    kinds = [k for c in classes for k in (*c.__mro__, *type(c).__mro__)]
-    return frozenset(name for k in set(kinds) for name in vars(k) if private(name))
+    return tuple(values)
+
+
+@functools.cache
+def python_kinds() -> frozenset[type]:
+    """Python's classes: those of `python_values`, their bases and metaclasses."""
+    classes = {v if isinstance(v, type) else type(v) for v in python_values()}
+    return frozenset(k for c in classes for k in (*c.__mro__, *type(c).__mro__))
+
+
+@functools.cache
+def python_private() -> frozenset[str]:
+    """The private names (`_convert_`) that Python's classes (`python_kinds`) have: a notebook
+    defining one does not make it its own."""
+    return frozenset(name for k in python_kinds() for name in vars(k) if private(name))
+
+
+@functools.cache
+def python_private_code() -> frozenset[str]:
+    """Those of `python_private` that some class of Python's holds as code (a method, a
+    property: `_convert_`), not as a slot for data (`_name`): a method of the notebook's may be
+    handed Python's class as `self` (`Table.label(re.RegexFlag)`), so these stay refused."""
+    data = (MemberDescriptorType, str, int, bool, tuple, frozenset, type(None))
+    return frozenset(
+        name
+        for k in python_kinds()
+        for name, value in vars(k).items()
+        if private(name) and not (isinstance(value, data) and not held_as_code(name))
+    )
+
+
+def held_as_code(name: str) -> bool:
+    """Does a slot `name` of one of Python's values hold code (`typing.Union._getitem`)?"""
+    return any(callable(getattr(v, name, None)) for v in python_values())
 
 
 def reached(module: str, chain: list[str], allowed: set[str]) -> str:

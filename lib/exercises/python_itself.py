@@ -70,18 +70,56 @@ def reaching_in(name: str) -> str:
     return ""
 
 
-def private_outside(item: ast.AST, defined: Collection[str], pythons: Collection[str]) -> str:
+def private_outside(
+    item: ast.AST, defined: Collection[str], pythons: Collection[str], code: Collection[str]
+) -> str:
     """ "" unless this node reads a private attribute the notebook's code does not define
-    (`defined`), or one that Python's or an allowed module's classes have (`pythons`)."""
+    (`defined`), or one that Python's or an allowed module's classes have (`pythons`) other than
+    on `self` in its own class (`own_attribute`), where only those that hold code (`code`)."""
     for name in attributes_read(item):
-        if name in NAMED_TUPLE_API:
+        if name in NAMED_TUPLE_API or not private(name):
             continue
-        if private(name) and (name not in defined or name in pythons):
+        if own_attribute(item) and name not in code:
+            continue
+        if name not in defined or name in pythons:
             return (
-                f"uses `.{name}`, a private attribute the notebook does not define: use public"
-                " names, or define it in a class of your own (`self._seen = ...`)"
+                f"uses `.{name}`, a private attribute that is not the notebook's own: use public"
+                f" names, or read `self.{name}` in a class whose code sets it"
             )
     return ""
+
+
+def own_attribute(item: ast.AST) -> bool:
+    """`self._name` in a method of a class of the notebook's with no bases or metaclass whose
+    own code defines `_name`, `self` (the first parameter) bound nowhere else in the method.
+    Needs `parent` links."""
+    if not (isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name)):
+        return False
+    method = getattr(item, "parent", None)
+    while method is not None and not isinstance(method, ast.FunctionDef | ast.Lambda):
+        method = getattr(method, "parent", None)
+    owner = getattr(method, "parent", None)
+    if not (isinstance(method, ast.FunctionDef) and isinstance(owner, ast.ClassDef)):
+        return False
+    params = method.args.posonlyargs + method.args.args
+    if owner.bases or owner.keywords or method.decorator_list or not params:
+        return False
+    self = params[0].arg
+    rebound = [n for n in ast.walk(method) if self in bound_names(n)]
+    return item.value.id == self and rebound == [params[0]] and item.attr in defines(owner)
+
+
+def bound_names(node: ast.AST) -> set[str]:
+    """The names this one node binds: a store, a parameter, a capture, `except ... as`,
+    `global`, an import."""
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return {node.id}
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return set(node.names)
+    if isinstance(node, ast.alias):
+        return {node.asname or node.name.partition(".")[0]}
+    name = getattr(node, "arg", None) if isinstance(node, ast.arg) else getattr(node, "name", None)
+    return {name} if isinstance(name, str) else set()
 
 
 def named_by_text(item: ast.AST) -> bool:

@@ -28,7 +28,13 @@ from lib.exercises.cell_reading import (
 from lib.exercises.class_patterns import pattern_outside
 from lib.exercises.forbidden import forbidden_name, forbidden_names
 from lib.exercises.hints import hint_outside
-from lib.exercises.module_names import imported, module_outside, python_private, reached
+from lib.exercises.module_names import (
+    imported,
+    module_outside,
+    python_private,
+    python_private_code,
+    reached,
+)
 from lib.exercises.python_builtins import PYTHON_BUILTINS
 from lib.exercises.python_itself import (
     attributes_read,
@@ -119,7 +125,9 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
                 found = found or builtin_outside(item.id)  # else unbound anywhere: NameError
         if found:
             return found
-        later = later or private_outside(item, around.defined, python_private())
+        later = later or private_outside(
+            item, around.defined, python_private(), python_private_code()
+        )
         later = later or computed_getattr(item)
     return later
 

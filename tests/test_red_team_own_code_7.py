@@ -143,7 +143,6 @@ def test_a_named_tuples_documented_methods_are_own_code(use: str):
 # `utf8_encode` and `bytes_per_char` answered honestly as above. Measured on 4dc9f71: both
 # scored 0, `not own code` (the other three exercises full marks). Same fixes.
 @pytest.mark.end_to_end
-@pytest.mark.xfail(strict=True, reason="the real grader gives honest code 0 (doors 2 and 3)")
 def test_the_real_grader_gives_this_honest_code_its_marks(tmp_path: Path):
     honest = {
         "utf8_encode": f"def utf8_encode(cp):\n{TYPE_ASKED['type(cp) == str']}{BODY}",

@@ -151,6 +151,11 @@ def wrong_turn_words(
         return ""
     if not isinstance(words, str) or not words:
         return ""
+    return tip_lines(words)
+
+
+def tip_lines(words: str) -> str:
+    """Words for the learner as a 💡 line under the failure, wrapped to the notebook's width."""
     lines = f"💡 {words}".split("\n")  # a hook may give several lines: each is wrapped
     wrap = [textwrap.fill(line, width=85, subsequent_indent="   ") for line in lines]
     return "\n" + "\n   ".join(wrap)

@@ -203,3 +203,31 @@ def test_wordpiece_hint_1_asks_how_to_find_the_longest_piece():
     assert "Which lengths do you try at a position, and in what order?" in " ".join(
         lesson7.wordpiece_word.hints[0].split()
     )
+
+
+def wordpiece_shortest_first(word, vocab):
+    """Greedy WordPiece with the lengths tried from one character up (review F6: 5 of 14 cases
+    failed with only ['[UNK]'] for 'unaffable' on screen)."""
+    pieces, start = [], 0
+    while start < len(word):
+        for end in range(start + 1, len(word) + 1):
+            piece = ("##" if start > 0 else "") + word[start:end]
+            if piece in vocab:
+                pieces.append(piece)
+                start = end
+                break
+        else:
+            return ["[UNK]"]
+    return pieces
+
+
+def test_taking_the_shortest_wordpiece_first_is_named():
+    result = lesson7.wordpiece_word.grade({"wordpiece_word": wordpiece_shortest_first})
+    words = " ".join(result.reason.split())
+    assert result.status == "partial"
+    assert "💡 your answers fit taking the shortest piece that matches" in words, words
+    assert "at each position try the longest piece first" in words
+    assert "(in 'unaffable', '##aff' and the shorter '##a' are both in the vocabulary)" in words
+    for other in (wordpiece_without_marks, wordpiece_with_or_without_marks):
+        reason = lesson7.wordpiece_word.grade({"wordpiece_word": other}).reason
+        assert "shortest piece" not in reason

@@ -17,7 +17,7 @@ def solved(exercise):
 
 
 # (exercise, its arguments, the answer) as the exercise's last hint states them; the hint writes
-# the answer as Python prints it (grow_embeddings's: its last row).
+# the answer as Python prints it (grow_embeddings's: its last row; bytes in hex, as on paper).
 EXAMPLES = [
     (lesson7.wordpiece_word, ("unable", {"un", "able", "##able"}), ["un", "##able"]),
     (lesson7.wordpiece_word, ("unable", {"un", "able"}), ["[UNK]"]),
@@ -35,6 +35,7 @@ EXAMPLES = [
         ([[1.0, 2.0], [3.0, 6.0]], 2),
         [[1.0, 2.0], [3.0, 6.0]] + [[2.0, 4.0]] * 2,
     ),
+    (lesson9.uint16_bytes, ([1000],), b"\xe8\x03"),
     (
         lesson9.dropout_bpe,
         (b"xabc", {b"ab": 0, b"bc": 1, b"abc": 2}, 0.5, [0.7, 0.2, 0.2]),
@@ -49,6 +50,7 @@ EXAMPLES = [
 def test_each_check_yourself_example_is_what_the_solution_gives(exercise, args, answer):
     assert solved(exercise)(*args) == answer
     written = str(answer[-1]) if exercise is lesson9.grow_embeddings else str(answer)
+    written = answer.hex(" ") if isinstance(answer, bytes) else written  # "e8 03", as on paper
     assert written in exercise.hints[-1]
 
 
@@ -59,6 +61,9 @@ GIVEAWAYS = {
     lesson9.find_specials: ("keep the longest one", "move on by one character"),
     lesson9.grow_embeddings: ("divide by how many rows",),
     lesson9.dropout_bpe: ("for i from 0", "remember (rank, i)"),
+    # Issue 26: the last hints were the solution in prose.
+    lesson9.uint16_bytes: ("id % 256", "id // 256", "to_bytes"),
+    lesson7.viterbi: ("scores 0", "keep only the best", "reverse them"),
 }
 
 

@@ -245,11 +245,10 @@ viterbi = Exercise(
         "piece text[start:end].",
         "Remember for each end both the best total score and where its last piece starts;"
         " then walk back from the end of the text to collect the pieces.",
-        "The table has len(text) + 1 entries; the empty prefix scores 0 and starts "
-        "nowhere. Fill it end by end, trying every start whose piece text[start:end] has "
-        "a score, and keep only the best. Walking back from the last entry gives the "
-        "pieces from right to left, so reverse them. Check by hand on 'abc': the best for"
-        " 'ab' is 'ab' (-3.9), and for 'abc' 'a' + 'bc' (-6.5).",
+        "Fill the table by hand for 'abc' before you write the loop: the best for 'ab' is "
+        "'ab' (-3.9), and for 'abc' 'a' + 'bc' (-6.5). Which entry must the empty prefix "
+        "have, so that a first piece has something to add its score to? What does a prefix "
+        "that no piece can end hold? And in which order does the walk back meet the pieces?",
     ),
     solution_code="""\
 def viterbi(text: str, scores: dict[str, float]) -> list[str]:

@@ -12,7 +12,7 @@ Door found:
    whose `__annotations__` are any text, and `dataclasses.dataclass(C)` (an allowed public
    function) writes each field's name into the code it `exec`s in the notebook's globals:
    `train_bpe` returns `lib.bpe.train(...)` through text. Read as own code; the real grader gave
-   it full marks.
+   it full marks (2 of 2; the honest rest of lesson 3 too), 13 s.
 
 Honest code refused:
 
@@ -65,7 +65,8 @@ GRAB = (
 ROUTES = {  # how `type` reaches `maker`, a plain variable of the learner's
     "own isinstance": "def isinstance(value, kind):\n    return kind\n\n"
     "def train_bpe(text, vocab_size):\n    maker = isinstance(text, type)\n",
-    "own issubclass": "def issubclass(value, kind):\n    return value\n\n" + PLAIN
+    "own issubclass": "def issubclass(value, kind):\n    return value\n\n"
+    + PLAIN
     + "def train_bpe(text, vocab_size):\n    maker = issubclass(type(Plain), int)\n",
     "own int, ==": GRAB + PLAIN + "int = Grab()\n\n"
     "def train_bpe(text, vocab_size):\n    if type(Plain) == int:\n        pass\n"

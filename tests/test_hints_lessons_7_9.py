@@ -212,17 +212,16 @@ def test_wordpiece_hint_1_asks_how_to_find_the_longest_piece():
 
 def wordpiece_shortest_first(word, vocab):
     """Greedy WordPiece with the lengths tried from one character up (review F6: 5 of 14 cases
-    failed with only ['[UNK]'] for 'unaffable' on screen)."""
+    failed with only ['[UNK]'] on screen), written as a learner might: a length that grows."""
     pieces, start = [], 0
     while start < len(word):
-        for end in range(start + 1, len(word) + 1):
-            piece = ("##" if start > 0 else "") + word[start:end]
-            if piece in vocab:
-                pieces.append(piece)
-                start = end
-                break
-        else:
+        mark, end = "##" * (start > 0), start + 1
+        while end <= len(word) and mark + word[start:end] not in vocab:
+            end += 1
+        if end > len(word):
             return ["[UNK]"]
+        pieces.append(mark + word[start:end])
+        start = end
     return pieces
 
 

@@ -116,19 +116,14 @@ def as_kernel(uid: int, folder: Path, code: str, *args: str) -> str:
     return done.stdout + done.stderr
 
 
-# Fix: a kernel needs no keys: deny add_key, keyctl and request_key in `kernel_start` (a seccomp
-# filter, as Docker's default profile does); and let user_reset fail (exit 1, user retired) when
-# KEYCTL_CLEAR is refused, instead of ignoring its result.
+# Closed, twice over: `kernel_start` refuses add_key, request_key and keyctl to every kernel of a
+# root grader (a seccomp filter, as Docker's default profile has), and user_reset fails (exit 1,
+# the user retired) when a keyring will not clear, instead of ignoring the result.
 @X86_64
-@pytest.mark.xfail(
-    strict=True,
-    reason="own user: a key in a user keyring its owner made read-only outlived reap (True) and "
-    "the next kernel of the uid read it; nobody, root included, can clear that keyring now",
-)
 def test_a_keyring_its_owner_made_read_only_never_reaches_the_next_student(shared_tmp):
     """KEYCTL_CLEAR needs write permission, which the keyring's owner may take from itself (and
-    with set-attribute gone, never get back): user_reset's clear fails, unchecked. A second run
-    on the same machine finds the keyring locked by the first; the key read is that one's."""
+    with set-attribute gone, never get back). Here the kernel cannot plant the key; on this
+    machine an earlier run, before the fix, locked KEYS_UID's keyring: reap then says False."""
     as_kernel(KEYS_UID, shared_tmp, KEYRING, "plant")
     try:
         reaped = sandbox.reap(KEYS_UID)
@@ -136,6 +131,39 @@ def test_a_keyring_its_owner_made_read_only_never_reaches_the_next_student(share
         assert not (reaped and "student A's answers" in seen), seen
     finally:
         sandbox.reap(KEYS_UID, seconds=30)
+
+
+# As the kernel: ask for the user keyring (without making one) and add a key to its own session
+# keyring (it dies with the kernel: nothing outlives this test if the filter is gone).
+KEYS_TRIED = r"""
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+ring = libc.syscall(250, 0, -4, 0)  # KEYCTL_GET_KEYRING_ID
+print("keyctl", ring, ctypes.get_errno())
+key = libc.syscall(248, b"user", b"red-team-5", b"x", 1, -3)  # add_key to the session keyring
+print("add_key", key, ctypes.get_errno())
+"""
+
+
+@X86_64
+def test_a_kernel_of_a_root_grader_reaches_no_keyring(shared_tmp):
+    """The first layer alone: every system call of keys fails with EPERM in the kernel."""
+    try:
+        seen = as_kernel(UID, shared_tmp, KEYS_TRIED)
+        assert seen.split("\n")[:2] == ["keyctl -1 1", "add_key -1 1"], seen
+    finally:
+        sandbox.reap(UID, seconds=30)
+
+
+@X86_64
+def test_reap_fails_for_a_user_whose_keyring_its_owner_locked():
+    """The second layer alone: the key is planted as the user runs outside any kernel (no filter:
+    a grader before the fix, or a machine the filter does not cover). The keyring cannot be
+    cleared by anyone now, so reap says False and the user is never handed on. KEYS_UID stays
+    locked until the machine restarts (it was already on the test machine)."""
+    as_user(KEYS_UID, KEYRING, "plant")
+    assert not sandbox.reap(KEYS_UID)
+    assert not sandbox.reap(KEYS_UID, seconds=30)
 
 
 # --- Processes that user_reset takes for dead, or that stop it ---------------------------------

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import platform
 import stat
@@ -28,18 +29,27 @@ SYSV_KINDS = ("shm", "sem", "msg")  # /proc/sysvipc/<kind>: the machine's object
 FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
-def clear_keyrings() -> None:
-    """Empty the user's keyrings (user, user-session and persistent)."""
+def clear_keyrings() -> list[str]:
+    """Empty the user's keyrings (user, user-session and persistent); return those that would not
+    be emptied. Their owner may have made them read-only (no write, no set-attribute: nobody,
+    root included, can clear them until the machine restarts), so the user must be retired.
+    Where keys are refused altogether (EPERM, ENOSYS: a seccomp filter, Docker's), no kernel of
+    the user could have left one."""
     number = KEYCTL.get(platform.machine())
     if number is None:
-        return
+        return []
     libc = ctypes.CDLL(None, use_errno=True)
     rings = list(USER_KEYRINGS)
     persistent = libc.syscall(number, KEYCTL_GET_PERSISTENT, -1, -1)  # linked to a thread ring
     if persistent > 0:
         rings.append(persistent)
+    refused = []
     for ring in rings:
-        libc.syscall(number, KEYCTL_CLEAR, ring)
+        if libc.syscall(number, KEYCTL_CLEAR, ring) != 0:
+            error = ctypes.get_errno()
+            if error not in (errno.EPERM, errno.ENOSYS):
+                refused.append(f"keyring {ring}: {os.strerror(error)}")
+    return refused
 
 
 def remove_system_v_objects() -> None:
@@ -232,9 +242,9 @@ def _retry(folder: int, change, *args, **kwargs) -> None:
 
 
 if __name__ == "__main__":  # the folders any user may write: see `remove_own_files`
-    clear_keyrings()
+    left = clear_keyrings()
     remove_system_v_objects()
-    left = remove_own_files(sys.argv[1:])
+    left += remove_own_files(sys.argv[1:])
     if left:  # exit 1: `kernel_users.reap` must not hand this user on
         print(*left[:5], sep="\n")
         sys.exit(1)

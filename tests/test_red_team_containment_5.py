@@ -440,3 +440,42 @@ def test_a_file_below_another_users_deep_folders_never_outlives_reap():
         sandbox.reap(UID, seconds=30)
         sandbox.reap(other, seconds=30)
         shutil.rmtree(top, ignore_errors=True)
+
+
+# As a kernel: go `depth` folders down `top`, making them (mode 777) or writing a file there.
+DIG = r"""
+import os, sys
+top, depth, make = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "make"
+os.umask(0)
+os.chdir(top)
+for _ in range(depth):
+    if make:
+        os.mkdir("d", 0o777)
+    os.chdir("d")
+if not make:
+    open("answers", "w").write("student A")
+"""
+
+
+def test_a_file_below_1500_nested_folders_of_another_user_goes_too():
+    """No depth limit, and none in disguise: 1,500 levels are beyond Python's recursion limit (a
+    recursive walk fails) and the 1,024 files a process may hold open by default (a walk holding
+    every level open would need that limit raised). The file is gone, the reset proven, in
+    well under reap's time."""
+    other, depth = sandbox.FIRST_UID + 708, 1500
+    top = Path(f"/tmp/red-team-5-dig-{os.getpid()}")
+    top.mkdir(mode=0o777)
+    top.chmod(0o777)
+    bottom = top.joinpath(*["d"] * depth, "answers")
+    try:
+        as_user(other, DIG, str(top), str(depth), "make")
+        as_user(UID, DIG, str(top), str(depth), "write")
+        assert bottom.exists(), "the attack ran"
+        started = time.monotonic()
+        assert sandbox.reap(UID)
+        assert time.monotonic() - started < 3
+        assert not bottom.exists()
+    finally:
+        sandbox.reap(UID, seconds=30)
+        sandbox.reap(other, seconds=30)  # removes its 1,500 folders (shutil.rmtree would recurse)
+        shutil.rmtree(top, ignore_errors=True)

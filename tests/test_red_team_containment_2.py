@@ -27,6 +27,8 @@ import pytest
 from lib.grading import kernel_users, prepare, sandbox, scratch_disk
 from lib.grading.submissions import Submission
 from lib.grading.user_processes import adopt_orphans
+from tests.red_team_support import as_user as run_as_user
+from tests.red_team_support import box_runs, shared_folder
 
 pytestmark = [
     pytest.mark.machine,  # see pyproject's markers
@@ -38,32 +40,16 @@ X86_64 = pytest.mark.skipif(os.uname().machine != "x86_64", reason="system call 
 
 
 def as_user(uid: int, code: str, *args: str, caps: bool = False) -> str:
-    """Run `code` with this Python as sandbox user `uid` (under the kernels' `prlimit` caps if
-    `caps`) and return what it printed."""
-    limits = sandbox.command([], Path("/"), Path("/"), [], sandbox.Caps(), None, boxed=False)
-    adopt_orphans()  # as the grader does before it starts a kernel without a box
-    command = [*kernel_users.become(uid), sys.executable, "-I", "-c", code, *args]
-    done = subprocess.run(
-        [*limits, *command] if caps else command, capture_output=True, text=True, timeout=60
-    )
-    return done.stdout + done.stderr
+    """`red_team_support.as_user`, with orphans coming back to this process, as to a grader
+    that starts a kernel without a box."""
+    adopt_orphans()
+    return run_as_user(uid, code, *args, caps=caps)
 
 
 @pytest.fixture
 def shared_tmp():
-    """A temporary folder the sandbox users can read (pytest's tmp_path is private to root)."""
-    folder = Path(tempfile.mkdtemp(prefix="red-team-2-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def box_runs() -> bool:
-    try:
-        sandbox.check_available()
-        return True
-    except sandbox.SandboxUnavailable:
-        return False
+    """A temporary folder the sandbox users can reach (pytest's tmp_path is private to root)."""
+    yield from shared_folder("red-team-2-", 0o755)
 
 
 # --- The session keyring: one for every kernel the grader starts -----------------------------

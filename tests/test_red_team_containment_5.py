@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import pytest
 
 from lib.grading import kernel_users, sandbox, summary_chart, user_processes
 from lib.grading.user_processes import adopt_orphans
+from tests.red_team_support import as_user, box_runs, shared_folder
 
 pytestmark = [
     pytest.mark.machine,  # see pyproject's markers
@@ -40,11 +40,10 @@ KEYS_UID = sandbox.FIRST_UID + 719
 X86_64 = pytest.mark.skipif(os.uname().machine != "x86_64", reason="system call numbers of x86_64")
 
 
-def as_user(uid: int, code: str, *args: str) -> str:
-    """Run `code` with this Python as sandbox user `uid` and return what it printed."""
-    command = [*kernel_users.become(uid), sys.executable, "-I", "-c", code, *args]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    return done.stdout + done.stderr
+@pytest.fixture
+def shared_tmp():
+    """A temporary folder the sandbox users can reach (pytest's tmp_path is private to root)."""
+    yield from shared_folder("red-team-5-", 0o777)
 
 
 def zombie_children() -> dict[int, str]:
@@ -63,23 +62,6 @@ def wait_for(pids) -> None:
     for pid in pids:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
-
-
-def box_runs() -> bool:
-    try:
-        sandbox.check_available()
-        return True
-    except sandbox.SandboxUnavailable:
-        return False
-
-
-@pytest.fixture
-def shared_tmp():
-    """A temporary folder the sandbox users can read and write (pytest's is private to root)."""
-    folder = Path(tempfile.mkdtemp(prefix="red-team-5-"))
-    folder.chmod(0o777)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 # --- What user_reset cannot undo: the user keyring made read-only by its owner -----------------

@@ -245,7 +245,7 @@ def test_the_other_pythons_run_only_when_asked_and_never_inside_one(monkeypatch)
 
 # Ways a test runs a program as a sandbox user outside the box: that user cannot reach a Python
 # under root's home (pyenv's, /root is 0700), so there the program exits 127 before it starts.
-AS_SANDBOX_USER = ("become(", "reap(")
+AS_SANDBOX_USER = ("become(", "reap(", "as_user(")  # as_user: tests/red_team_support.py
 
 
 def test_what_runs_as_a_sandbox_user_is_left_to_the_main_run():

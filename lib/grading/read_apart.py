@@ -46,10 +46,11 @@ class ReadingFailed(Exception):
 
 
 class _Helper:
-    """The grader's reading helper, started at the first reading (`reading_server`)."""
+    """The grader's reading helper, started at the first reading: `python -m module FD`
+    (`reading_server`, or a module that calls its `serve`)."""
 
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
+    def __init__(self, module: str = "lib.grading.reading_server") -> None:
+        self.module, self.lock = module, threading.Lock()
         self.control: socket.socket | None = None
 
     def send(self, theirs: socket.socket) -> None:
@@ -58,7 +59,7 @@ class _Helper:
             if self.control is None:
                 ours, helper_end = socket.socketpair()
                 subprocess.Popen(
-                    [sys.executable, "-m", "lib.grading.reading_server", str(helper_end.fileno())],
+                    [sys.executable, "-m", self.module, str(helper_end.fileno())],
                     pass_fds=[helper_end.fileno()],
                     cwd=ROOT,
                     stdin=subprocess.DEVNULL,

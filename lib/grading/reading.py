@@ -95,5 +95,10 @@ def read(
 def _as_run(notebook: nbformat.NotebookNode) -> dict:
     """The notebook as its kernels are given it: each cell's type and source, no metadata (the
     student's, nested as deep as they like, would only cost the grader decoding it)."""
-    cells = [{"cell_type": c.cell_type, "source": c.source} for c in notebook.cells]
+    ran = {"outputs": [], "execution_count": None}
+    cells = [
+        {"cell_type": c.cell_type, "source": c.source, "metadata": {}}
+        | (ran if c.cell_type == "code" else {})
+        for c in notebook.cells
+    ]
     return {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}

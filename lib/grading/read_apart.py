@@ -28,6 +28,7 @@ import threading
 import time
 from pathlib import Path
 
+from lib.exercises import Exercise
 from lib.grading.grading_job import Program
 from lib.grading.grading_settings import Settings
 from lib.grading.prepare import ROOT
@@ -37,6 +38,7 @@ from lib.grading.submissions import MAX_BYTES, MAX_ELEMENTS
 
 MEMORY_MB = 2048  # address space of one reader; an honest lesson's reading needs far less
 MAX_ANSWER_BYTES = MAX_BYTES + 2**24  # the notebook without outputs, plus what was read of it
+FIELDS = dataclasses.fields(Exercise)
 SPARE_SECONDS = 10  # past the reader's own alarm, how long we wait before giving up on it
 
 
@@ -56,17 +58,22 @@ class _Helper:
     def send(self, theirs: socket.socket) -> None:
         """Hand `theirs` to the helper, starting it first if it is not running."""
         with self.lock:  # one request at a time on the shared socket, and one helper
-            if self.control is None:
-                ours, helper_end = socket.socketpair()
-                subprocess.Popen(
-                    [sys.executable, "-m", self.module, str(helper_end.fileno())],
-                    pass_fds=[helper_end.fileno()],
-                    cwd=ROOT,
-                    stdin=subprocess.DEVNULL,
-                )
-                helper_end.close()
-                self.control = ours
-            socket.send_fds(self.control, [b"r"], [theirs.fileno()])
+            try:
+                socket.send_fds(self.control or self._start(), [b"r"], [theirs.fileno()])
+            except OSError:  # it died (the OOM killer?): a new one, once
+                socket.send_fds(self._start(), [b"r"], [theirs.fileno()])
+
+    def _start(self) -> socket.socket:
+        ours, helper_end = socket.socketpair()
+        with helper_end:
+            subprocess.Popen(
+                [sys.executable, "-m", self.module, str(helper_end.fileno())],
+                pass_fds=[helper_end.fileno()],
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+            )
+        self.control = ours
+        return ours
 
 
 _HELPER = _Helper()
@@ -76,9 +83,10 @@ def _rules(settings: Settings) -> tuple:
     """What the reading needs of the settings, picklable: each exercise without its functions
     (cases, comparisons: the reading never calls them), the handouts' prose and code."""
     plain = {"cases": list, "hidden_cases": None, "compare": None, "wrong_turns": None}
+    # Made anew as `Exercise` itself: a registry's own subclass would not unpickle in the reader.
     catalog = {
-        lesson: [dataclasses.replace(e, **plain) for e in exercises]
-        for lesson, exercises in settings.catalog.items()
+        lesson: [Exercise(**{**{f.name: getattr(e, f.name) for f in FIELDS}, **plain}) for e in es]
+        for lesson, es in settings.catalog.items()
     }
     return catalog, settings.handouts, settings.handout_code
 

@@ -19,9 +19,7 @@ def _faulty(path: Path, *rules) -> dict:
     if "slow" in path.name:
         time.sleep(3600)
     if "hog" in path.name:
-        hoard = []
-        while True:
-            hoard.append(bytearray(2**24))
+        return {"hoard": [0] * 2**28}  # 2 GB of pointers: past the cap, asked for at once
     if "crash" in path.name:
         ctypes.string_at(0)  # reads address 0: SIGSEGV
     return _read(path, *rules)

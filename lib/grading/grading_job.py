@@ -43,14 +43,21 @@ class Limits:
     kernel_starts: int = 3
     kernel_start: float = 90  # to start a kernel (nbclient waits 60 s for it) and stop it
 
+    @property
+    def reading(self) -> float:
+        """How long reading the notebook may take before any kernel starts (`read_apart`): half
+        of `notebook`. An honest lesson reads in well under a second."""
+        return self.notebook / 2
+
     def deadline(self, exercises: int) -> float:
         """The longest one submission can take within these limits, with `exercises` to grade:
-        its cells once as the student ran them, then each program graded (at most one per
-        exercise: `programs`), each exercise's grading (its shown cases, then its hidden ones:
-        `rounds`), and each kernel started and stopped. Past it, what is stuck is the grader, not
-        the student's code (`batch` then gives up on the notebook)."""
+        its reading, its cells once as the student ran them, then each program graded (at most
+        one per exercise: `programs`), each exercise's grading (its shown cases, then its hidden
+        ones: `rounds`), and each kernel started and stopped. Past it, what is stuck is the
+        grader, not the student's code (`batch` then gives up on the notebook)."""
         starts = (self.probe + self.kernel_start) * self.kernel_starts
-        return (1 + exercises) * (self.notebook + starts) + 2 * self.cell * exercises
+        grading = (1 + exercises) * (self.notebook + starts) + 2 * self.cell * exercises
+        return self.reading + grading
 
 
 def result_row(exercise: Exercise, status: str, reason: str) -> dict:

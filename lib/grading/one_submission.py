@@ -1,5 +1,6 @@
-"""Grading one submission: read it, find its lesson, run it in its own sandbox, temporary folder
-and kernel, and judge what its functions return, here in the grader's process.
+"""Grading one submission: read it and find its lesson (in a process of its own: `read_apart`),
+run it in its own sandbox, temporary folder and kernel, and judge what its functions return,
+here in the grader's process.
 
 The submission is copied into a fresh temporary folder (its notebook, or its student's whole
 folder) and its kernel runs in a sandbox (`sandbox`) that sees only that copy, read-only Python
@@ -13,23 +14,20 @@ import asyncio
 import datetime
 import os
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 import nbformat
 
 from lib.exercises import Exercise
-from lib.exercises.own_code import Notebook
-from lib.grading import demo_cells, prepare, protections, sandbox, scratch_disk
+from lib.grading import prepare, protections, sandbox, scratch_disk
 from lib.grading.execute import run_and_grade
-from lib.grading.exercise_code import exercise_code
-from lib.grading.grading_job import Job, Program, programs, result_row
+from lib.grading.grading_job import Job, result_row
 from lib.grading.grading_settings import Settings
-from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
-from lib.grading.prepare import prepared, unboxed_env, working_copy
+from lib.grading.prepare import unboxed_env, working_copy
+from lib.grading.read_apart import ReadingFailed, read_apart
 from lib.grading.safe_text import printable
-from lib.grading.submissions import Submission, UnreadableNotebook, clean, read_notebook
+from lib.grading.submissions import Submission, clean
 
 NO_SANDBOX_NOTE = "graded WITHOUT a sandbox (--no-sandbox): its code ran with the grader's rights"
 
@@ -98,31 +96,6 @@ def new_record(submission: Submission, settings: Settings, **fields) -> dict:
     }
 
 
-def _read(submission: Submission, settings: Settings) -> tuple:
-    """The notebook, what is read from it without running it (answers, solutions opened), its
-    lesson and a note about its label. Raises `UnreadableNotebook`."""
-    notebook = read_notebook(submission.path)
-    info = {"answers": written_answers(notebook), "solutions": solutions_opened(notebook)}
-    lesson, label_note = identify_lesson(notebook, settings.catalog, settings.handouts)
-    return notebook, info, lesson, label_note
-
-
-def _own_code(
-    notebook: nbformat.NotebookNode, exercises: list[Exercise]
-) -> tuple[dict, list[Program]]:
-    """Rows for exercises whose code is not the student's own, or that no readable cell defines,
-    and the programs graded: what was read and accepted of the others, one program per set of
-    rules (`grading_job.programs`)."""
-    code, rows = Notebook(notebook), {}
-    for e in exercises:
-        found = code.borrowed(e.target, e.allowed_lib, e.forbidden, e.literal)
-        if found and e.target in code.units:
-            rows[e.name] = result_row(e, "not own code", found)
-        elif found:  # deleted, or made where the grader cannot read it (exec, a file...)
-            rows[e.name] = result_row(e, "missing", found + " (exec, a cell magic, a file?)")
-    return rows, programs(code, [e for e in exercises if e.name not in rows])
-
-
 async def grade_one(submission: Submission, settings: Settings, uid: int | None = None) -> dict:
     """Grade one submission (its kernel as `uid`, when the grader is root: see
     `sandbox.OwnUser`). Never raises for anything the submission does: the record says."""
@@ -131,23 +104,21 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         return new_record(
             submission, settings, outcome="refused", note=f"refused: {submission.refused}"
         )
-    # The student's file is read in a worker thread: however long it takes, the other notebooks
-    # and the deadline of this one (`batch`) go on.
+    # Everything read of the student's file before a kernel starts is read in a process of its
+    # own, killed past its deadline or memory (`read_apart`): one notebook's reading costs its
+    # own row at worst. Waiting for it takes a worker thread, so the other notebooks go on.
     try:
-        notebook, info, lesson, label_note = await asyncio.to_thread(_read, submission, settings)
-    except UnreadableNotebook as error:
-        return new_record(submission, settings, outcome="unreadable", note=str(error))
-    if lesson is None:
+        read = await asyncio.to_thread(read_apart, submission.path, settings)
+    except ReadingFailed as error:
+        return new_record(submission, settings, outcome="error", note=str(error))
+    if read.unreadable:
+        return new_record(submission, settings, outcome="unreadable", note=read.unreadable)
+    info, lesson, label_note = read.info, read.lesson, read.label_note
+    if lesson is None or lesson not in settings.catalog:
         note = "its cells match no lesson's exercises" + (f" ({label_note})" if label_note else "")
         return new_record(submission, settings, outcome="unknown lesson", note=note, **info)
     exercises = settings.catalog[lesson]
-    # Both read the student's code: bounded work, off the event loop (see _read), in turn.
-    info["code"], info["unparsable"] = await _in_turn(exercise_code, notebook, exercises)
-    not_own, graded = await _in_turn(_own_code, notebook, exercises)
-    # A lesson whose exercises may touch files runs whole: a demonstration's file could reach
-    # a graded function (the graded kernels run in the first run's folder).
-    handout = None if demo_cells.files_allowed(exercises) else settings.handout_code.get(lesson)
-    demos = await _in_turn(demo_cells.left_out, notebook, handout)
+    # The cases are the instructor's code, run here: of the student, only their name is used.
     try:
         student = settings.student_of(submission)
         cases = {e.name: settings.cases_of(e, student) for e in exercises}
@@ -160,8 +131,8 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         cases=cases,
         limits=settings.limits,
         import_paths=list(settings.import_paths),
-        skip_grading=not_own,
-        programs=graded,
+        skip_grading=read.not_own,
+        programs=read.programs,
     )
     events, outcome, note, left_out = [], "graded", label_note, []
     tmp = Path(tempfile.mkdtemp(prefix="course-grade-"))
@@ -171,7 +142,8 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
             _set_up, submission, settings, tmp, uid, left_out
         )
         job.owner = uid
-        results, events = await run_and_grade(prepared(notebook), work, env, job, demos)
+        notebook = nbformat.from_dict(read.notebook)
+        results, events = await run_and_grade(notebook, work, env, job, read.demos)
     except Exception as error:  # the kernel would not start, the disk is full...
         outcome = "error"
         note = f"could not run the notebook ({type(error).__name__}: {clean(str(error), 300)})"
@@ -226,19 +198,3 @@ def _left_out(names: list[str]) -> list[str]:
     if len(names) > NAMED_LEFT_OUT:
         lines.append(f"... and {len(names) - NAMED_LEFT_OUT} more files larger than {big} MB")
     return lines
-
-
-# CPython 3.11 keeps one counter per interpreter while it turns syntax trees into objects: two
-# threads parsing at once can fail with "SystemError: AST constructor recursion depth mismatch"
-# (a lesson 4 notebook graded beside another, on 3.11.7). The readings of code take turns.
-_READING_CODE = threading.Lock()
-
-
-async def _in_turn(function, *args):
-    """`function(*args)` in a worker thread, never beside another reading of code."""
-
-    def alone():
-        with _READING_CODE:
-            return function(*args)
-
-    return await asyncio.to_thread(alone)

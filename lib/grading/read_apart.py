@@ -1,0 +1,190 @@
+"""The reading of one submission (`reading.read`) in a process of its own, with a deadline and
+a memory limit: whatever the notebook's text makes the reading do, it costs that notebook's row,
+never the batch, another notebook's slot or the grader's memory.
+
+A thread cannot be killed, so a reading made slow by a hostile cell (red teams found a new
+quadratic step in the own-code reading in three rounds running) used to stall its slot for good,
+and its memory was the grader's. A process can be killed. Each reading is forked from a small
+helper (`reading_server`) that has the course's reading code imported already, started once per
+grader: a reading costs two forks, not the second and a half that importing `lib` takes.
+Forking the grader itself, async and threaded, would be unsafe.
+
+What comes back is JSON, read here with a cap on its size and its number of lists and objects,
+then checked field by field (`_decoded`): the reader parsed the student's text, so its answer is
+treated as untrusted too. Nothing it sends is unpickled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from lib.exercises import Exercise
+from lib.grading.grading_job import Program
+from lib.grading.grading_settings import Settings
+from lib.grading.prepare import ROOT
+from lib.grading.reading import Reading
+from lib.grading.reading_server import LENGTH, STATUS
+from lib.grading.submissions import MAX_BYTES, MAX_ELEMENTS
+
+MEMORY_MB = 2048  # address space of one reader; an honest lesson's reading needs far less
+MAX_ANSWER_BYTES = MAX_BYTES + 2**24  # the notebook without outputs, plus what was read of it
+FIELDS = dataclasses.fields(Exercise)
+SPARE_SECONDS = 10  # past the reader's own alarm, how long we wait before giving up on it
+
+
+class ReadingFailed(Exception):
+    """The reading of a notebook ran past its deadline or its memory, or crashed: the message
+    says which, in words for the student's row."""
+
+
+class _Helper:
+    """The grader's reading helper, started at the first reading: `python -m module FD`
+    (`reading_server`, or a module that calls its `serve`)."""
+
+    def __init__(self, module: str = "lib.grading.reading_server") -> None:
+        self.module, self.lock = module, threading.Lock()
+        self.control: socket.socket | None = None
+
+    def send(self, theirs: socket.socket) -> None:
+        """Hand `theirs` to the helper, starting it first if it is not running."""
+        with self.lock:  # one request at a time on the shared socket, and one helper
+            try:
+                socket.send_fds(self.control or self._start(), [b"r"], [theirs.fileno()])
+            except OSError:  # it died (the OOM killer?): a new one, once
+                socket.send_fds(self._start(), [b"r"], [theirs.fileno()])
+
+    def _start(self) -> socket.socket:
+        ours, helper_end = socket.socketpair()
+        with helper_end:
+            subprocess.Popen(
+                [sys.executable, "-m", self.module, str(helper_end.fileno())],
+                pass_fds=[helper_end.fileno()],
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+            )
+        self.control = ours
+        return ours
+
+
+_HELPER = _Helper()
+
+
+def _rules(settings: Settings) -> tuple:
+    """What the reading needs of the settings, picklable: each exercise without its functions
+    (cases, comparisons: the reading never calls them), the handouts' prose and code."""
+    plain = {"cases": list, "hidden_cases": None, "compare": None, "wrong_turns": None}
+    # Made anew as `Exercise` itself: a registry's own subclass would not unpickle in the reader.
+    catalog = {
+        lesson: [Exercise(**{**{f.name: getattr(e, f.name) for f in FIELDS}, **plain}) for e in es]
+        for lesson, es in settings.catalog.items()
+    }
+    return catalog, settings.handouts, settings.handout_code
+
+
+def read_apart(path: Path, settings: Settings) -> Reading:
+    """The reading of the notebook at `path` (blocking: call it in a worker thread). Raises
+    `ReadingFailed` when the reading ran past `settings.limits.reading` seconds or its memory,
+    or crashed."""
+    seconds = settings.limits.reading
+    request = {"args": (path, *_rules(settings)), "seconds": seconds, "memory_mb": MEMORY_MB}
+    data = pickle.dumps(request)
+    ours, theirs = socket.socketpair()
+    with ours:
+        with theirs:
+            _HELPER.send(theirs)
+        ours.sendall(LENGTH.pack(len(data)) + data)
+        answer = _answer(ours, time.monotonic() + seconds + SPARE_SECONDS)
+    if answer is None:
+        raise ReadingFailed(_late(seconds))
+    return _decoded(answer, seconds)
+
+
+def _answer(conn: socket.socket, deadline: float) -> bytes | None:
+    """Everything sent on `conn` until it closes (None past `deadline`), at most
+    `MAX_ANSWER_BYTES` and the status."""
+    chunks, size = [], 0
+    while (left := deadline - time.monotonic()) > 0:
+        conn.settimeout(left)
+        try:
+            chunk = conn.recv(2**20)
+        except TimeoutError:
+            return None
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES + LENGTH.size + STATUS.size:
+            raise ReadingFailed("reading your notebook's code gave an answer too large to use")
+    return None
+
+
+def _late(seconds: float) -> str:
+    return (
+        f"reading your notebook's code took longer than {seconds:g} s (half of the notebook's "
+        "time limit), so it was not run; --retry-failed tries again"
+    )
+
+
+def _failed(wait_status: int | None, failed: str = "") -> ReadingFailed:
+    """Words for a reading that ended without a usable result: how the reader ended
+    (`wait_status`, None when unknown), or the error it reported (`failed`)."""
+    signalled = wait_status is not None and os.WIFSIGNALED(wait_status)
+    number = os.WTERMSIG(wait_status) if signalled else 0
+    if failed == "MemoryError" or number == signal.SIGKILL:  # SIGKILL: the kernel's OOM killer
+        why = f"needed more than {MEMORY_MB} MB of memory"
+    elif failed:
+        why = f"failed ({failed[:60]})"
+    elif signalled:
+        why = f"crashed ({signal.Signals(number).name})"
+    elif wait_status is not None:
+        why = f"crashed (exit status {os.waitstatus_to_exitcode(wait_status)})"
+    else:
+        why = "ended without an answer"
+    return ReadingFailed(f"reading your notebook's code {why}, so it was not run")
+
+
+def _decoded(data: bytes, seconds: float) -> Reading:
+    """The `Reading` in what the reader and its watcher sent (`reading_server`): the reader's
+    framed JSON, then its wait status. Every field is checked for its type."""
+    if len(data) < STATUS.size:
+        raise _failed(None)
+    (wait_status,) = STATUS.unpack(data[-STATUS.size :])
+    if os.WIFSIGNALED(wait_status) and os.WTERMSIG(wait_status) == signal.SIGALRM:
+        raise ReadingFailed(_late(seconds))
+    body = data[LENGTH.size : -STATUS.size]
+    if wait_status != 0 or len(data) < LENGTH.size + STATUS.size:
+        raise _failed(wait_status)
+    if LENGTH.unpack(data[: LENGTH.size])[0] != len(body):
+        raise _failed(wait_status, "an answer cut short")
+    if body.count(b"[") + body.count(b"{") > 2 * MAX_ELEMENTS:
+        raise _failed(wait_status, "an answer too large")
+    try:
+        found = json.loads(body)
+        if "failed" in found:
+            raise _failed(wait_status, str(found["failed"]))
+        lesson = found.get("lesson")
+        return Reading(
+            unreadable=str(found.get("unreadable", "")),
+            lesson=int(lesson) if lesson is not None else None,
+            label_note=str(found.get("label_note", "")),
+            info=dict(found.get("info", {})),
+            not_own={str(k): dict(v) for k, v in found.get("not_own", {}).items()},
+            programs=[
+                Program(tuple(map(str, names)), {int(i): str(c) for i, c in cells.items()})
+                for names, cells in found.get("programs", [])
+            ],
+            demos=frozenset(int(i) for i in found.get("demos", [])),
+            notebook=dict(found.get("notebook", {})),
+        )
+    except (TypeError, ValueError, AttributeError, RecursionError) as error:
+        raise _failed(wait_status, f"an answer not understood: {type(error).__name__}") from None

@@ -1,0 +1,94 @@
+"""The reading helper: a small process that forks one reader per notebook (`read_apart`'s side).
+
+Run as `python -m lib.grading.reading_server FD` by the grader, it imports the reading code once
+(a second and a half), then waits on the socket `FD` for requests. Each request brings a socket
+of its own (SCM_RIGHTS), and the helper forks twice for it:
+
+- the *reader* caps its address space (RLIMIT_AS), arms an alarm whose default action kills it
+  at its deadline (also inside a regular expression or the parser: no handler needs to run),
+  reads the request (what to read and the rules: `reading.read`'s arguments, pickled by the
+  grader), and answers `WHAT` as 8 bytes of length, then JSON;
+- the *watcher* waits for the reader and adds its wait status, 4 bytes: how it ended (an exit, or
+  the signal that killed it: SIGALRM past its deadline, SIGKILL, SIGSEGV...).
+
+The helper itself is single-threaded, so forking it is safe (forking the grader, async and
+threaded, would not be), and it never reads a student's file. It exits when the grader closes
+its end of `FD`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import pickle
+import resource
+import signal
+import socket
+import struct
+import sys
+
+from lib.grading import reading
+
+LENGTH = struct.Struct("!Q")  # the reader's answer: its length, then JSON
+STATUS = struct.Struct("!i")  # the watcher's: the reader's wait status
+
+
+def _receive(conn: socket.socket) -> tuple[dict, int]:
+    """The request on `conn`: length, then the pickled arguments (the grader's own data)."""
+    size = LENGTH.unpack(conn.recv(LENGTH.size, socket.MSG_WAITALL))[0]
+    data = b""
+    while len(data) < size and (chunk := conn.recv(min(size - len(data), 2**20))):
+        data += chunk
+    request = pickle.loads(data)
+    return request, request["memory_mb"]
+
+
+def _reader(conn: socket.socket) -> None:
+    """Read one notebook under the request's limits and answer; never returns."""
+    status = 1
+    try:
+        request, memory_mb = _receive(conn)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.alarm(max(1, math.ceil(request["seconds"])))
+        resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
+        try:
+            answer = json.dumps(reading.read(*request["args"])).encode()
+        except (MemoryError, RecursionError) as error:  # said as such; anything else crashes
+            answer = json.dumps({"failed": type(error).__name__}).encode()
+        conn.sendall(LENGTH.pack(len(answer)) + answer)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _watcher(conn: socket.socket) -> None:
+    """Fork the reader, wait for it, then add how it ended; never returns."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the helper's SIG_IGN would reap it for us
+    pid = os.fork()
+    if pid == 0:
+        _reader(conn)
+    try:
+        _, wait_status = os.waitpid(pid, 0)  # the reader's answer is all written by now
+        conn.sendall(STATUS.pack(wait_status))
+    finally:
+        os._exit(0)
+
+
+def serve(control: socket.socket) -> None:
+    """Fork a watcher (and its reader) for each request's socket sent on `control`, until the
+    grader closes it."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the watchers are reaped by the kernel
+    while True:
+        _, fds, _, _ = socket.recv_fds(control, 16, 1)
+        if not fds:
+            return
+        conn = socket.socket(fileno=fds[0])
+        if os.fork() == 0:
+            control.close()
+            _watcher(conn)
+        conn.close()
+
+
+if __name__ == "__main__":
+    serve(socket.socket(fileno=int(sys.argv[1])))

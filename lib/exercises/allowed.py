@@ -28,6 +28,8 @@ attributes as text), `forbidden` (an exercise's shortcuts), `unit_reading` (one 
 
 from __future__ import annotations
 
+import ast
+
 from lib.exercises.python_builtins import PYTHON_BUILTINS
 
 # Standard-library modules that only compute (and `time`, to measure): none loads, runs or
@@ -55,6 +57,17 @@ RUNS_CODE = frozenset(
 # The builtins the reading judges wherever they are used: a name of the code's own may not be one.
 JUDGED_BUILTINS = RUNS_CODE | {"getattr", "hasattr", "type"}
 BUILTINS = PYTHON_BUILTINS - RUNS_CODE  # a fixed list: IPython adds names to `builtins`
+
+
+def is_builtin(node: ast.AST | None, name: str = "") -> bool:
+    """Is `node` a name (`name`, if given) that means the builtin where it is read? A rule that
+    trusts a builtin by its name (`isinstance(x, type)`, `type(x) == int`) asks here, never the
+    name alone: a cell, an enclosing function or a parameter may bind `isinstance` or `int` to a
+    function of the learner's, which `type` would then reach as a plain value. `unit_reading`
+    marks each name (`.builtin`) from what binds it: nothing in the unit's scopes, nothing in
+    the notebook."""
+    named = isinstance(node, ast.Name) and (not name or node.id == name)
+    return named and getattr(node, "builtin", False)
 
 
 def module_allowed(module: str, allowed: set[str]) -> bool:

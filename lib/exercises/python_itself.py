@@ -17,6 +17,7 @@ import ast
 import builtins
 from collections.abc import Collection
 
+from lib.exercises.allowed import is_builtin
 from lib.exercises.cell_reading import called_with_one
 from lib.exercises.scopes import class_names
 
@@ -146,11 +147,11 @@ def defines(statement: ast.AST) -> set[str]:
 
 
 def builtin_classes(node: ast.AST | None) -> bool:
-    """`int`, or a tuple (list, set) of such names: builtin classes, which the notebook cannot
-    rebind (`bindings`), so comparing a class with them runs only Python's own `==`."""
+    """`int`, or a tuple (list, set) of such names: builtin classes where nothing binds their
+    names (`is_builtin`), so comparing a class with them runs only Python's own `==`."""
     if isinstance(node, ast.Tuple | ast.List | ast.Set):
         return bool(node.elts) and all(builtin_classes(e) for e in node.elts)
-    named = isinstance(node, ast.Name) and node.id != "type"
+    named = is_builtin(node) and node.id != "type"  # type: ignore[union-attr]
     return named and isinstance(getattr(builtins, node.id, None), type)  # type: ignore[union-attr]
 
 
@@ -180,8 +181,7 @@ def two_args_call(node: ast.AST | None, name: str) -> bool:
     """`name(a, b)`, a builtin called with two plain arguments."""
     return (
         isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == name
+        and is_builtin(node.func, name)
         and len(node.args) == 2
         and not node.keywords
         and not any(isinstance(a, ast.Starred) for a in node.args)

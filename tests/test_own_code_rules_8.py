@@ -71,3 +71,63 @@ def test_the_builtins_themselves_are_still_trusted():
         "    assert issubclass(type(ids), object) and type(ids) == list\n    return {}\n"
     )
     assert verdict("get_stats", code) == ""
+
+
+UTF8 = EXERCISES["utf8_encode"].solution_code
+BODY = UTF8.replace("def utf8_encode(cp: int) -> bytes:\n", "")
+SHOWN = {
+    "print, two arguments": "    print('got', type(cp))\n",
+    "repr": "    assert repr(type(cp)) == \"<class 'int'>\"\n",
+    "f-string, !r": "    assert f'{type(cp)!r}'\n",
+}
+
+
+@pytest.mark.parametrize("line", SHOWN.values(), ids=list(SHOWN))
+def test_a_class_shown_is_own_code(line: str):
+    assert verdict("utf8_encode", "def utf8_encode(cp):\n" + line + BODY) == ""
+
+
+NOT_SHOWN = {
+    "a cell's print": "def print(*values):\n    return values\n\n"
+    "def utf8_encode(cp):\n    print(type(cp))\n",
+    "a parameter named str": "def utf8_encode(cp, str=None):\n    str(type(cp))\n",
+    "str with two arguments": "def utf8_encode(cp):\n    str(type(cp), 'ascii')\n",
+    "print with a keyword": "def utf8_encode(cp):\n    print(type(cp), end=type)\n",
+    "a format spec": "def utf8_encode(cp):\n    f'{type(cp):>10}'\n",
+}
+
+
+@pytest.mark.parametrize("code", NOT_SHOWN.values(), ids=list(NOT_SHOWN))
+def test_a_class_handed_to_more_than_a_builtins_formatting_is_refused(code: str):
+    assert "uses `type` other than to ask" in verdict("utf8_encode", code + BODY)
+
+
+def with_property(decorators: str) -> str:
+    pair = (
+        "class Pair:\n    def __init__(self, name):\n        self._name = name\n\n"
+        f"{decorators}    def name(self):\n        return self._name\n\n"
+    )
+    return pair + STATS.replace(
+        "    counts = {}", "    assert Pair('ids').name == 'ids'\n    counts = {}"
+    )
+
+
+def test_a_propertys_setter_over_a_private_attribute_is_own_code():
+    setter = "    @name.setter\n    def name(self, value):\n        self._name = value\n\n"
+    code = with_property("    @property\n")
+    code = code.replace(
+        "        return self._name\n\n", "        return self._name\n\n" + setter, 1
+    )
+    assert verdict("get_stats", code) == ""
+
+
+OTHER_DECORATORS = {  # what comes before the class, and the getter's decorators
+    "a cell's property": ("property = staticmethod\n\n", "    @property\n"),
+    "a setter of no @property": ("", "    size = property()\n\n    @size.setter\n"),
+}
+
+
+@pytest.mark.parametrize("before, decorator", OTHER_DECORATORS.values(), ids=list(OTHER_DECORATORS))
+def test_a_private_attribute_under_another_decorator_is_refused(before: str, decorator: str):
+    found = verdict("get_stats", before + with_property(decorator))
+    assert "a private attribute that is not the notebook's own" in found

@@ -146,11 +146,6 @@ SHOWN = {
 # 2. Fix: in `python_itself.class_asked`, accept `type(x)` as the one argument of `print`,
 # `str` or `repr` and as an f-string's value (no format spec), where the notebook binds none of
 # those names: formatting a class runs only `type.__repr__`.
-@pytest.mark.xfail(
-    strict=True,
-    reason="print(type(cp)) / f'{type(cp)}' / str(type(cp)) in an honest utf8_encode: not own"
-    " code, 0 marks. Fix: accept type(x) formatted by print/str/repr or an f-string",
-)
 @pytest.mark.parametrize("check", SHOWN.values(), ids=list(SHOWN))
 def test_a_class_shown_in_a_message_is_own_code(check: str):
     assert verdict("utf8_encode", "def utf8_encode(cp):\n" + check + BODY) == ""
@@ -169,11 +164,6 @@ STATS = EXERCISES["get_stats"].solution_code.replace(
 # `@<prop>.setter`, the builtin `property` not rebound): its getter can be handed any `self`
 # (`Pair.name.fget(obj)`) exactly as an undecorated method can (`Table.label(obj)`), so it
 # reaches no more than round 7 already allows.
-@pytest.mark.xfail(
-    strict=True,
-    reason="self._name under @property in the learner's own class: not own code, 0 marks. Fix:"
-    " own_attribute accepts a @property getter as it does a plain method",
-)
 def test_a_private_attribute_behind_a_property_is_own_code():
     assert verdict("get_stats", PROPERTY + STATS) == ""
 

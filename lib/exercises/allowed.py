@@ -19,8 +19,9 @@ A list of what is allowed stays short and can be tested in both directions; a li
 never ends.
 
 What each rule does is in its own module: `module_names` (an allowed module's names),
-`python_itself` (dunders, frames, private attributes, `type`), `by_text` (functions that name
-attributes as text), `forbidden` (an exercise's shortcuts), `unit_reading` (one unit by all).
+`python_itself` (dunders, frames, private attributes), `type_use` (`type`), `by_text`
+(functions that name attributes as text), `forbidden` (an exercise's shortcuts),
+`unit_reading` (one unit by all).
 
 >>> module_allowed("collections.abc", set()), module_allowed("json", set())
 (True, False)

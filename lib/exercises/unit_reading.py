@@ -41,10 +41,10 @@ from lib.exercises.python_itself import (
     computed_getattr,
     private_outside,
     reaching_in,
-    type_outside,
     unusual_dunder,
 )
 from lib.exercises.scopes import Scope, resolve
+from lib.exercises.type_use import type_outside
 
 # What a name no cell binds can still be in the kernel: a builtin (IPython's and `site`'s too).
 KERNEL_HOLDS = PYTHON_BUILTINS | KERNEL_NAMES

@@ -155,7 +155,11 @@ def test_compare_and_fresh_arguments_per_case():
         return total / 2 + 1e-12
 
     exercise = make_square(name="mean", target="mean", cases=lambda: cases, compare=close)
-    assert exercise.grade({"mean": mean_that_empties_its_input}).status == "passed"
+    assert exercise.grade({"mean": mean_that_empties_its_input}).status == "failed"  # it changed
+    in_place = make_square(
+        name="mean", target="mean", cases=lambda: cases, compare=close, keeps_arguments=False
+    )
+    assert in_place.grade({"mean": mean_that_empties_its_input}).status == "passed"
     assert cases[0].args == ([1.0, 2.0],)  # the learner's code got a copy
 
 

@@ -17,7 +17,7 @@ def solved(exercise):
 
 
 # (exercise, its arguments, the answer) as the exercise's last hint states them; the hint writes
-# the answer as Python prints it (grow_embeddings's: its last row).
+# the answer as Python prints it (grow_embeddings's: its last row; bytes in hex, as on paper).
 EXAMPLES = [
     (lesson7.wordpiece_word, ("unable", {"un", "able", "##able"}), ["un", "##able"]),
     (lesson7.wordpiece_word, ("unable", {"un", "able"}), ["[UNK]"]),
@@ -35,6 +35,7 @@ EXAMPLES = [
         ([[1.0, 2.0], [3.0, 6.0]], 2),
         [[1.0, 2.0], [3.0, 6.0]] + [[2.0, 4.0]] * 2,
     ),
+    (lesson9.uint16_bytes, ([1000],), b"\xe8\x03"),
     (
         lesson9.dropout_bpe,
         (b"xabc", {b"ab": 0, b"bc": 1, b"abc": 2}, 0.5, [0.7, 0.2, 0.2]),
@@ -49,6 +50,7 @@ EXAMPLES = [
 def test_each_check_yourself_example_is_what_the_solution_gives(exercise, args, answer):
     assert solved(exercise)(*args) == answer
     written = str(answer[-1]) if exercise is lesson9.grow_embeddings else str(answer)
+    written = answer.hex(" ") if isinstance(answer, bytes) else written  # "e8 03", as on paper
     assert written in exercise.hints[-1]
 
 
@@ -59,6 +61,9 @@ GIVEAWAYS = {
     lesson9.find_specials: ("keep the longest one", "move on by one character"),
     lesson9.grow_embeddings: ("divide by how many rows",),
     lesson9.dropout_bpe: ("for i from 0", "remember (rank, i)"),
+    # Issue 26: the last hints were the solution in prose.
+    lesson9.uint16_bytes: ("id % 256", "id // 256", "to_bytes"),
+    lesson7.viterbi: ("scores 0", "keep only the best", "reverse them"),
 }
 
 
@@ -203,3 +208,30 @@ def test_wordpiece_hint_1_asks_how_to_find_the_longest_piece():
     assert "Which lengths do you try at a position, and in what order?" in " ".join(
         lesson7.wordpiece_word.hints[0].split()
     )
+
+
+def wordpiece_shortest_first(word, vocab):
+    """Greedy WordPiece with the lengths tried from one character up (review F6: 5 of 14 cases
+    failed with only ['[UNK]'] on screen), written as a learner might: a length that grows."""
+    pieces, start = [], 0
+    while start < len(word):
+        mark, end = "##" * (start > 0), start + 1
+        while end <= len(word) and mark + word[start:end] not in vocab:
+            end += 1
+        if end > len(word):
+            return ["[UNK]"]
+        pieces.append(mark + word[start:end])
+        start = end
+    return pieces
+
+
+def test_taking_the_shortest_wordpiece_first_is_named():
+    result = lesson7.wordpiece_word.grade({"wordpiece_word": wordpiece_shortest_first})
+    words = " ".join(result.reason.split())
+    assert result.status == "partial"
+    assert "💡 your answers fit taking the shortest piece that matches" in words, words
+    assert "at each position try the longest piece first" in words
+    assert "(in 'unaffable', '##aff' and the shorter '##a' are both in the vocabulary)" in words
+    for other in (wordpiece_without_marks, wordpiece_with_or_without_marks):
+        reason = lesson7.wordpiece_word.grade({"wordpiece_word": other}).reason
+        assert "shortest piece" not in reason

@@ -213,3 +213,25 @@ def test_a_long_wrong_answer_says_where_it_first_differs():
     assert first_difference([1, 2], [1, 3]) == ""  # short: the whole answer is shown anyway
     result = exercise_of(Case(args=(0,), expected=ids)).grade({"square": lambda n: ids[::-1]})
     assert "differs:  at position 0: expected 0, got 39" in result.reason
+
+
+def test_floats_are_shown_without_their_noise_but_judged_on_their_value():
+    from lib.exercises.cases import show
+
+    assert (
+        show([0.531, -0.15749999999999997, {"a": (0.1 + 0.2,)}])
+        == "[0.531, -0.1575, {'a': (0.3,)}]"
+    )
+    assert show(-0.15749999999999997, exact=True) == "-0.15749999999999997"
+    strict = Exercise(
+        name="third",
+        lesson=0,
+        target="third",
+        cases=lambda: [Case(args=(0.9,), expected=0.3)],
+        hints=("Divide by 3.",),
+        solution_code="def third(x):\n    return x / 3\n",
+    )
+    result = strict.judge(strict.cases(), [{"returned": 0.30000000000000004}])
+    assert result.status == "failed"
+    assert "expected: 0.3\ngot:      0.3\ndiffers:  only in the last digits:" in result.reason
+    assert "0.30000000000000004 against 0.3" in result.reason

@@ -232,6 +232,25 @@ def test_a_pair_left_out_is_put_down_to_the_loop_not_the_count(capsys, wrong, wo
     assert "a pair met once counts 1" not in shown
 
 
+def pairs_turned_round(ids: list[int]) -> dict:
+    """Each pair with its ids swapped, (ids[i + 1], ids[i])."""
+    counts: dict = {}
+    for i in range(len(ids) - 1):
+        counts[ids[i + 1], ids[i]] = counts.get((ids[i + 1], ids[i]), 0) + 1
+    return counts
+
+
+def test_a_pair_turned_round_is_named_as_such(capsys):
+    # It was told "no pair wraps around from the end, and none goes past it": the wrong way.
+    ex.get_stats.check({"get_stats": pairs_turned_round})
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "turned round: a pair keeps its ids in the order the text has them" in shown, shown
+    assert "wraps around" not in shown
+    for wrong in (wrap_around, padded_with_none, read_in_twos):  # their own words, not these
+        ex.get_stats.check({"get_stats": wrong})
+        assert "turned round" not in capsys.readouterr().out
+
+
 def pairs_as_text(ids: list[int]) -> dict:
     """Keys that print like pairs and are strings: str((97, 97)) is '(97, 97)'."""
     counts: dict = {}

@@ -528,6 +528,16 @@ WRONG_IDEAS = {
         "        ])",
         "0b10000000 + (cp >> 6),\n            0b10000000 | (cp & 0b111111),\n        ])",
     ),
+    # The mask put after the marker (review F8): it cuts the marker off, or, with & 0xFF (a
+    # learner "fixing" the ValueError), keeps the bits above the 6. Only expected/got before.
+    ("utf8_encode", "the mask after the marker"): (
+        "0b10000000 | ((cp >> 6) & 0b111111),",
+        "(0b10000000 | (cp >> 6)) & 0b111111,",
+    ),
+    ("utf8_encode", "the marker added, then & 0xFF"): (
+        "0b10000000 | ((cp >> 6) & 0b111111),",
+        "(0b10000000 + (cp >> 6)) & 0xFF,",
+    ),
     # The lesson never builds bytes from ints: a list of the right numbers scored 0 of 16 with
     # only "expected: b'\\x00' got: [0]".
     ("utf8_encode", "the right ints in a list"): ("bytes([", "list(["),
@@ -614,6 +624,8 @@ NAMED_SLIPS = {
     ("utf8_encode", "a middle byte unmasked"): "so mask it (& 0b111111)",
     ("utf8_encode", "a middle byte unmasked, the marker added"): "so mask it (& 0b111111)",
     ("utf8_encode", "the right ints in a list"): "your numbers are right, but they are a list",
+    ("utf8_encode", "the mask after the marker"): "before adding the marker 10, not after",
+    ("utf8_encode", "the marker added, then & 0xFF"): "keeps bits above the lowest 6 (& 0xFF)",
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",
     ("first_bad_token", "a token ending at the position"): "one token early",

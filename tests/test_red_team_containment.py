@@ -12,12 +12,10 @@ import asyncio
 import contextlib
 import ctypes
 import os
-import shutil
 import socket
 import stat
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -27,6 +25,7 @@ import pytest
 from lib.grading import sandbox
 from lib.grading.kernel_manager import BoxedManager, boxed_manager
 from lib.grading.one_submission import Settings, _Box
+from tests.red_team_support import shared_folder
 
 pytestmark = [
     pytest.mark.machine,  # see pyproject's markers
@@ -37,11 +36,8 @@ UID = sandbox.FIRST_UID + 990  # far from the users a grader running beside us c
 
 @pytest.fixture
 def shared_tmp():
-    """A temporary folder the sandbox user can reach (pytest's tmp_path is private to root)."""
-    folder = Path(tempfile.mkdtemp(prefix="red-team-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    """A temporary folder the sandbox users can reach (pytest's tmp_path is private to root)."""
+    yield from shared_folder("red-team-", 0o755)
 
 
 def as_sandbox_user(code: str, *args: str, **kwargs) -> subprocess.Popen:

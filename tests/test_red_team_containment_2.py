@@ -27,6 +27,8 @@ import pytest
 from lib.grading import kernel_users, prepare, sandbox, scratch_disk
 from lib.grading.submissions import Submission
 from lib.grading.user_processes import adopt_orphans
+from tests.red_team_support import as_user as run_as_user
+from tests.red_team_support import box_runs, shared_folder
 
 pytestmark = [
     pytest.mark.machine,  # see pyproject's markers
@@ -38,32 +40,16 @@ X86_64 = pytest.mark.skipif(os.uname().machine != "x86_64", reason="system call 
 
 
 def as_user(uid: int, code: str, *args: str, caps: bool = False) -> str:
-    """Run `code` with this Python as sandbox user `uid` (under the kernels' `prlimit` caps if
-    `caps`) and return what it printed."""
-    limits = sandbox.command([], Path("/"), Path("/"), [], sandbox.Caps(), None, boxed=False)
-    adopt_orphans()  # as the grader does before it starts a kernel without a box
-    command = [*kernel_users.become(uid), sys.executable, "-I", "-c", code, *args]
-    done = subprocess.run(
-        [*limits, *command] if caps else command, capture_output=True, text=True, timeout=60
-    )
-    return done.stdout + done.stderr
+    """`red_team_support.as_user`, with orphans coming back to this process, as to a grader
+    that starts a kernel without a box."""
+    adopt_orphans()
+    return run_as_user(uid, code, *args, caps=caps)
 
 
 @pytest.fixture
 def shared_tmp():
-    """A temporary folder the sandbox users can read (pytest's tmp_path is private to root)."""
-    folder = Path(tempfile.mkdtemp(prefix="red-team-2-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def box_runs() -> bool:
-    try:
-        sandbox.check_available()
-        return True
-    except sandbox.SandboxUnavailable:
-        return False
+    """A temporary folder the sandbox users can reach (pytest's tmp_path is private to root)."""
+    yield from shared_folder("red-team-2-", 0o755)
 
 
 # --- The session keyring: one for every kernel the grader starts -----------------------------
@@ -79,11 +65,15 @@ else:  # keyctl(KEYCTL_SEARCH, session, ...), then KEYCTL_READ
     print(key > 0 and libc.syscall(250, 11, key, found, 63) > 0 and found.value.decode())
 """
 # The grader, as Docker (runc), `sudo` with pam_keyinit or a login session start it: with a
-# session keyring of its own, which every process it starts inherits, setpriv or not.
+# session keyring of its own, which every process it starts inherits, setpriv or not. Its
+# kernels keep the system calls of keys here: this is the session keyring's layer alone (a root
+# grader's kernels now lose those calls too, `kernel_start.refuse_keys`: red team 5's tests).
 GRADER = r"""
 import ctypes, subprocess, sys
 from pathlib import Path
 from lib.grading import sandbox
+assert "    refuse_keys()\n" in sandbox._START
+sandbox._START = sandbox._START.replace("    refuse_keys()\n", "")
 ctypes.CDLL(None).syscall(250, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING: a new, anonymous one
 folder, boxed = Path(sys.argv[1]), sys.argv[2] == "box"
 readonly = [str(folder), *sandbox.readonly_paths(())]

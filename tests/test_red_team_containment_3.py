@@ -10,13 +10,13 @@ import asyncio
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from lib.grading import kernel_users, parallel_grading, sandbox
+from tests.red_team_support import as_user
 
 pytestmark = [
     pytest.mark.machine,  # see pyproject's markers
@@ -24,13 +24,6 @@ pytestmark = [
 ]
 # Far from the users a grader running beside us claims first, and from rounds 3 and 4's.
 UID = sandbox.FIRST_UID + 970
-
-
-def as_user(uid: int, code: str, *args: str) -> str:
-    """Run `code` with this Python as sandbox user `uid` and return what it printed."""
-    command = [*kernel_users.become(uid), sys.executable, "-I", "-c", code, *args]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    return done.stdout + done.stderr
 
 
 # --- user_reset's removal: bounded in time, not in work -----------------------------------------

@@ -27,6 +27,7 @@ import pytest
 from lib.grade import Limits, grade_submissions
 from lib.grading import kernel_users, one_submission, parallel_grading, sandbox
 from lib.grading.submissions import Submission
+from tests.red_team_support import as_user
 from tests.test_gradescope_container import DOCKER_BWRAP
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,13 +42,6 @@ pytestmark = [
 UID = sandbox.FIRST_UID + 860  # far from the users other graders and rounds 3 to 5 claim
 TOY = {"registry": "toy_exercises", "import_paths": (str(ROOT), str(FIXTURES)), "progress": False}
 LIMITS = Limits(cell=5, notebook=60, probe=2)
-
-
-def as_user(uid: int, code: str, *args: str) -> str:
-    """Run `code` with this Python as sandbox user `uid` and return what it printed."""
-    command = [*kernel_users.become(uid), sys.executable, "-I", "-c", code, *args]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    return done.stdout + done.stderr
 
 
 @pytest.fixture

@@ -18,31 +18,32 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_users, sandbox, summary_chart
+from lib.grading import kernel_users, sandbox, summary_chart, user_processes
 from lib.grading.user_processes import adopt_orphans
+from tests.red_team_support import as_user, box_runs, shared_folder
 
 pytestmark = [
     pytest.mark.machine,  # see pyproject's markers
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)"),
 ]
-# Far from the users a grader running beside us claims first, and from rounds 3 to 6's.
-UID = sandbox.FIRST_UID + 707
+# Far from the users a grader running beside us claims first, and from rounds 3 to 6's. Not 707,
+# this round's first: its keyring was locked on the test machine (until a restart) before reap
+# checked that keyrings clear, and reap now rightly fails for it every time.
+UID = sandbox.FIRST_UID + 727
 # The keyring test's own user: what it plants there stays until the machine restarts (the hole).
 KEYS_UID = sandbox.FIRST_UID + 719
 X86_64 = pytest.mark.skipif(os.uname().machine != "x86_64", reason="system call numbers of x86_64")
 
 
-def as_user(uid: int, code: str, *args: str) -> str:
-    """Run `code` with this Python as sandbox user `uid` and return what it printed."""
-    command = [*kernel_users.become(uid), sys.executable, "-I", "-c", code, *args]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-    return done.stdout + done.stderr
+@pytest.fixture
+def shared_tmp():
+    """A temporary folder the sandbox users can reach (pytest's tmp_path is private to root)."""
+    yield from shared_folder("red-team-5-", 0o777)
 
 
 def zombie_children() -> dict[int, str]:
@@ -61,23 +62,6 @@ def wait_for(pids) -> None:
     for pid in pids:
         with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
-
-
-def box_runs() -> bool:
-    try:
-        sandbox.check_available()
-        return True
-    except sandbox.SandboxUnavailable:
-        return False
-
-
-@pytest.fixture
-def shared_tmp():
-    """A temporary folder the sandbox users can read and write (pytest's is private to root)."""
-    folder = Path(tempfile.mkdtemp(prefix="red-team-5-"))
-    folder.chmod(0o777)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 # --- What user_reset cannot undo: the user keyring made read-only by its owner -----------------
@@ -114,19 +98,14 @@ def as_kernel(uid: int, folder: Path, code: str, *args: str) -> str:
     return done.stdout + done.stderr
 
 
-# Fix: a kernel needs no keys: deny add_key, keyctl and request_key in `kernel_start` (a seccomp
-# filter, as Docker's default profile does); and let user_reset fail (exit 1, user retired) when
-# KEYCTL_CLEAR is refused, instead of ignoring its result.
+# Closed, twice over: `kernel_start` refuses add_key, request_key and keyctl to every kernel of a
+# root grader (a seccomp filter, as Docker's default profile has), and user_reset fails (exit 1,
+# the user retired) when a keyring will not clear, instead of ignoring the result.
 @X86_64
-@pytest.mark.xfail(
-    strict=True,
-    reason="own user: a key in a user keyring its owner made read-only outlived reap (True) and "
-    "the next kernel of the uid read it; nobody, root included, can clear that keyring now",
-)
 def test_a_keyring_its_owner_made_read_only_never_reaches_the_next_student(shared_tmp):
     """KEYCTL_CLEAR needs write permission, which the keyring's owner may take from itself (and
-    with set-attribute gone, never get back): user_reset's clear fails, unchecked. A second run
-    on the same machine finds the keyring locked by the first; the key read is that one's."""
+    with set-attribute gone, never get back). Here the kernel cannot plant the key; on this
+    machine an earlier run, before the fix, locked KEYS_UID's keyring: reap then says False."""
     as_kernel(KEYS_UID, shared_tmp, KEYRING, "plant")
     try:
         reaped = sandbox.reap(KEYS_UID)
@@ -134,6 +113,39 @@ def test_a_keyring_its_owner_made_read_only_never_reaches_the_next_student(share
         assert not (reaped and "student A's answers" in seen), seen
     finally:
         sandbox.reap(KEYS_UID, seconds=30)
+
+
+# As the kernel: ask for the user keyring (without making one) and add a key to its own session
+# keyring (it dies with the kernel: nothing outlives this test if the filter is gone).
+KEYS_TRIED = r"""
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+ring = libc.syscall(250, 0, -4, 0)  # KEYCTL_GET_KEYRING_ID
+print("keyctl", ring, ctypes.get_errno())
+key = libc.syscall(248, b"user", b"red-team-5", b"x", 1, -3)  # add_key to the session keyring
+print("add_key", key, ctypes.get_errno())
+"""
+
+
+@X86_64
+def test_a_kernel_of_a_root_grader_reaches_no_keyring(shared_tmp):
+    """The first layer alone: every system call of keys fails with EPERM in the kernel."""
+    try:
+        seen = as_kernel(UID, shared_tmp, KEYS_TRIED)
+        assert seen.split("\n")[:2] == ["keyctl -1 1", "add_key -1 1"], seen
+    finally:
+        sandbox.reap(UID, seconds=30)
+
+
+@X86_64
+def test_reap_fails_for_a_user_whose_keyring_its_owner_locked():
+    """The second layer alone: the key is planted as the user runs outside any kernel (no filter:
+    a grader before the fix, or a machine the filter does not cover). The keyring cannot be
+    cleared by anyone now, so reap says False and the user is never handed on. KEYS_UID stays
+    locked until the machine restarts (it was already on the test machine)."""
+    as_user(KEYS_UID, KEYRING, "plant")
+    assert not sandbox.reap(KEYS_UID)
+    assert not sandbox.reap(KEYS_UID, seconds=30)
 
 
 # --- Processes that user_reset takes for dead, or that stop it ---------------------------------
@@ -160,15 +172,10 @@ if os.fork() == 0:
 """
 
 
-# Fix: kill every process of the uid from root before user_reset starts (`_killed_all` first):
-# then nothing of the user runs while it removes files. (And user_reset's `_others` should count
-# a zombie leader whose threads run: /proc/PID/status "Threads:" above 1.)
+# Closed: `reap` kills every process of the uid from root before user_reset starts
+# (`user_processes.kill_all`), and lists the leader while any thread of it runs: nothing of the
+# user runs while user_reset removes files.
 @X86_64
-@pytest.mark.xfail(
-    strict=True,
-    reason="own user: user_reset took a zombie leader with a live thread for dead, never "
-    "killed it, and the thread wrote its file again after the reset's removal: reap said True",
-)
 def test_reap_never_reports_success_while_a_zombie_leaders_thread_writes_on():
     path = Path(f"/tmp/red-team-5-leader-{os.getpid()}")
     as_user(UID, ZOMBIE_LEADER, str(path))
@@ -203,13 +210,8 @@ if os.fork() == 0:
 """
 
 
-# Fix: as above, kill every process of the uid from root before user_reset starts: none is left
-# to stop it.
-@pytest.mark.xfail(
-    strict=True,
-    reason="own user: a daemon stopped user_reset (SIGSTOP, same uid): reap waited out its "
-    "whole time and failed (10 s per notebook, then the 60 s retry), though root kills it at once",
-)
+# Closed: as above, `reap` kills every process of the uid from root before user_reset starts:
+# none is left to stop it.
 def test_a_daemon_that_stops_user_reset_costs_reap_little():
     as_user(UID, STOPPER)
     try:
@@ -354,16 +356,9 @@ if os.fork() == 0:
 NS_LAST_PID = Path("/proc/sys/kernel/ns_last_pid")
 
 
-# Fix: signal through a pidfd (os.pidfd_open, then check /proc/PID is still the uid's, then
-# signal.pidfd_send_signal), and wait only for a zombie whose uid is checked again after it is
-# found: a number freed meanwhile then names nobody.
+# Closed: `user_processes.kill_all` opens a pidfd per pid, checks /proc/PID is the uid's after
+# opening it, then signals and waits through the pidfd: a number freed meanwhile names nobody.
 @pytest.mark.skipif(not NS_LAST_PID.exists(), reason="no ns_last_pid to give the pid again")
-@pytest.mark.xfail(
-    strict=True,
-    reason="own user: a pid reap listed was freed and given to another user's process (the "
-    "grader's own child) before the kill: root killed it, then waited for it, so its Popen "
-    "read exit status 0 for a SIGKILL",
-)
 def test_reap_never_kills_nor_waits_for_a_process_that_took_a_listed_pid(monkeypatch):
     """A busy grader thread (2 cores, 256 busy processes of the kernel's) lists the uid's
     processes, then kills them a while later; on a machine whose pid_max is 32,768 (this one) a
@@ -372,11 +367,11 @@ def test_reap_never_kills_nor_waits_for_a_process_that_took_a_listed_pid(monkeyp
     user's process, started by the grader, gets its number."""
     other = sandbox.FIRST_UID + 708
     as_user(UID, WAITER)
-    listing, victim = kernel_users.processes_of, None
+    listing, victim = user_processes.processes_of, None
 
     def stale(uid: int) -> list[int]:
         nonlocal victim
-        monkeypatch.setattr(kernel_users, "processes_of", listing)  # once
+        monkeypatch.setattr(user_processes, "processes_of", listing)  # once
         listed = listing(uid)
         child = max(listed)  # the waiter's child, forked after it
         os.kill(child, signal.SIGKILL)  # dies, as it may on its own; its parent frees the pid
@@ -393,8 +388,8 @@ def test_reap_never_kills_nor_waits_for_a_process_that_took_a_listed_pid(monkeyp
 
     try:
         time.sleep(0.3)
-        monkeypatch.setattr(kernel_users, "processes_of", stale)
-        assert kernel_users._killed_all(UID, time.monotonic() + 3)  # the kill loop reap runs
+        monkeypatch.setattr(user_processes, "processes_of", stale)
+        assert user_processes.kill_all(UID, time.monotonic() + 3)  # the kill loop reap runs
         time.sleep(0.1)
         assert victim.poll() is None, f"another user's process was killed: {victim.returncode}"
     finally:
@@ -408,14 +403,8 @@ def test_reap_never_kills_nor_waits_for_a_process_that_took_a_listed_pid(monkeyp
 # --- Another user's folders, deeper than user_reset looks ----------------------------------------
 
 
-# Fix: when user_reset meets a folder others may write at its depth limit (`NESTED`), fail the
-# reset (exit 1: the user is retired) rather than pass over what may lie below; or walk every
-# such folder, iteratively, as `remove_tree` does.
-@pytest.mark.xfail(
-    strict=True,
-    reason="own user: another user's 10 nested folders (mode 777) hid this user's file below "
-    "user_reset's 8 levels: reap said True and the file waited for the next student of the uid",
-)
+# Closed: user_reset walks every folder others may write, however deep, one folder open at a
+# time (down by name without following links, up by "..", checked).
 def test_a_file_below_another_users_deep_folders_never_outlives_reap():
     """Two kernels at once (one student's two notebooks in two slots, say): the one of user
     `other` makes the folders and keeps running, the one of `UID` writes below them. The file
@@ -432,4 +421,43 @@ def test_a_file_below_another_users_deep_folders_never_outlives_reap():
     finally:
         sandbox.reap(UID, seconds=30)
         sandbox.reap(other, seconds=30)
+        shutil.rmtree(top, ignore_errors=True)
+
+
+# As a kernel: go `depth` folders down `top`, making them (mode 777) or writing a file there.
+DIG = r"""
+import os, sys
+top, depth, make = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "make"
+os.umask(0)
+os.chdir(top)
+for _ in range(depth):
+    if make:
+        os.mkdir("d", 0o777)
+    os.chdir("d")
+if not make:
+    open("answers", "w").write("student A")
+"""
+
+
+def test_a_file_below_1500_nested_folders_of_another_user_goes_too():
+    """No depth limit, and none in disguise: 1,500 levels are beyond Python's recursion limit (a
+    recursive walk fails) and the 1,024 files a process may hold open by default (a walk holding
+    every level open would need that limit raised). The file is gone, the reset proven, in
+    well under reap's time."""
+    other, depth = sandbox.FIRST_UID + 708, 1500
+    top = Path(f"/tmp/red-team-5-dig-{os.getpid()}")
+    top.mkdir(mode=0o777)
+    top.chmod(0o777)
+    bottom = top.joinpath(*["d"] * depth, "answers")
+    try:
+        as_user(other, DIG, str(top), str(depth), "make")
+        as_user(UID, DIG, str(top), str(depth), "write")
+        assert bottom.exists(), "the attack ran"
+        started = time.monotonic()
+        assert sandbox.reap(UID)
+        assert time.monotonic() - started < 3
+        assert not bottom.exists()
+    finally:
+        sandbox.reap(UID, seconds=30)
+        sandbox.reap(other, seconds=30)  # removes its 1,500 folders (shutil.rmtree would recurse)
         shutil.rmtree(top, ignore_errors=True)

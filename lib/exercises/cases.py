@@ -51,12 +51,27 @@ class Result:
     detail: str = ""
 
 
-def show(value: Any, limit: int = 120) -> str:
+def show(value: Any, limit: int = 120, exact: bool = False) -> str:
     """A short, repeatable repr: memory addresses dropped, a set's items in order (its own order
-    changes from kernel to kernel: strings hash differently in each), long values cut in the
-    middle."""
-    text = re.sub(r" at 0x[0-9a-fA-F]+", "", _ordered_repr(value))
+    changes from kernel to kernel: strings hash differently in each), floats to 12 significant
+    digits unless `exact` (-0.1575, not the noise of -0.15749999999999997; for display only, the
+    comparison is made on the values), long values cut in the middle."""
+    shown = value if exact else _rounded(value)
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", _ordered_repr(shown))
     return text if len(text) <= limit else f"{text[: limit - 25]} … {text[-20:]}"
+
+
+def _rounded(value: Any) -> Any:
+    """`value` with each float in it to 12 significant digits. Only the exact built-in containers
+    are rebuilt: anything else is shown as it is."""
+    kind = type(value)
+    if kind is float:
+        return float(f"{value:.12g}")
+    if kind in (list, tuple, set, frozenset):
+        return kind(_rounded(item) for item in value)
+    if kind is dict:
+        return {_rounded(k): _rounded(v) for k, v in value.items()}
+    return value
 
 
 def _ordered_repr(value: Any) -> str:

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lib.exercises.cases import SOLUTION_MIME, STATUSES, Case, Raises, Result, close, show
+from lib.exercises.changed_arguments import changed_line, changes, parameter_names, tip
 from lib.exercises.forbidden import forbidden_in_function
 from lib.exercises.kernel_code import hint_as_value, kernel_notebook
 from lib.exercises.running import run_cases
@@ -34,6 +35,7 @@ from lib.exercises.verdicts import (
     describe_failure,
     is_stub,
     raised_expected,
+    tip_lines,
     trivial_answer,
     verdict,
     wrong_turn_words,
@@ -89,6 +91,11 @@ class Exercise:
     join the feedback, or None."""
     well_done: str = ""
     """A line `check()` adds when every case passes, saying what the learner has built."""
+    keeps_arguments: bool = True
+    """The target must leave the arguments it is given as they were: a case whose call changes
+    one fails (`changed_arguments`). True for every exercise of the course, since each asks for
+    a function that returns its answer, and a caller's list that grows behind its back is a bug
+    the answer's own cases would never show. False only for one meant to work in place."""
 
     def __repr__(self) -> str:
         return f"<Exercise {self.name!r} (lesson {self.lesson}, {self.points} points)>"
@@ -184,9 +191,15 @@ class Exercise:
             return self._result("failed", 0, f"it {trivial}, and the right answers differ")
         passed, answered, answers = 0, 0, []
         first_failure = hidden_failure = detail = ""
+        names = parameter_names(self.solution_code, self.target)
+        changed: tuple | None = None  # (case, where, after) of the first argument changed
         for index, case in enumerate(cases):
             outcome = outcomes[index] if index < len(outcomes) else {"not_run": True}
             ok, got = verdict(case, outcome, self.compare)
+            moved = changes(outcome) if self.keeps_arguments else []
+            if moved:
+                ok, got = False, f"{got}\n{changed_line(case, *moved[0], names)}"
+                changed = changed or (case, *moved[0])
             answers.append(answer_of(outcome))
             passed += ok
             answered += (
@@ -213,6 +226,8 @@ class Exercise:
         ]
         if any(len(answer) > 3 and answer in turn for answer in secret):
             turn = ""  # the hint would quote the student's answer to a hidden case
+        if changed:  # names the argument and its type only: safe for a hidden case
+            turn += tip_lines(tip(*changed, names))
         first = first_failure or hidden_failure
         reason = f"{total - passed} of {total} cases failed\n{first}{turn}"
         return self._result(status, score, reason, detail)

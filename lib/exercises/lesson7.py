@@ -142,12 +142,57 @@ def _unmarked_example(cases: list[Case], answers: list) -> str:
     return ""
 
 
+def _shortest_at(word: str, start: int, vocab: set[str]) -> str | None:
+    """The shortest piece of the vocabulary at `start` ('##' inside the word), or None."""
+    mark = "##" if start else ""
+    pieces = (mark + word[start:end] for end in range(start + 1, len(word) + 1))
+    return next((piece for piece in pieces if piece in vocab), None)
+
+
+def _shortest_first(word: str, vocab: set[str]) -> list[str]:
+    """Greedy WordPiece that tries the lengths at a position from one character up, so it takes
+    the shortest piece the vocabulary has (and may then reach a dead end)."""
+    pieces, start = [], 0
+    while start < len(word):
+        piece = _shortest_at(word, start, vocab)
+        if piece is None:
+            return ["[UNK]"]
+        pieces.append(piece)
+        start += len(piece.removeprefix("##"))
+    return pieces
+
+
+def _shorter_piece(cases: list[Case], answers: list) -> str:
+    """Where the first failed shown case's shortest match first parts from the right answer,
+    e.g. " (in 'unaffable', '##aff' and the shorter '##a' are both in the vocabulary)"."""
+    for case, answer in zip(cases, answers, strict=False):
+        if case.hidden or answer == case.expected:
+            continue
+        word, vocab = case.args
+        start = 0
+        for piece in case.expected:
+            shortest = _shortest_at(word, start, vocab)
+            if shortest not in (None, piece):
+                return (
+                    f" (in {word!r}, {piece!r} and the shorter {shortest!r} are both in the"
+                    " vocabulary)"
+                )
+            start += len(piece.removeprefix("##"))
+        return ""  # only the first failure is quoted: it is the one on screen
+    return ""
+
+
 def _wordpiece_turns(cases: list[Case], answers: list) -> str | None:
     unmarked = [lambda w, v: [p.removeprefix("##") for p in _unmarked_lookup(w, v)]]
     if any(answers_fit(cases, answers, f) for f in [_unmarked_lookup, *unmarked]):
         return (
             "your answers fit looking pieces up without their '##': inside a word, look up "
             f"'##' + the text{_unmarked_example(cases, answers)}. See hint 2."
+        )
+    if answers_fit(cases, answers, _shortest_first):
+        return (
+            "your answers fit taking the shortest piece that matches: at each position try the "
+            f"longest piece first, then shorter ones{_shorter_piece(cases, answers)}."
         )
     return None
 
@@ -200,11 +245,10 @@ viterbi = Exercise(
         "piece text[start:end].",
         "Remember for each end both the best total score and where its last piece starts;"
         " then walk back from the end of the text to collect the pieces.",
-        "The table has len(text) + 1 entries; the empty prefix scores 0 and starts "
-        "nowhere. Fill it end by end, trying every start whose piece text[start:end] has "
-        "a score, and keep only the best. Walking back from the last entry gives the "
-        "pieces from right to left, so reverse them. Check by hand on 'abc': the best for"
-        " 'ab' is 'ab' (-3.9), and for 'abc' 'a' + 'bc' (-6.5).",
+        "Fill the table by hand for 'abc' before you write the loop: the best for 'ab' is "
+        "'ab' (-3.9), and for 'abc' 'a' + 'bc' (-6.5). Which entry must the empty prefix "
+        "have, so that a first piece has something to add its score to? What does a prefix "
+        "that no piece can end hold? And in which order does the walk back meet the pieces?",
     ),
     solution_code="""\
 def viterbi(text: str, scores: dict[str, float]) -> list[str]:

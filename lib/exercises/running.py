@@ -9,6 +9,10 @@ Each call becomes an *outcome*, a small JSON-ready dict:
   is an instance of (so a learner's `class Oops(ValueError)` still counts as a ValueError);
 - `{"not_plain": "why"}`, `{"timeout": seconds}`, `{"stub": True}` (the value `...`).
 
+An answer also carries `"changed": [[where, after], ...]` when the call changed an argument it was
+given: `where` is the position (an int) or the keyword (a str), `after` what the argument became
+(wire data, or None if it is no longer plain data). The judge decides whether that is allowed.
+
 Reading an answer or an error runs none of the learner's methods (`repr`, `__eq__`, `__str__`).
 """
 
@@ -84,7 +88,10 @@ def run_case(target: Any, args: tuple, kwargs: dict, seconds: float | None) -> d
                 args, kwargs = copy.deepcopy((args, kwargs))
             except Exception:
                 pass
-            return {"returned": to_wire(target(*args, **kwargs))}
+            before = _arguments_as_wire(args, kwargs)
+            outcome = {"returned": to_wire(target(*args, **kwargs))}
+            changed = _changed(before, _arguments_as_wire(args, kwargs))
+            return {**outcome, "changed": changed} if changed else outcome
     except KeyboardInterrupt:
         raise
     except TimeLimitExceeded:
@@ -93,6 +100,28 @@ def run_case(target: Any, args: tuple, kwargs: dict, seconds: float | None) -> d
         return {"not_plain": str(error)}
     except BaseException as error:  # anything the learner's code does, even exit()
         return raised(error)
+
+
+def _arguments_as_wire(args: tuple, kwargs: dict) -> dict[int | str, Any]:
+    """Each argument as wire data, by position or keyword; None for one that is not plain data
+    (read with `to_wire`, so no method the learner wrote runs)."""
+    given: dict[int | str, Any] = {**dict(enumerate(args)), **kwargs}
+    wires: dict[int | str, Any] = {}
+    for where, value in given.items():
+        try:
+            wires[where] = to_wire(value)
+        except NotPlain:
+            wires[where] = None
+    return wires
+
+
+def _changed(before: dict[int | str, Any], after: dict[int | str, Any]) -> list[list[Any]]:
+    """The arguments that were plain data before the call and differ after it."""
+    return [
+        [where, after[where]]
+        for where, wire in before.items()
+        if wire is not None and after[where] != wire
+    ]
 
 
 def run_cases(target: Any, inputs: list[tuple[tuple, dict]], seconds: float | None) -> list[dict]:

@@ -35,6 +35,9 @@ def verdict(
         except Exception:  # a compare that cannot handle this shape of answer: wrong
             right = False
         where = "" if right else first_difference(got, case.expected)
+        if not right and shown == f"got:      {show(case.expected)}":  # rounding hid the gap
+            exact = f"{show(got, exact=True)} against {show(case.expected, exact=True)}"
+            where = where or f"only in the last digits: {exact}"
         return right, shown + (f"\ndiffers:  {where}" if where else "")
     if raised_expected(case, outcome):
         return True, ""
@@ -151,6 +154,11 @@ def wrong_turn_words(
         return ""
     if not isinstance(words, str) or not words:
         return ""
+    return tip_lines(words)
+
+
+def tip_lines(words: str) -> str:
+    """Words for the learner as a 💡 line under the failure, wrapped to the notebook's width."""
     lines = f"💡 {words}".split("\n")  # a hook may give several lines: each is wrapped
     wrap = [textwrap.fill(line, width=85, subsequent_indent="   ") for line in lines]
     return "\n" + "\n   ".join(wrap)

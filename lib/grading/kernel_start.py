@@ -7,6 +7,13 @@ an earlier run of the same notebook in the same folder, before anything of the s
   run as `python -I -c <its text>` in front of the box and the change of user, joins a new,
   anonymous one and then becomes the rest of the command (as root: exec always works, where
   the kernel's user may not search the folders above the interpreter).
+- **No keys at all, as root's grader.** Keyrings a user owns outlive its processes, and the
+  user's own keyring outlives everything but a restart: its owner may make it read-only, and then
+  nobody, root included, can clear it for the next student of the uid. A kernel needs no keys, so
+  after joining that new session keyring, the system calls of keys (`add_key`, `request_key`,
+  `keyctl`) are refused to it and all it starts, by a seccomp filter (as Docker's default
+  profile does). Only as root: a filter needs `no_new_privs` otherwise, which a setuid `bwrap`
+  would not survive; and only root's grader hands a uid from one student to the next.
 - **Not the working folder first on `sys.path`.** `python -m ipykernel_launcher` puts the
   working folder (the student's) first, so an `ipykernel_launcher.py` handed in, or written by
   the notebook's first run, would run as the kernel. `module_runner` starts the module with `-c`
@@ -26,6 +33,12 @@ import platform
 import sys
 
 KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl system call's number on each machine
+# Each machine's AUDIT_ARCH and its numbers of add_key, request_key and keyctl.
+KEY_CALLS = {"x86_64": (0xC000003E, 248, 249, 250), "aarch64": (0xC00000B7, 217, 218, 219)}
+X32 = 0x40000000  # x86_64's x32 calls: the same numbers with this bit, refused whole
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW; SECCOMP_RET_ERRNO with EPERM
+LOAD, EQUAL, AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, ..JGE, RET
 KEYCTL_JOIN_SESSION_KEYRING = 1  # with no name: a new anonymous keyring, this process's alone
 # `python -c` puts "" (the working folder) first on sys.path: dropped before the first import.
 _RUN_MODULE = """\
@@ -53,6 +66,38 @@ def join_fresh_session_keyring() -> None:
         ctypes.CDLL(None, use_errno=True).syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None)
 
 
+class _Rule(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
+                ("k", ctypes.c_uint)]  # fmt: skip
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Rule))]
+
+
+def refuse_keys() -> bool:
+    """Refuse the system calls of keys (EPERM) to this process and all it starts, for good; any
+    call of another ABI too (a 32-bit call has other numbers). True if the filter is in place."""
+    if os.geteuid() != 0 or platform.machine() not in KEY_CALLS:
+        return False
+    arch, *calls = KEY_CALLS[platform.machine()]
+    rules = [
+        (LOAD, 0, 0, 4),  # seccomp_data.arch
+        (EQUAL, 1, 0, arch),
+        (RETURN, 0, 0, REFUSE),
+        (LOAD, 0, 0, 0),  # seccomp_data.nr
+        (AT_LEAST, 4, 0, X32),
+        *((EQUAL, 3 - i, 0, call) for i, call in enumerate(calls)),
+        (RETURN, 0, 0, ALLOW),
+        (RETURN, 0, 0, REFUSE),
+    ]
+    table = (_Rule * len(rules))(*(_Rule(*rule) for rule in rules))
+    program = _Program(len(rules), table)
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) == 0
+
+
 if __name__ == "__main__":
     join_fresh_session_keyring()
+    refuse_keys()
     os.execvp(sys.argv[1], sys.argv[1:])

@@ -16,7 +16,6 @@ import fcntl
 import functools
 import os
 import shutil
-import signal
 import stat
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import IO
 
 from lib.grading import cpu_share, memory_group
-from lib.grading.user_processes import processes_of, reap_if_our_zombie
+from lib.grading.user_processes import kill_all, processes_of
 
 FIRST_UID, USERS = 61_000, 1000  # unprivileged users for kernels when grading as root
 BOX_MB = 4096  # all of a box's processes together, where a cgroup can be made
@@ -174,49 +173,30 @@ def a_user_can_start(python: str) -> bool:
 
 
 def reap(uid: int | None, seconds: float = 10) -> bool:
-    """Leave nothing of `uid` (a kernel's own user) for the next student: run `user_reset` as
-    that user (its processes, keyrings, IPC objects and files in `scratch_roots`), then kill from
-    here whatever still runs as `uid` and wait until it is gone; if the reset did not finish (a
-    daemon killed it, or it ran out of time), once more, within the same `seconds`. True only if
-    the reset is proven complete: `user_reset` said so and no process of `uid` is left. The
-    caller must not hand a user whose reset failed to another student (`OwnUser.__init__`,
-    `parallel_grading`)."""
+    """Leave nothing of `uid` (a kernel's own user) for the next student: kill every process of
+    it from here (`kill_all`: root's signals, which no process of the user can stop or dodge),
+    then run `user_reset` as that user (its keyrings, IPC objects and files in `scratch_roots`):
+    with nothing of the user running, nothing can stop the reset nor write again behind it.
+    True only if the reset is proven complete: no process of `uid` was left, `user_reset` said
+    so, and none is left after it. The caller must not hand a user whose reset failed to another
+    student (`OwnUser.__init__`, `parallel_grading`)."""
     if uid is None:
         return True
-    reset = _reset_command()
     end = time.monotonic() + seconds
-    for _ in range(2):  # the second: what killed the first reset has been killed from here
-        try:
-            done = subprocess.run(
-                [*become(uid), *reset, *scratch_roots()],
-                timeout=max(end - time.monotonic(), 0.1),
-                check=False,
-                capture_output=True,
-            )
-            finished = done.returncode == 0
-        except subprocess.TimeoutExpired:  # killed, with what it started: see below
-            finished = False
-        # Killing gets its own time: a reset that ran out of it must not leave a process.
-        if _killed_all(uid, time.monotonic() + seconds) and finished:
-            return True
-        if time.monotonic() >= end:
-            return False
-    return False
-
-
-def _killed_all(uid: int, end: float) -> bool:
-    """Kill every process of `uid` from here until none is left or `end` (monotonic) passes;
-    True if none is left."""
-    while True:
-        left = processes_of(uid)
-        if not left or time.monotonic() >= end:
-            return not left
-        for pid in left:  # all at once first: a daemon hopping pids must not get ahead
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        for pid in left:
-            reap_if_our_zombie(pid)
-        time.sleep(0.05)
+    if not kill_all(uid, end):
+        return False
+    try:
+        done = subprocess.run(
+            [*become(uid), *_reset_command(), *scratch_roots()],
+            timeout=max(end - time.monotonic(), 0.1),
+            check=False,
+            capture_output=True,
+        )
+        finished = done.returncode == 0
+    except subprocess.TimeoutExpired:
+        finished = False
+    # Killing gets its own time: a reset that ran out of it must not leave a process.
+    return kill_all(uid, time.monotonic() + seconds) and finished
 
 
 @functools.cache

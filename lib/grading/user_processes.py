@@ -8,8 +8,8 @@ daemon that forks and lets its parent exit, hundreds of times a second, then lea
 them, and the next student who gets that user cannot start a process.
 
 So a grader that runs kernels without a box makes itself the subreaper before it starts one
-(`adopt_orphans`, from `sandbox.command`): every orphan comes back to it, and
-`reap_if_our_zombie` waits for it. In a box, the box's own pid 1 takes the kernel's orphans and
+(`adopt_orphans`, from `sandbox.command`): every orphan comes back to it, and `kill_all`
+waits for it. In a box, the box's own pid 1 takes the kernel's orphans and
 dies with the box; a boxed grader adopts nothing (it would adopt each killed box's pid 1 too).
 """
 
@@ -19,7 +19,8 @@ import contextlib
 import ctypes
 import functools
 import os
-from pathlib import Path
+import signal
+import time
 
 PR_SET_CHILD_SUBREAPER = 36  # <linux/prctl.h>
 PR_GET_CHILD_SUBREAPER = 37
@@ -39,15 +40,45 @@ def adopts_orphans() -> bool:
     return flag.value == 1
 
 
-def reap_if_our_zombie(pid: int) -> None:
-    """Wait for `pid` if it is a zombie whose parent is the grader: an orphan adopted by
-    `adopt_orphans`, or a kernel's `clone(CLONE_PARENT)` child. Only a zombie is waited for
-    (WNOHANG), so no child the grader still runs is ever touched; one it started itself is done,
-    and its own wait finds it gone."""
-    with contextlib.suppress(OSError):  # gone, or not our child after all
-        stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        if stat[0] == "Z" and int(stat[1]) == os.getpid():  # the state, the parent's pid
-            os.waitpid(pid, os.WNOHANG)
+def kill_all(uid: int, end: float) -> bool:
+    """Kill every process of `uid` until none is left or `end` (monotonic) passes, and wait for
+    those that were the grader's children (adopted orphans, a kernel's `clone(CLONE_PARENT)`
+    child). True if none is left. Done from root: nothing the user runs can stop it (a daemon
+    of the user may stop the user's own processes, never root's).
+
+    Through pidfds, never by number: a pid listed may be freed and given to another process
+    before the kill (a kernel forking fast wraps the pids in seconds). Each pid is opened first;
+    the pidfd then names that very process, and it is signalled and waited for only if /proc says,
+    after the opening, that it is the user's. A thread group whose leader has exited alone looks
+    like a zombie but still runs: SIGKILL to the group reaches its threads, and its pid stays
+    listed until the last of them is gone."""
+    while True:
+        left = processes_of(uid)
+        if not left or time.monotonic() >= end:
+            return not left
+        handles = [fd for fd in map(_pidfd_of, left, [uid] * len(left)) if fd is not None]
+        for fd in handles:  # all at once first: a daemon hopping pids must not get ahead
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+        for fd in handles:
+            with contextlib.suppress(ChildProcessError):  # not the grader's child
+                os.waitid(os.P_PIDFD, fd, os.WEXITED | os.WNOHANG)
+            os.close(fd)
+        time.sleep(0.01)
+
+
+def _pidfd_of(pid: int, uid: int) -> int | None:
+    """A pidfd of the process `pid` if it is one of `uid`'s, else None. Checked after opening:
+    if the number was given to another process before, /proc shows that process, not ours."""
+    try:
+        fd = os.pidfd_open(pid)
+    except OSError:  # gone already
+        return None
+    with contextlib.suppress(OSError):
+        if os.stat(f"/proc/{pid}", follow_symlinks=False).st_uid == uid:
+            return fd
+    os.close(fd)
+    return None
 
 
 def processes_of(uid: int) -> list[int]:

@@ -1,11 +1,11 @@
 """Run AS a sandbox user, after each notebook: leave nothing of that user for the next student.
 
-`kernel_users.reap` starts this file as the kernel's own user (a process can always signal and clean
-up after its own user, and after no one else's). It kills every process of the user (daemons
-that left with `setsid` included: `kill(-1)` reaches all of them at once), empties the user's
-kernel keyrings and System V IPC objects (shared memory, semaphores, message queues: each
-outlives every process and would hand one student's data, or memory held, to the next) and removes
-what the user left in every folder any user may write (root names them: `sys.argv`). It exits 1
+`kernel_users.reap` starts this file as the kernel's own user (a process can always clean up after
+its own user, and after no one else's), once root has killed every process of the user: nothing
+of it runs meanwhile to stop this or to write again behind it. It empties the user's kernel
+keyrings and System V IPC objects (shared memory, semaphores, message queues: each outlives every
+process and would hand one student's data, or memory held, to the next) and removes what the
+user left in every folder any user may write (root names them: `sys.argv`). It exits 1
 if anything of the user is left, and `reap` then never hands the user to another student. Only
 the standard library: it runs with `python -I`, nothing of the course imported.
 """
@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import os
 import platform
-import signal
 import stat
 import sys
-import time
 
-NESTED = 8  # folders others may write, within one another, looked in below each root
 KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl system call's number on each machine
 KEYCTL_CLEAR, KEYCTL_GET_PERSISTENT = 7, 22
 USER_KEYRINGS = (-4, -5)  # KEY_SPEC_USER_KEYRING, KEY_SPEC_USER_SESSION_KEYRING
@@ -31,51 +29,27 @@ SYSV_KINDS = ("shm", "sem", "msg")  # /proc/sysvipc/<kind>: the machine's object
 FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
-def kill_everything(seconds: float = 5) -> bool:
-    """Kill every other process of this user, until none is left (a fork loop refills).
-    True if some still run after `seconds`."""
-    end = time.monotonic() + seconds
-    while _others():
-        if time.monotonic() >= end:
-            return True
-        with contextlib.suppress(OSError):
-            os.kill(-1, signal.SIGKILL)
-        time.sleep(0.02)
-    return False
-
-
-def _others() -> bool:
-    """Does any process of this user run besides this one? (kill(-1) need not say.) Zombies do
-    not count: no signal reaches them, their parent reaps them (the grader, for those a kernel
-    handed it with `clone(CLONE_PARENT)`: see `kernel_users.reap`)."""
-    me, mine = os.getuid(), str(os.getpid())
-    with os.scandir("/proc") as entries:
-        for entry in entries:
-            if entry.name.isdigit() and entry.name != mine:
-                with contextlib.suppress(OSError):
-                    if entry.stat(follow_symlinks=False).st_uid == me and not _zombie(entry.path):
-                        return True
-    return False
-
-
-def _zombie(process: str) -> bool:
-    """Has the process `/proc/<pid>` exited, waiting for its parent to reap it?"""
-    with open(f"{process}/stat") as stat:
-        return stat.read().rsplit(")", 1)[1].split()[0] == "Z"  # the state, after the name
-
-
-def clear_keyrings() -> None:
-    """Empty the user's keyrings (user, user-session and persistent)."""
+def clear_keyrings() -> list[str]:
+    """Empty the user's keyrings (user, user-session and persistent); return those that would not
+    be emptied. Their owner may have made them read-only (no write, no set-attribute: nobody,
+    root included, can clear them until the machine restarts), so the user must be retired.
+    Where keys are refused altogether (EPERM, ENOSYS: a seccomp filter, Docker's), no kernel of
+    the user could have left one."""
     number = KEYCTL.get(platform.machine())
     if number is None:
-        return
+        return []
     libc = ctypes.CDLL(None, use_errno=True)
     rings = list(USER_KEYRINGS)
     persistent = libc.syscall(number, KEYCTL_GET_PERSISTENT, -1, -1)  # linked to a thread ring
     if persistent > 0:
         rings.append(persistent)
+    refused = []
     for ring in rings:
-        libc.syscall(number, KEYCTL_CLEAR, ring)
+        if libc.syscall(number, KEYCTL_CLEAR, ring) != 0:
+            error = ctypes.get_errno()
+            if error not in (errno.EPERM, errno.ENOSYS):
+                refused.append(f"keyring {ring}: {os.strerror(error)}")
+    return refused
 
 
 def remove_system_v_objects() -> None:
@@ -101,48 +75,89 @@ def remove_system_v_objects() -> None:
 
 def remove_own_files(roots: list[str]) -> list[str]:
     """Remove what this user left in the folders any user may write (`roots`, found by root:
-    `kernel_users.scratch_roots`) and in folders met inside them that others may write too (a
-    root-owned /tmp/.X11-unix, another user's folder made mode 777), at most `NESTED` deep.
+    `kernel_users.scratch_roots`) and in every folder below them that others may write too (a
+    root-owned /tmp/.X11-unix, another user's folders made mode 777, however deeply nested).
     Returns what could not be removed (empty: nothing of this user is left there)."""
     failed: list[str] = []
     for root in roots:
-        _remove_in(root, None, root, 0, failed)
+        _remove_below(root, failed)
     return failed
 
 
-def _remove_in(name: str, parent: int | None, path: str, depth: int, failed: list[str]) -> None:
-    """Remove what is this user's in the folder `name` (in the open `parent`, or a path; at
-    `path`), then look in each folder in it others may write. By descriptor: a folder swapped
-    for a link is refused (`O_NOFOLLOW`), never followed into the user's own working copy; one
-    it may not list (another user's, mode 0773 or 0776) is passed over. Only the user's own
-    entries that would not go fail the reset."""
+def _remove_below(root: str, failed: list[str]) -> None:
+    """Remove what is this user's in `root` and in every folder below it others may write, each
+    listed once, with one folder open at a time and no recursion, so no depth is out of reach
+    (another user's folders nested deeper than a limit hid a file before). Down by name,
+    never through a link (`O_NOFOLLOW`, so never into the user's own working copy); back up by
+    "..", which is no link, checked to be the very folder left: its owner may have moved the
+    folders meanwhile, and then the reset fails rather than guess. A folder this user may not
+    list (another's, mode 0773) is passed over."""
+    folder = _open_wide(root, None)
+    if folder is None:
+        return
+    trail: list[tuple[tuple[int, int], str, list[str]]] = []  # above: identity, name, to visit
+    wide = _remove_mine(folder, lambda: root, failed)
+    while wide or trail:
+        if wide:
+            name = wide.pop()
+            inner = _open_wide(name, folder)
+            if inner is not None:
+                trail.append((_identity(folder), name, wide))
+                os.close(folder)
+                folder = inner
+                path = lambda: "/".join([root, *(step[1] for step in trail)])  # noqa: E731
+                wide = _remove_mine(folder, path, failed)
+            continue
+        identity, name, wide = trail.pop()
+        above = os.open("..", FOLDER, dir_fd=folder)
+        os.close(folder)
+        folder = above
+        if _identity(folder) != identity:
+            failed.append(f"{root}/.../{name}: moved while the reset looked in it")
+            break
+    os.close(folder)
+
+
+def _open_wide(name: str, parent: int | None) -> int | None:
+    """The folder `name` (in the open `parent`, or a path) opened, if others may write it (as
+    opened, not as listed: it may have been swapped), else None (gone, a link, closed to us)."""
     try:
         folder = os.open(name, FOLDER, dir_fd=parent)
-    except OSError:  # gone, a link, or closed to this user: nothing it can list is there
-        return
-    me = os.getuid()
-    try:
-        if not os.fstat(folder).st_mode & stat.S_IWOTH:  # the very folder listed, as named
-            return
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                mine = False
-                try:
-                    status = entry.stat(follow_symlinks=False)
-                    mine = status.st_uid == me
-                    if mine and stat.S_ISDIR(status.st_mode):
-                        remove_tree(entry.name, folder)
-                    elif mine:
-                        os.unlink(entry.name, dir_fd=folder)
-                    elif stat.S_ISDIR(status.st_mode) and status.st_mode & stat.S_IWOTH:
-                        if depth < NESTED:  # deeper: nothing of ours is looked for
-                            inner = f"{path}/{entry.name}"
-                            _remove_in(entry.name, folder, inner, depth + 1, failed)
-                except OSError as error:  # another's entry gone, swapped, closed: not ours
-                    if mine and not isinstance(error, FileNotFoundError):
-                        failed.append(f"{path}/{entry.name}: {error.strerror}")
-    finally:
-        os.close(folder)
+    except OSError:
+        return None
+    if os.fstat(folder).st_mode & stat.S_IWOTH:
+        return folder
+    os.close(folder)
+    return None
+
+
+def _identity(folder: int) -> tuple[int, int]:
+    status = os.fstat(folder)
+    return status.st_dev, status.st_ino
+
+
+def _remove_mine(folder: int, path, failed: list[str]) -> list[str]:
+    """Remove this user's entries in the open `folder` (at `path()`, spelled out only for a
+    failure: a deep folder's path is long); return the names of the folders in it others may
+    write, to look in next. Only the user's own entries that would not go fail the reset:
+    another's may go, or be swapped, meanwhile."""
+    me, wide = os.getuid(), []
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            mine = False
+            try:
+                status = entry.stat(follow_symlinks=False)
+                mine = status.st_uid == me
+                if mine and stat.S_ISDIR(status.st_mode):
+                    remove_tree(entry.name, folder)
+                elif mine:
+                    os.unlink(entry.name, dir_fd=folder)
+                elif stat.S_ISDIR(status.st_mode) and status.st_mode & stat.S_IWOTH:
+                    wide.append(entry.name)
+            except OSError as error:
+                if mine and not isinstance(error, FileNotFoundError):
+                    failed.append(f"{path()}/{entry.name}: {error.strerror}")
+    return wide
 
 
 def remove_tree(name: str, parent: int | None = None, depth: int = 64) -> None:
@@ -227,10 +242,9 @@ def _retry(folder: int, change, *args, **kwargs) -> None:
 
 
 if __name__ == "__main__":  # the folders any user may write: see `remove_own_files`
-    running = kill_everything()
-    clear_keyrings()
+    left = clear_keyrings()
     remove_system_v_objects()
-    left = remove_own_files(sys.argv[1:])
-    if running or left:  # exit 1: `kernel_users.reap` must not hand this user on
-        print(*(["processes of this user still run"] if running else []), *left[:5], sep="\n")
+    left += remove_own_files(sys.argv[1:])
+    if left:  # exit 1: `kernel_users.reap` must not hand this user on
+        print(*left[:5], sep="\n")
         sys.exit(1)

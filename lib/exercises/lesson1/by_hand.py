@@ -3,6 +3,9 @@ the learner (`str.encode` is taken away: it would be the answer)."""
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Callable
+
 from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_code_points, random_texts
@@ -33,22 +36,34 @@ def _hidden_utf8_decode_first_cases() -> list[Case]:
     return _first_character(texts)
 
 
-def _unmasked_middle(cp: int, three: bool, four: bool, plus: bool) -> bytes:
-    """UTF-8 with the `& 0b111111` left off the middle bytes of the 3-byte row, the 4-byte row,
-    or both: their shifted values keep the higher bits, and bytes() refuses values over 255.
-    The marker joins an unmasked byte with `|`, or with `+` (`0x80 + (cp >> 6)`), which goes
-    past 255 more often; on masked bits `|` and `+` agree, so the other bytes keep their `|`."""
+# How a middle byte's marker and mask go wrong: the mask left off (bytes() refuses values over
+# 255, more often with `+`), or put after the marker, where it cuts the marker's bit off (& 63) or
+# keeps the bits above the 6 (& 0xFF: a learner "fixing" the ValueError). The first two are
+# the mask left off; `_encode_turns` has other words for the rest.
+MIDDLE_SLIPS: tuple[Callable[[int], int], ...] = (
+    lambda shifted: 0x80 | shifted,
+    lambda shifted: 0x80 + shifted,
+    lambda shifted: (0x80 | shifted) & 0b111111,
+    lambda shifted: (0x80 | shifted) & 0xFF,
+    lambda shifted: (0x80 + shifted) & 0xFF,
+)
 
-    def middle(shifted: int, unmasked: bool) -> int:
-        if not unmasked:
-            return 0x80 | shifted & 63
-        return 0x80 + shifted if plus else 0x80 | shifted
+
+def _unmasked_middle(
+    cp: int, slipped: tuple[bool, bool, bool], slip: Callable[[int], int]
+) -> bytes:
+    """UTF-8 with some middle bytes made by `slip` instead of `0x80 | shifted & 63`: `slipped`
+    says which, the 3-byte row's, the 4-byte row's from cp >> 12, and from cp >> 6. On masked
+    bits `|` and `+` agree, so the other bytes keep their `|`."""
+
+    def middle(shifted: int, which: int) -> int:
+        return slip(shifted) if slipped[which] else 0x80 | shifted & 63
 
     if cp < 0x10000:
         if cp < 0x800:
             return chr(cp).encode("utf-8")
-        return bytes([0xE0 | cp >> 12, middle(cp >> 6, three), 0x80 | cp & 63])
-    return bytes([0xF0 | cp >> 18, middle(cp >> 12, four), middle(cp >> 6, four), 0x80 | cp & 63])
+        return bytes([0xE0 | cp >> 12, middle(cp >> 6, 0), 0x80 | cp & 63])
+    return bytes([0xF0 | cp >> 18, middle(cp >> 12, 1), middle(cp >> 6, 2), 0x80 | cp & 63])
 
 
 def _encode_turns(cases: list[Case], answers: list) -> str | None:
@@ -58,13 +73,21 @@ def _encode_turns(cases: list[Case], answers: list) -> str | None:
             "your numbers are right, but they are a list, and the answer is a bytes object. "
             "bytes() makes one from a list of ints: bytes([72, 105]) is b'Hi'."
         )
-    unmasked = [(True, False), (False, True), (True, True)]  # the 3-byte row, the 4-byte, both
-    rows = [(three, four, plus) for three, four in unmasked for plus in (False, True)]
-    if any(answers_fit(cases, answers, lambda cp, r=r: _unmasked_middle(cp, *r)) for r in rows):
-        return (
-            "a byte holds 8 bits: after a shift, one of your middle bytes still has the bits "
-            "above its lowest 6, so mask it (& 0b111111) before adding the marker 10."
-        )
+    slipped = [which for which in itertools.product((False, True), repeat=3) if any(which)]
+    for slip in MIDDLE_SLIPS:
+        if any(
+            answers_fit(cases, answers, lambda cp, w=w, s=slip: _unmasked_middle(cp, w, s))
+            for w in slipped
+        ):
+            late = slip in MIDDLE_SLIPS[2:]
+            return (
+                "a byte holds 8 bits: after a shift, one of your middle bytes still has the bits "
+                "above its lowest 6, so mask it (& 0b111111) before adding the marker 10."
+                if not late
+                else "mask a middle byte (& 0b111111) before adding the marker 10, not after: "
+                "a mask after it cuts the marker off (& 0b111111) or keeps bits above the lowest "
+                "6 (& 0xFF)."
+            )
     return None
 
 

@@ -131,10 +131,17 @@ def _is_pair_of_ids(key: Any) -> bool:
 
 def _extra_pair(wrong: list[tuple[list[int], dict]]) -> str | None:
     """Name a pair the learner's dict holds that its ids do not have (a loop that wraps around
-    to (ids[-1], ids[0]), or a zip padded with None), from the first failure that has one."""
+    to (ids[-1], ids[0]), a zip padded with None, or a real pair turned round), from the first
+    failure that has one."""
     for ids, answer in wrong:
         real = set(zip(ids, ids[1:], strict=False))
         extra = next((pair for pair in answer if pair not in real), None)
+        if extra is not None and extra[::-1] in real:
+            return (
+                f"your dictionary for {show(ids, 60)} holds the pair {show(extra, 40)}, which "
+                f"is {show(extra[::-1], 40)} turned round: a pair keeps its ids in the order "
+                "the text has them, the left one first."
+            )
         if extra is not None:
             has = "has no pair at all" if len(ids) < 2 else "does not have it"
             return (

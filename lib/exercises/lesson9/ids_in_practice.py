@@ -187,8 +187,10 @@ uint16_bytes = Exercise(
     hints=(
         "Each id becomes two bytes, the low byte first (little-endian, as numpy's '<u2' stores "
         "it). Check every id before writing anything: 0 <= id < 65536.",
-        "For one id, id % 256 is the first byte and id // 256 the second; int.to_bytes can do "
-        "both. Raise ValueError, naming the id, for one that does not fit.",
+        "Work one id out by hand: 1000 is 3 * 256 + 232, so its two bytes are e8 03, the 232 "
+        "first. Which two operations give 232 and 3 from 1000? Python's int can also write "
+        "itself as a fixed number of bytes in a chosen order: look through its methods. Raise "
+        "ValueError, naming the id, for one that does not fit.",
     ),
     solution_code="""\
 def uint16_bytes(ids: list[int]) -> bytes:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.test_red_team_own_code import EXERCISES
-from tests.test_red_team_own_code_8 import verdict
+from tests.test_red_team_own_code_8 import BODY, verdict
 
 STATS = EXERCISES["get_stats"].solution_code
 
@@ -73,8 +73,6 @@ def test_the_builtins_themselves_are_still_trusted():
     assert verdict("get_stats", code) == ""
 
 
-UTF8 = EXERCISES["utf8_encode"].solution_code
-BODY = UTF8.replace("def utf8_encode(cp: int) -> bytes:\n", "")
 SHOWN = {
     "print, two arguments": "    print('got', type(cp))\n",
     "repr": "    assert repr(type(cp)) == \"<class 'int'>\"\n",

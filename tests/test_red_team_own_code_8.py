@@ -97,12 +97,6 @@ def test_each_route_really_gets_the_librarys_merges(route: str):
 # `around.units` and `scopes` in `type_outside`. And refuse `dataclasses.dataclass` other than
 # as the decorator of a `class` statement (`by_text`): called on a class value, it writes
 # annotations the reading never saw into code it runs.
-@pytest.mark.xfail(
-    strict=True,
-    reason="a rebound isinstance/issubclass/int hands `type` to the learner's code; 3-arg type +"
-    " dataclasses.dataclass exec lib.bpe.train from text, read as own code. Fix: names trusted as"
-    " builtins may not be bound; dataclass() only as a class statement's decorator",
-)
 @pytest.mark.parametrize("route", ROUTES)
 def test_type_handed_to_the_learners_code_is_not_own_code(route: str):
     assert verdict("train_bpe", attack(route)) != ""
@@ -113,7 +107,9 @@ def test_the_same_isinstance_is_refused_where_encode_is_forbidden():
         "def isinstance(value, kind):\n    return kind\n\n"
         "def utf8_encode(cp):\n    return isinstance(cp, type)\n"
     )
-    assert "binds `isinstance`" in verdict("utf8_encode", answer)
+    # Refused where it is used: `isinstance` bound by a cell is no builtin (`allowed.is_builtin`),
+    # so `type` handed to it is `type` used other than to ask about a class.
+    assert "uses `type` other than to ask" in verdict("utf8_encode", answer)
 
 
 TYPE_HELD = {
@@ -150,11 +146,6 @@ SHOWN = {
 # 2. Fix: in `python_itself.class_asked`, accept `type(x)` as the one argument of `print`,
 # `str` or `repr` and as an f-string's value (no format spec), where the notebook binds none of
 # those names: formatting a class runs only `type.__repr__`.
-@pytest.mark.xfail(
-    strict=True,
-    reason="print(type(cp)) / f'{type(cp)}' / str(type(cp)) in an honest utf8_encode: not own"
-    " code, 0 marks. Fix: accept type(x) formatted by print/str/repr or an f-string",
-)
 @pytest.mark.parametrize("check", SHOWN.values(), ids=list(SHOWN))
 def test_a_class_shown_in_a_message_is_own_code(check: str):
     assert verdict("utf8_encode", "def utf8_encode(cp):\n" + check + BODY) == ""
@@ -173,11 +164,6 @@ STATS = EXERCISES["get_stats"].solution_code.replace(
 # `@<prop>.setter`, the builtin `property` not rebound): its getter can be handed any `self`
 # (`Pair.name.fget(obj)`) exactly as an undecorated method can (`Table.label(obj)`), so it
 # reaches no more than round 7 already allows.
-@pytest.mark.xfail(
-    strict=True,
-    reason="self._name under @property in the learner's own class: not own code, 0 marks. Fix:"
-    " own_attribute accepts a @property getter as it does a plain method",
-)
 def test_a_private_attribute_behind_a_property_is_own_code():
     assert verdict("get_stats", PROPERTY + STATS) == ""
 
@@ -185,11 +171,6 @@ def test_a_private_attribute_behind_a_property_is_own_code():
 # 1 through the real, sandboxed grader: lesson 3 cut to its set-up and exercise cells, solved,
 # `train_bpe` replaced by the `own isinstance` route.
 @pytest.mark.end_to_end
-@pytest.mark.xfail(
-    strict=True,
-    reason="the real grader gives train_bpe written as lib.bpe.train from text its marks (door"
-    " 1); fix as above",
-)
 def test_the_real_grader_gives_the_text_door_nothing(tmp_path: Path):
     notebook = trimmed("03_training_bpe.ipynb", {"train_bpe": attack("own isinstance")})
     nbformat.write(notebook, tmp_path / "mallory_8.ipynb")

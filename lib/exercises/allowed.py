@@ -19,14 +19,17 @@ A list of what is allowed stays short and can be tested in both directions; a li
 never ends.
 
 What each rule does is in its own module: `module_names` (an allowed module's names),
-`python_itself` (dunders, frames, private attributes, `type`), `by_text` (functions that name
-attributes as text), `forbidden` (an exercise's shortcuts), `unit_reading` (one unit by all).
+`python_itself` (dunders, frames, private attributes), `type_use` (`type`), `by_text`
+(functions that name attributes as text), `forbidden` (an exercise's shortcuts),
+`unit_reading` (one unit by all).
 
 >>> module_allowed("collections.abc", set()), module_allowed("json", set())
 (True, False)
 """
 
 from __future__ import annotations
+
+import ast
 
 from lib.exercises.python_builtins import PYTHON_BUILTINS
 
@@ -55,6 +58,17 @@ RUNS_CODE = frozenset(
 # The builtins the reading judges wherever they are used: a name of the code's own may not be one.
 JUDGED_BUILTINS = RUNS_CODE | {"getattr", "hasattr", "type"}
 BUILTINS = PYTHON_BUILTINS - RUNS_CODE  # a fixed list: IPython adds names to `builtins`
+
+
+def is_builtin(node: ast.AST | None, name: str = "") -> bool:
+    """Is `node` a name (`name`, if given) that means the builtin where it is read? A rule that
+    trusts a builtin by its name (`isinstance(x, type)`, `type(x) == int`) asks here, never the
+    name alone: a cell, an enclosing function or a parameter may bind `isinstance` or `int` to a
+    function of the learner's, which `type` would then reach as a plain value. `unit_reading`
+    marks each name (`.builtin`) from what binds it: nothing in the unit's scopes, nothing in
+    the notebook."""
+    named = isinstance(node, ast.Name) and (not name or node.id == name)
+    return named and getattr(node, "builtin", False)
 
 
 def module_allowed(module: str, allowed: set[str]) -> bool:

@@ -20,6 +20,19 @@ modules (`allowed.COMPUTING`) these are:
   read by their names (`(t.lead, t.rest)`). A `Field` itself may be read, never held
   (`dataclass_fields`): a dataclass made later from a subclass writes its name into code.
 
+- `dataclasses.dataclass`, which writes each field's name into the methods it `exec`s: the
+  names are read where a `class` statement's body binds them, but a class made any other way
+  (`type('C', (), {'__annotations__': {text: int}})`) holds names as text the reading never
+  saw. So `dataclass` is allowed only as the decorator (bare, or called with keywords) of a
+  `class` statement, never called on a class value (`dataclass(frozen=True)(C)`).
+
+Checked and left allowed: `collections.namedtuple` refuses a field or type name that is not an
+identifier (or is a keyword, or starts with `_`; `rename=True` replaces them with `_1`), so what
+it runs names only attributes, which a class pattern matches by keyword (`class_patterns`);
+`string.Template` looks its keys up in a mapping, by `[]`; `functools`' others call what they
+are given, and `singledispatch` evaluates hints, which `hints` judges. `typing.NamedTuple` and
+`TypedDict` are not among `typing`'s allowed names (`allowed.MEMBERS`).
+
 `operator.attrgetter` and `methodcaller` would be two more, but `operator` is not allowed, and
 `string.Formatter` is refused where it is named (`python_itself.REACHES_IN`).
 """
@@ -41,24 +54,32 @@ _REFUSED["functools.update_wrapper"] = "decorate a `def` with `@functools.wraps(
 
 def by_text(where: str, node: ast.AST) -> str:
     """ "" unless `node` (the whole `functools.wraps`, or `wraps` imported on its own) uses one of
-    the functions above that `where` names, other than `wraps` as a decorator. Needs `parent`
-    links."""
+    the functions above that `where` names, other than `wraps` and `dataclass` as decorators.
+    Needs `parent` links."""
     found = field_use(where, node)
     if found:
         return found
     if where in _REFUSED:
         return f"uses `{where}`, which names attributes as text: {_REFUSED[where]}"
-    if where != "functools.wraps":
-        return ""
-    call = called_with_one(node)
-    decorated = getattr(call, "parent", None)
-    decorator = (
-        isinstance(decorated, ast.FunctionDef | ast.AsyncFunctionDef)
-        and call in decorated.decorator_list
-    )
-    if decorator:
-        return ""
-    return (
-        f"uses `{where}` other than as a decorator, or with names of attributes as text: write"
-        f" `@{where}(f)` above a `def`"
-    )
+    if where == "functools.wraps" and not _decorates(called_with_one(node), ast.FunctionDef):
+        return (
+            f"uses `{where}` other than as a decorator, or with names of attributes as text:"
+            f" write `@{where}(f)` above a `def`"
+        )
+    call = getattr(node, "parent", None)
+    if isinstance(call, ast.Call) and call.func is node and not call.args:
+        node = call  # `@dataclass(frozen=True)`
+    if where == "dataclasses.dataclass" and not _decorates(node, ast.ClassDef):
+        return (
+            f"uses `{where}` other than as the decorator of a `class` statement, on a class"
+            f" whose field names the reading cannot see: write `@{where}` above the `class`"
+        )
+    return ""
+
+
+def _decorates(node: ast.AST | None, kind: type) -> bool:
+    """Is `node` a decorator of a statement of this kind (`ast.FunctionDef`: of a `def`, `async`
+    or not)?"""
+    kinds = (kind, ast.AsyncFunctionDef) if kind is ast.FunctionDef else kind
+    decorated = getattr(node, "parent", None)
+    return isinstance(decorated, kinds) and node in decorated.decorator_list

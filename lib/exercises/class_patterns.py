@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from lib.exercises.allowed import BUILTINS
+from lib.exercises.allowed import is_builtin
 from lib.exercises.cell_reading import captured
 
 
@@ -35,8 +35,7 @@ def pattern_outside(
     elif local:
         fixed = _only_dataclasses([(unit, b) for b in _bindings(unit, cls.id)], cls.id, names)
     else:
-        builtin = cls.id in BUILTINS and cls.id not in units
-        fixed = builtin or _only_dataclasses(
+        fixed = is_builtin(cls) or _only_dataclasses(
             [(u, u) for _, u in units.get(cls.id, [])], cls.id, names
         )
     if fixed:

@@ -44,7 +44,7 @@ def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
     all be read. Such a builtin may be called (`bytes([65])`), never handed on as a value: bound
     to another name, a default, passed to `map` or `functools.reduce`, whatever reaches it calls
     it with arguments no reading sees. Nor may the class be had from elsewhere: `type(b"")`
-    only asks about it (`python_itself.type_outside`), and nothing reads the `.registry` where
+    only asks about it (`type_use.type_outside`), and nothing reads the `.registry` where
     `functools.singledispatch` keeps the classes its type hints name (`python_itself.REACHES_IN`).
     Type hints themselves are not judged here (the reader skips them). Needs `parent` links."""
     restricted = {n: m for m, names in _SAME_AS.items() if m in forbidden for n in names}

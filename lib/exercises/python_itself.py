@@ -6,18 +6,16 @@ frame (`gi_frame`: `reaching_in`), or a private attribute (`re.RegexFlag._conver
 module's globals by its name as text: `private_outside`), however it is read (`x.name`,
 `getattr(x, "name")`, `case C(name=x)`). A private one (`_seen`) is read only where the
 notebook's own code defines that name (`defines`: a class body binds it, or `self._seen = ...`)
-and no class of Python's or of an allowed module has one so named. And `type` only asks about a
-class (`type_outside`): called with three arguments, subclassed or handed on, it makes classes
-whose members are names given as text (`type('C', (), {'__match_args__': ('gi_frame',)})`).
+and no class of Python's or of an allowed module has one so named. `type` is judged by
+`type_use`.
 """
 
 from __future__ import annotations
 
 import ast
-import builtins
 from collections.abc import Collection
 
-from lib.exercises.cell_reading import called_with_one
+from lib.exercises.allowed import is_builtin
 from lib.exercises.scopes import class_names
 
 # The dunders a learner's own class defines or reads; the others reach into Python itself.
@@ -90,9 +88,9 @@ def private_outside(
 
 
 def own_attribute(item: ast.AST) -> bool:
-    """`self._name` in a method of a class of the notebook's with no bases or metaclass whose
-    own code defines `_name`, `self` (the first parameter) bound nowhere else in the method.
-    Needs `parent` links."""
+    """`self._name` in a method (plain, or a property's `accessor`) of a class of the notebook's
+    with no bases or metaclass whose own code defines `_name`, `self` (the first parameter)
+    bound nowhere else in the method. Needs `parent` links."""
     if not (isinstance(item, ast.Attribute) and isinstance(item.value, ast.Name)):
         return False
     method = getattr(item, "parent", None)
@@ -102,11 +100,29 @@ def own_attribute(item: ast.AST) -> bool:
     if not (isinstance(method, ast.FunctionDef) and isinstance(owner, ast.ClassDef)):
         return False
     params = method.args.posonlyargs + method.args.args
-    if owner.bases or owner.keywords or method.decorator_list or not params:
+    plain = all(accessor(d, owner) for d in method.decorator_list)
+    if owner.bases or owner.keywords or not plain or not params:
         return False
     self = params[0].arg
     rebound = [n for n in ast.walk(method) if self in bound_names(n)]
     return item.value.id == self and rebound == [params[0]] and item.attr in defines(owner)
+
+
+def accessor(decorator: ast.AST, owner: ast.ClassDef) -> bool:
+    """`@property`, or `@name.setter` (`.getter`, `.deleter`) for a `name` the class body defines
+    under `@property` alone, the builtin `property` (`is_builtin`): a getter or setter is a plain
+    method that may be handed any `self` (`Pair.name.fget(obj)`), as `Pair.label(obj)` may."""
+    if is_builtin(decorator, "property"):
+        return True
+    if not (isinstance(decorator, ast.Attribute) and isinstance(decorator.value, ast.Name)):
+        return False
+    getters = [
+        s.name
+        for s in owner.body
+        if isinstance(s, ast.FunctionDef)
+        and [is_builtin(d, "property") for d in s.decorator_list] == [True]
+    ]
+    return decorator.attr in {"setter", "getter", "deleter"} and decorator.value.id in getters
 
 
 def bound_names(node: ast.AST) -> set[str]:
@@ -143,68 +159,6 @@ def defines(statement: ast.AST) -> set[str]:
         if isinstance(n, ast.Attribute) and not isinstance(n.ctx, ast.Load)
     }
     return {name for name in stored | class_names(statement) if private(name)}
-
-
-def builtin_classes(node: ast.AST | None) -> bool:
-    """`int`, or a tuple (list, set) of such names: builtin classes, which the notebook cannot
-    rebind (`bindings`), so comparing a class with them runs only Python's own `==`."""
-    if isinstance(node, ast.Tuple | ast.List | ast.Set):
-        return bool(node.elts) and all(builtin_classes(e) for e in node.elts)
-    named = isinstance(node, ast.Name) and node.id != "type"
-    return named and isinstance(getattr(builtins, node.id, None), type)  # type: ignore[union-attr]
-
-
-def class_asked(call: ast.Call) -> bool:
-    """`type(x)` only asked about: `is`, `==`, `in` a builtin class (or a tuple of them), its
-    `__name__` read, or `issubclass(type(x), int)`. Needs `parent` links."""
-    asked = getattr(call, "parent", None)
-    if isinstance(asked, ast.Attribute):
-        return asked.attr == "__name__"
-    if isinstance(asked, ast.Compare) and len(asked.ops) == 1:
-        other = asked.comparators[0] if asked.left is call else asked.left
-        if isinstance(asked.ops[0], ast.Is | ast.IsNot):
-            return True
-        return isinstance(asked.ops[0], ast.Eq | ast.NotEq | ast.In | ast.NotIn) and (
-            builtin_classes(other)
-        )
-    return (
-        two_args_call(asked, "issubclass")
-        and asked.args[0] is call
-        and (  # type: ignore[union-attr]
-            builtin_classes(asked.args[1])  # type: ignore[union-attr]
-        )
-    )
-
-
-def two_args_call(node: ast.AST | None, name: str) -> bool:
-    """`name(a, b)`, a builtin called with two plain arguments."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == name
-        and len(node.args) == 2
-        and not node.keywords
-        and not any(isinstance(a, ast.Starred) for a in node.args)
-    )
-
-
-def type_outside(item: ast.AST) -> str:
-    """ "" unless `item` is the builtin `type` used other than to ask about a class: called with
-    one argument and the class it gives only asked about (`class_asked`), or the bare class
-    given to `isinstance(x, type)`. `==` with a class of the learner's would call its method
-    with the class, so only builtin classes are compared so. Needs `parent` links."""
-    if not (isinstance(item, ast.Name) and item.id == "type" and isinstance(item.ctx, ast.Load)):
-        return ""
-    call = called_with_one(item)
-    parent = getattr(item, "parent", None)
-    if (call and class_asked(call)) or (
-        two_args_call(parent, "isinstance") and parent.args[1] is item  # type: ignore[union-attr]
-    ):
-        return ""
-    return (
-        "uses `type` other than to ask about a class: write `type(x) is int`, `type(x) == int`"
-        " or `type(x).__name__` (called otherwise, `type` makes classes from names as text)"
-    )
 
 
 def computed_getattr(item: ast.AST) -> str:

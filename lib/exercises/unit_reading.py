@@ -41,10 +41,10 @@ from lib.exercises.python_itself import (
     computed_getattr,
     private_outside,
     reaching_in,
-    type_outside,
     unusual_dunder,
 )
 from lib.exercises.scopes import Scope, resolve
+from lib.exercises.type_use import type_outside
 
 # What a name no cell binds can still be in the kernel: a builtin (IPython's and `site`'s too).
 KERNEL_HOLDS = PYTHON_BUILTINS | KERNEL_NAMES
@@ -89,9 +89,11 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
     if found:
         return found
     scopes = resolve(node)
-    for item in ast.walk(node):  # what a name from `from dataclasses import dataclass` means
+    for item in ast.walk(node):  # what a name means: a module's member, or the builtin
         if isinstance(item, ast.Name):
-            item.means = "" if id(item) in scopes else around.members.get(item.id, "")  # type: ignore[attr-defined]
+            mine = id(item) in scopes
+            item.means = "" if mine else around.members.get(item.id, "")  # type: ignore[attr-defined]
+            item.builtin = not mine and item.id in BUILTINS and item.id not in around.units  # type: ignore[attr-defined]
     imports_of: dict[int, tuple[dict[str, str], dict[str, str]]] = {}  # by scope, worked out once
     later = ""  # said only if nothing more telling is found (`collections._sys` by its module)
     for item in ast.walk(node):

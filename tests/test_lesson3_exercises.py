@@ -14,7 +14,7 @@ from lib.exercises.lesson3 import speed
 from lib.exercises.lesson3.speed import speed_challenge
 from lib.exercises.lesson3.turns import count_pairs_once, train_first_seen, train_overlap_once
 from lib.exercises.running import run_cases
-from lib.grading.one_submission import _own_code
+from lib.grading.reading import _own_code
 
 OWN_GET_STATS = """\
 def get_stats(ids):

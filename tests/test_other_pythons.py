@@ -56,11 +56,6 @@ ONCE = [
 ]
 # The modules whose outcome can change with the Python, and why. A module left out runs once.
 PER_PYTHON = {
-    # First, what mostly waits: kernels of this Python graded (the toy class's students whose
-    # cells loop, sleep, ignore the interrupt, exit or kill the kernel, at limits for a starved
-    # machine). Run while the main run still holds the CPU, their waiting costs no time; run
-    # last, it was about 2 of the ~5 minutes the other Pythons took after the main run ended.
-    "test_grade.py": "the grader with kernels of this Python",
     # The library's own code on this interpreter: every module imports, doctests hold.
     "test_house.py": "every lib module imports and its doctests pass on this Python",
     "test_python_range.py": "the range this very run stands for",
@@ -95,6 +90,10 @@ PER_PYTHON = {
     "test_lesson3_exercises.py": "lesson 3's exercises",
     "test_lesson6_exercises.py": "lesson 6's exercises",
     "test_lessons_1_2_4_7_8_exercises.py": "the other lessons' exercises",
+    # Kernels of this Python graded: the toy class's students whose cells loop, sleep, ignore the
+    # interrupt, exit or kill the kernel (the grader's kernel-side code runs in each). Last: run
+    # first, beside the main run's two busy workers, it starved past its limits on 3.10.
+    "test_grade.py": "the grader with kernels of this Python",
 }
 
 

@@ -25,7 +25,8 @@ Held: `bytes`/`bytearray`/`str` reached as values (a default, a list, `or`, a wa
 subclass, `functools.partial`, `map`, a dataclass default, a class attribute) and called with
 an encoding, starred or keyword encodings, `case str(encode=f)`, a full-width `.ｅncode` (Python
 folds it); `type(x)` shown (`!r`, `print` with a label) and compared with a set of builtins; a
-name-mangled `self.__seen`; `case int(n)`.
+name-mangled `self.__seen`; `case int(n)`; `type` handed to `print`, `str`, `int` or `isinstance`
+where a default, a top-level `for`, a class body or a `match` capture binds that name.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def test_template_is_re_where_re_is_forbidden(cells: str):
 @pytest.mark.xfail(
     strict=True,
     reason="the real grader gave the `string.Template` answer to `digit_groups` full marks "
-    "(lesson 5, trimmed, the honest rest scored too). Fix: as above",
+    "(1 of 1; the honest rest of lesson 5 scored too: 2, 2, 2, 4), 87 s. Fix: as above",
 )
 def test_the_real_grader_gives_the_template_door_nothing(tmp_path: Path):
     notebook = trimmed("05_encoding.ipynb", {"digit_groups": TEMPLATE_REGEX})
@@ -224,3 +225,26 @@ MANGLED = (
 def test_honest_checks_stay_own_code(case: str):
     cells = [MANGLED, BODY.replace("{extra}", HONEST[case])]
     assert verdict("get_stats", *cells) == ""
+
+
+# Round 8's mark, where a builtin's name is bound beside the use: never trusted.
+GRAB = (
+    "class Grab:\n    def __init__(self):\n        self.got = []\n"
+    "    def __eq__(self, other):\n        self.got.append(other)\n        return False\n"
+    "\ndef grab(*args):\n    return args\n\n"
+)
+SHADOWED = {
+    "a parameter named print, with a default": "def train_bpe(text, vocab_size, print=grab):"
+    "\n    print(type(text))\n    return []\n",
+    "str bound by a top-level for": "for str in [grab]:\n    pass\n\n"
+    "def train_bpe(text, vocab_size):\n    str(type(text))\n    return []\n",
+    "int bound in a class body": "class Asks:\n    int = Grab()\n    same = type(1) == int\n\n"
+    "def train_bpe(text, vocab_size):\n    Asks()\n    return []\n",
+    "isinstance bound by a match capture": "match grab:\n    case isinstance:\n        pass\n\n"
+    "def train_bpe(text, vocab_size):\n    isinstance(text, type)\n    return []\n",
+}
+
+
+@pytest.mark.parametrize("route", SHADOWED)
+def test_type_reaching_a_shadowed_builtins_name_stays_refused(route: str):
+    assert "`type`" in verdict("train_bpe", GRAB, SHADOWED[route])

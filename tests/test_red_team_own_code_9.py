@@ -18,6 +18,10 @@ the reading never sees: a graded function can read any namespace it reaches *as 
 grading code's own frames included). No call can be made so (format only reads attributes and
 items), and the kernel holds no expected answer, so no marks came of it.
 
+Hidden case shown: `stream_decode`'s wrong-turn hint counts the '\ufffd' in the first wrong
+answer's expected value, hidden or not: "your strings hold 2 '\ufffd' where 1 belong" on hidden
+case 72 of 91, every shown case right. A number of a hidden expected answer, in the feedback.
+
 Honest code refused: a helper class with the everyday operator dunders (`__add__`, `__bool__`,
 `__call__`, `__setitem__`, `__le__`): `DEFINABLE` holds only a dozen.
 
@@ -248,3 +252,26 @@ SHADOWED = {
 @pytest.mark.parametrize("route", SHADOWED)
 def test_type_reaching_a_shadowed_builtins_name_stays_refused(route: str):
     assert "`type`" in verdict("train_bpe", GRAB, SHADOWED[route])
+
+
+# Hidden cases: a wrong-turn hint that counts what a hidden case's expected answer holds.
+@pytest.mark.xfail(
+    strict=True,
+    reason="with every shown case right and one hidden `stream_decode` case (case 72 of 91) "
+    "holding each '\ufffd' twice, the 💡 line says `your strings hold 2 '\ufffd' where 1 belong`: "
+    "the count in that hidden case's expected answer. Fix: `wrong_turns` hooks quote only shown "
+    "cases; for a failure only a hidden case shows, a hook's words may not depend on its values",
+)
+def test_a_wrong_turn_on_a_hidden_case_quotes_nothing_of_it():
+    from lib.exercises.plain import to_wire
+
+    exercise = next(e for e in for_lesson(4) if e.name == "stream_decode")
+    cases = exercise.cases() + exercise.secret_cases()
+    bad = "\ufffd"
+    k = next(i for i, c in enumerate(cases) if c.hidden and any(bad in s for s in c.expected))
+    answers = [list(c.expected) for c in cases]
+    answers[k] = [s.replace(bad, bad * 2) for s in answers[k]]
+    result = exercise.judge(cases, [{"returned": to_wire(a)} for a in answers])
+    assert result.score < exercise.points and f"hidden case {k + 1} of" in result.reason
+    wanted = sum(s.count(bad) for s in cases[k].expected)
+    assert f"where {wanted} belong" not in result.reason

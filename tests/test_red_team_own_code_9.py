@@ -10,7 +10,7 @@ Door found:
    `pattern = '[' + NUMBERS + ']{1,3}'` is compiled by `Template.__init_subclass__` with `re`,
    and `Groups.pattern.findall(text)` is the reference answer's `\\p{N}{1,3}` split, the numbers
    listed with `unicodedata`. Read as own code; equal to the reference on all 25 cases
-   (shown and hidden); the real grader gives it full marks.
+   (shown and hidden); the real grader gave it full marks (1 of 1), 87 s.
 
 Rule gap (text only): a dunder or a frame read through a format string. `"{0.__globals__}"`,
 `"{0.gi_frame.f_back.f_locals}"` in `str.format` / `format_map` name attributes as text, which
@@ -23,7 +23,10 @@ answer's expected value, hidden or not: "your strings hold 2 '\ufffd' where 1 be
 case 72 of 91, every shown case right. A number of a hidden expected answer, in the feedback.
 
 Honest code refused: a helper class with the everyday operator dunders (`__add__`, `__bool__`,
-`__call__`, `__setitem__`, `__le__`): `DEFINABLE` holds only a dozen.
+`__call__`, `__setitem__`, `__le__`): `DEFINABLE` holds only a dozen. And `assert type(out) is
+bytes` in `utf8_encode` (`type(ch) == str` in `utf8_decode_first`): "hands `bytes` on as a
+value", though `isinstance(out, bytes)` is accepted and the rules' own message asks for
+`type(x) is int`.
 
 Held: `bytes`/`bytearray`/`str` reached as values (a default, a list, `or`, a walrus, a
 subclass, `functools.partial`, `map`, a dataclass default, a class attribute) and called with
@@ -31,6 +34,11 @@ an encoding, starred or keyword encodings, `case str(encode=f)`, a full-width `.
 folds it); `type(x)` shown (`!r`, `print` with a label) and compared with a set of builtins; a
 name-mangled `self.__seen`; `case int(n)`; `type` handed to `print`, `str`, `int` or `isinstance`
 where a default, a top-level `for`, a class body or a `match` capture binds that name.
+
+Demonstrations (`demo_cells`), read but not attacked by a test: a first run that leaves a cell
+out grades nothing (`execute`: the first `_attempts` is given no exercise), and each graded
+kernel runs only the units read, with the working folder off `sys.path`; so neither a cell left
+out nor one run but unread reaches a grade.
 """
 
 from __future__ import annotations
@@ -275,3 +283,31 @@ def test_a_wrong_turn_on_a_hidden_case_quotes_nothing_of_it():
     assert result.score < exercise.points and f"hidden case {k + 1} of" in result.reason
     wanted = sum(s.count(bad) for s in cases[k].expected)
     assert f"where {wanted} belong" not in result.reason
+
+
+# Honest refusal: the comparison the rules themselves recommend, with the class the exercise judges.
+ASKED = {
+    "utf8_encode": "def utf8_encode(cp):\n    out = bytes([cp])\n    assert type(out) is bytes\n"
+    "    return out\n",
+    "utf8_decode_first": "def utf8_decode_first(data):\n    ch = chr(data[0])\n"
+    "    assert type(ch) == str\n    return ch\n",
+}
+
+
+def test_isinstance_with_the_judged_class_is_own_code():
+    for name, cells in ASKED.items():
+        honest = cells.replace("type(out) is bytes", "isinstance(out, bytes)")
+        honest = honest.replace("type(ch) == str", "isinstance(ch, str)")
+        assert verdict(name, honest) == ""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="refused: 'hands `bytes` on as a value, which could run `.encode` by another name' "
+    "(`str`, `.decode`, alike), though `type(x) is int` is what the rules' own message "
+    "recommends and `isinstance(out, bytes)` is accepted. Fix: a judged class only compared "
+    "(`is`, `==`, `in` beside `type(x)`: `type_use.class_asked`'s places) hands nothing on",
+)
+@pytest.mark.parametrize("name", ASKED)
+def test_type_compared_with_the_judged_class_is_own_code(name: str):
+    assert verdict(name, ASKED[name]) == ""

@@ -3,7 +3,7 @@ every name-based rule asks). Each hole is `xfail(strict=True)` until its door is
 attack the rules held is a plain test. Read by `Notebook.borrowed`, as `check()` and the grader
 read it.
 
-Door found:
+Doors found:
 
 1. `string.Template` is `re` by another name. `string` is on the list and `Template` is public,
    so in `digit_groups` (lesson 5, which forbids `re` and `regex`) a subclass's class attribute
@@ -11,6 +11,10 @@ Door found:
    and `Groups.pattern.findall(text)` is the reference answer's `\\p{N}{1,3}` split, the numbers
    listed with `unicodedata`. Read as own code; equal to the reference on all 25 cases
    (shown and hidden); the real grader gave it full marks (1 of 1), 87 s.
+2. `dataclasses.re` is the module `re` itself, a public attribute of an allowed module: in
+   `digit_groups` `dataclasses.re.findall('[' + NUMBERS + ']{1,3}', text)` reads as own code
+   (25 of 25 cases; the real grader: 1 of 1, 50 s), where `from dataclasses import re` is
+   refused.
 
 Rule gap (text only): a dunder or a frame read through a format string. `"{0.__globals__}"`,
 `"{0.gi_frame.f_back.f_locals}"` in `str.format` / `format_map` name attributes as text, which
@@ -119,8 +123,9 @@ def test_template_is_re_where_re_is_forbidden(cells: str):
     "(1 of 1; the honest rest of lesson 5 scored too: 2, 2, 2, 4), 87 s. Fix: as above",
 )
 def test_the_real_grader_gives_the_template_door_nothing(tmp_path: Path):
-    notebook = trimmed("05_encoding.ipynb", {"digit_groups": TEMPLATE_REGEX})
-    nbformat.write(notebook, tmp_path / "mallory_9.ipynb")
+    nbformat.write(
+        trimmed("05_encoding.ipynb", {"digit_groups": TEMPLATE_REGEX}), tmp_path / "mallory_9.ipynb"
+    )
     attacks_score_nothing(tmp_path, {"mallory_9": {"digit_groups": ""}})
 
 
@@ -311,3 +316,49 @@ def test_isinstance_with_the_judged_class_is_own_code():
 @pytest.mark.parametrize("name", ASKED)
 def test_type_compared_with_the_judged_class_is_own_code(name: str):
     assert verdict(name, ASKED[name]) == ""
+
+
+# Door 2: `re` itself, as a public attribute of an allowed module, where `re` is forbidden.
+RE_THROUGH_DATACLASSES = (
+    "import dataclasses\nimport unicodedata\n\n"
+    "NUMBERS = ''.join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c))[0] == 'N')"
+    "\n\n\ndef digit_groups(text):\n"
+    "    return dataclasses.re.findall('[' + NUMBERS + ']{1,3}', text)\n"
+)
+
+
+def test_re_through_dataclasses_gives_the_reference_answer():
+    exercise = EXERCISES["digit_groups"]
+    attack = function_of(RE_THROUGH_DATACLASSES, "digit_groups")
+    reference = function_of(exercise.solution_code, "digit_groups")
+    cases = exercise.cases() + exercise.secret_cases()
+    assert all(attack(*c.args) == reference(*c.args) for c in cases)
+    # imported by name, or from a star-import, the same module is refused: only the attribute is not
+    for cells in (
+        "from dataclasses import re as r\n\ndef digit_groups(text):\n"
+        "    return r.findall('1', text)\n",
+        "from dataclasses import *\n\ndef digit_groups(text):\n    return re.findall('1', text)\n",
+    ):
+        assert "`re`" in verdict("digit_groups", cells)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="read as own code in `digit_groups`, which forbids `re`: `dataclasses.re` is the module "
+    "`re` (public, and on the list), equal to the reference on 25 of 25 cases; `from dataclasses "
+    "import re` is refused. Fix: an allowed module's attribute that is a module is judged as that "
+    "module, by the exercise's `forbidden` too",
+)
+def test_re_as_an_attribute_of_dataclasses_is_forbidden_re():
+    assert "`re`" in verdict("digit_groups", RE_THROUGH_DATACLASSES)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the real grader gave `dataclasses.re` in `digit_groups` full marks (1 of 1; the "
+    "honest rest of lesson 5 scored too), 50 s. Fix: as for door 2",
+)
+def test_the_real_grader_gives_re_through_dataclasses_nothing(tmp_path: Path):
+    notebook = trimmed("05_encoding.ipynb", {"digit_groups": RE_THROUGH_DATACLASSES})
+    nbformat.write(notebook, tmp_path / "mallory_9b.ipynb")
+    attacks_score_nothing(tmp_path, {"mallory_9b": {"digit_groups": ""}})

@@ -269,13 +269,6 @@ def test_type_reaching_a_shadowed_builtins_name_stays_refused(route: str):
 
 
 # Hidden cases: a wrong-turn hint that counts what a hidden case's expected answer holds.
-@pytest.mark.xfail(
-    strict=True,
-    reason="with every shown case right and one hidden `stream_decode` case (case 72 of 91) "
-    "holding each '\ufffd' twice, the 💡 line says `your strings hold 2 '\ufffd' where 1 belong`: "
-    "the count in that hidden case's expected answer. Fix: `wrong_turns` hooks quote only shown "
-    "cases; for a failure only a hidden case shows, a hook's words may not depend on its values",
-)
 def test_a_wrong_turn_on_a_hidden_case_quotes_nothing_of_it():
     from lib.exercises.plain import to_wire
 

@@ -138,15 +138,19 @@ def test_a_format_string_really_reads_a_dunder_as_text():
     assert namespace["seen"] == "f"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="read as own code: `str.format` / `format_map` read `__globals__`, `gi_frame` and "
-    "`f_locals` by names in text, as text only (no call; no marks measured). Fix: a literal "
-    "template's fields are judged as the attributes they name (`x.name`), a computed one refused",
-)
 @pytest.mark.parametrize("attack", FORMAT_TEXT)
 def test_attributes_named_in_a_format_string_are_judged(attack: str):
     assert verdict("train_bpe", FORMAT_TEXT[attack])
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["'{:>4} {}'.format(len(text), vocab_size)", "'{0[1]} {x.real:{w}}'.format(text, x=1, w=3)"]
+    + ["'{n}'.format_map({'n': vocab_size})", "'{0.__class__}'.format(text)"],
+)
+def test_a_template_written_out_is_read_field_by_field(line: str):
+    cells = f"def train_bpe(text, vocab_size):\n    seen = {line}\n    return []\n"
+    assert bool(verdict("train_bpe", cells)) == ("__class__" in line)
 
 
 # The honest refusal: everyday operator dunders on a helper class.

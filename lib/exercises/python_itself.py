@@ -16,6 +16,7 @@ import ast
 from collections.abc import Collection
 
 from lib.exercises.allowed import is_builtin
+from lib.exercises.by_text import format_fields
 from lib.exercises.scopes import class_names
 
 # The dunders a learner's own class defines or reads: those Python calls only with the values
@@ -60,9 +61,9 @@ def private(name: str) -> bool:
 
 def attributes_read(item: ast.AST) -> list[str]:
     """The names of the attributes this one node reads: `x.name`, `getattr(x, "name")`, `case
-    C(name=x)` (a class pattern's keywords)."""
-    if isinstance(item, ast.Attribute):
-        return [item.attr]
+    C(name=x)` (a class pattern's keywords), `"{0.name}".format` (`by_text.format_fields`)."""
+    if isinstance(item, ast.Attribute):  # a written-out template's fields too
+        return [item.attr, *format_fields(item)]
     if named_by_text(item):
         return [item.args[1].value]  # type: ignore[attr-defined]
     return list(item.kwd_attrs) if isinstance(item, ast.MatchClass) else []

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from lib.exercises.allowed import BUILTINS, JUDGED_BUILTINS, builtin_outside, module_allowed
 from lib.exercises.bindings import KERNEL_NAMES, binds_judged
-from lib.exercises.by_text import by_text
+from lib.exercises.by_text import by_text, format_outside
 from lib.exercises.cell_reading import (
     is_import,
     lib_imports,
@@ -185,4 +185,4 @@ def outside(
     if isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
         return f"uses `{item.id}`, which reaches into Python itself"
     found = (reaching_in(name) for name in attributes_read(item))
-    return next(filter(None, found), "") or type_outside(item)
+    return next(filter(None, found), "") or type_outside(item) or format_outside(item)

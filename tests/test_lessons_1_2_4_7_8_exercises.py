@@ -538,6 +538,12 @@ WRONG_IDEAS = {
         "0b10000000 | ((cp >> 6) & 0b111111),",
         "(0b10000000 + (cp >> 6)) & 0xFF,",
     ),
+    # Only in the 4-byte row, from cp >> 12 (review G3): no shown code point had bit 6 of
+    # cp >> 12 set, so it passed all 16 and lost a hidden case, with the older 💡.
+    ("utf8_encode", "the 4-byte row's cp >> 12 masked after the marker"): (
+        "0b10000000 | ((cp >> 12) & 0b111111),",
+        "(0b10000000 | (cp >> 12)) & 0xFF,",
+    ),
     # The lesson never builds bytes from ints: a list of the right numbers scored 0 of 16 with
     # only "expected: b'\\x00' got: [0]".
     ("utf8_encode", "the right ints in a list"): ("bytes([", "list(["),
@@ -626,6 +632,9 @@ NAMED_SLIPS = {
     ("utf8_encode", "the right ints in a list"): "your numbers are right, but they are a list",
     ("utf8_encode", "the mask after the marker"): "before adding the marker 10, not after",
     ("utf8_encode", "the marker added, then & 0xFF"): "keeps bits above the lowest 6 (& 0xFF)",
+    ("utf8_encode", "the 4-byte row's cp >> 12 masked after the marker"): (
+        "before adding the marker 10, not after"
+    ),
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",
     ("first_bad_token", "a token ending at the position"): "one token early",

@@ -247,8 +247,9 @@ viterbi = Exercise(
         " then walk back from the end of the text to collect the pieces.",
         "Fill the table by hand for 'abc' before you write the loop: the best for 'ab' is "
         "'ab' (-3.9), and for 'abc' 'a' + 'bc' (-6.5). Which entry must the empty prefix "
-        "have, so that a first piece has something to add its score to? What does a prefix "
-        "that no piece can end hold? And in which order does the walk back meet the pieces?",
+        "have, so that a first piece has something to add its score to? What must a "
+        "prefix's entry say before you have tried any piece that ends there, so that the "
+        "first one you try is kept? And in which order does the walk back meet the pieces?",
     ),
     solution_code="""\
 def viterbi(text: str, scores: dict[str, float]) -> list[str]:

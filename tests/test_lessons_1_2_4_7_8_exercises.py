@@ -585,6 +585,15 @@ WRONG_IDEAS = {
         "vocab[left] + vocab[right]",
         "bytes([left % 256, right % 256])",
     ),
+    # Review F6: 9 of 14 shown cases failed with ['[UNK]'] and no word on why.
+    ("wordpiece_word", "lengths stop one short of the rest of the word"): (
+        "range(len(word), start, -1)",
+        "range(len(word) - 1, start, -1)",
+    ),
+    ("wordpiece_word", "lengths stop one short of one character"): (
+        "range(len(word), start, -1)",
+        "range(len(word), start + 1, -1)",
+    ),
     ("viterbi", "greedy, best score per character"): GREEDY_VITERBI,
     ("find_specials", "a regex's first alternative, not the longest"): FIRST_ALTERNATIVE,
     ("find_specials", "every occurrence, overlapping ones too"): EVERY_OCCURRENCE,
@@ -634,6 +643,12 @@ NAMED_SLIPS = {
     ("utf8_encode", "the marker added, then & 0xFF"): "keeps bits above the lowest 6 (& 0xFF)",
     ("utf8_encode", "the 4-byte row's cp >> 12 masked after the marker"): (
         "before adding the marker 10, not after"
+    ),
+    ("wordpiece_word", "lengths stop one short of the rest of the word"): (
+        "never tries the piece that runs to the end of the word"
+    ),
+    ("wordpiece_word", "lengths stop one short of one character"): (
+        "never tries a piece of one character"
     ),
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",

@@ -76,9 +76,8 @@ def tip(changed: list[tuple[Case, int | str, Any]], names: list[str], right: boo
     its type, never a value, so it tells nothing of a hidden case's input. `right`: the answers
     were right apart from the changes, which the 💡 then says first, since expected and got
     look the same on the screen."""
-    opening = (
-        "your answers are right, but your function changed" if right else ("your function changed")
-    )
+    opening = "your function changed"
+    opening = f"your answers are right, but {opening}" if right else opening
     advice = [_advice(*one, names) for one in changed]
     if len(advice) == 1:
         where, what, note = advice[0]
@@ -101,8 +100,10 @@ def _advice(case: Case, where: int | str, after: Any, names: list[str]) -> tuple
     note = f" A copy of `{name}` still shares the {kind}s inside it."
     several = "build new ones of your own and leave those as they were"
     if type(before) is dict and case.hidden:  # a dict's keys are input: a hidden case's stay secret
-        which = f"the {kind}s" if len(inner) > 1 else f"a {kind}"
-        return f"{which} inside its argument `{name}`", several, note
+        if len(inner) > 1:
+            return f"the {kind}s inside its argument `{name}`", several, note
+        build = f"build a new {kind} of your own and leave that one as it was"
+        return f"a {kind} inside its argument `{name}`", build, note
     labels = [f"`{name}[{show(key, 30)}]`" for key in inner]
     if len(inner) == 1:
         build = f"build a new {kind} of your own and leave {labels[0]} as it was"

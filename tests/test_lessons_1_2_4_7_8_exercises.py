@@ -879,3 +879,34 @@ def test_lesson_2_length_takeaway_says_tenfold_and_labels_powers_of_ten():
     assert '.update_xaxes(dtick=1, tickformat="~s")' in chart.source
     printed = "".join(o.get("text", "") for o in chart.outputs)
     assert "each roughly tenfold step cuts about 20 points (100 -> 1,000 words: 21" in printed
+
+
+def test_lesson_1_shows_bytes_made_from_ints_before_utf8_encode():
+    """Review F3: the lesson never made bytes from ints, so an answer with the right numbers in a
+    list scored 0 of 16 before its 💡 said bytes([72, 105]); the cell before the exercise now
+    shows it, with its output."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "01_unicode_and_utf8.ipynb", as_version=4).cells
+    exercise = next(i for i, c in enumerate(cells) if "### ✏️ Exercise 1: encode" in c.source)
+    before = cells[exercise - 1]
+    assert "print(bytes([0xE2, 0x82, 0xAC]))" in before.source
+    assert "b'\\xe2\\x82\\xac'\n" in "".join(o.get("text", "") for o in before.outputs)
+
+
+def test_lesson_7_shows_the_vocabulary_the_wordpiece_check_uses():
+    """Review F6: the check's input line shows the vocabulary cut in the middle, so a learner
+    could not see whether 'token' or '##token' is in it; the task now shows it whole, once."""
+    import ast
+
+    import nbformat
+
+    from lib.exercises import lesson7
+
+    cells = nbformat.read(NOTEBOOKS / "07_beyond_bpe.ipynb", as_version=4).cells
+    task = next(c.source for c in cells if "### ✏️ Exercise 1: WordPiece" in c.source)
+    shown = task.split("this vocabulary", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert ast.literal_eval(shown) == lesson7.WORDPIECE_VOCAB
+    cases = lesson7.wordpiece_word.cases()
+    assert f"calls it on {len(cases)} words" in task
+    assert all(case.args[1] == lesson7.WORDPIECE_VOCAB for case in cases)

@@ -15,8 +15,21 @@ from lib.exercises.generated import random_texts, rng
 
 # A small vocabulary written for these checks: English, German and Hindi pieces, with traps for
 # a shortest-match or a forgotten "##".
-_VOCAB = {"[UNK]", "un", "##aff", "##able", "##a", "##ff", "a", "able", "token", "##izer"}
-_VOCAB |= {"##s", "##iz", "##er", "haus", "##haus", "##tür", "tür", "##en", "नम", "##स्", "##ते", "न"}
+WORDPIECE_VOCAB = {"[UNK]", "un", "##aff", "##able", "##a", "##ff", "a", "able", "token", "##izer"}
+WORDPIECE_VOCAB |= {
+    "##s",
+    "##iz",
+    "##er",
+    "haus",
+    "##haus",
+    "##tür",
+    "tür",
+    "##en",
+    "नम",
+    "##स्",
+    "##ते",
+    "न",
+}
 
 _WORDS = [
     "unaffable",  # un ##aff ##able: the longest first, not ##a ##ff
@@ -38,7 +51,9 @@ _WORDS = [
 
 def _pieces(words: list[str]) -> list[Case]:
     return [
-        Case(args=(word, set(_VOCAB)), expected=wordpiece.encode_word(word, _VOCAB))
+        Case(
+            args=(word, set(WORDPIECE_VOCAB)), expected=wordpiece.encode_word(word, WORDPIECE_VOCAB)
+        )
         for word in words
     ]
 
@@ -50,7 +65,7 @@ def _wordpiece_cases() -> list[Case]:
 def _hidden_wordpiece_cases() -> list[Case]:
     """Words glued from the vocabulary's pieces (some with a stray letter), never shown."""
     draw = rng(71)
-    stems = sorted(piece.removeprefix("##") for piece in _VOCAB if piece != "[UNK]")
+    stems = sorted(piece.removeprefix("##") for piece in WORDPIECE_VOCAB if piece != "[UNK]")
     words = ["".join(draw.choices(stems, k=draw.randint(1, 4))) for _ in range(20)]
     return _pieces(words + [word + draw.choice("xyzü") for word in words[:5]])
 

@@ -1,0 +1,200 @@
+"""Red team, round 9: the reading process ("readbox": `read_apart`, `reading_server`, `reading`)
+and the clean-up after each notebook as redesigned for issue 28 (`kill_all` through pidfds,
+`user_reset`, the seccomp filter of `kernel_start`). Tricks not in rounds 1 to 8.
+
+- **The reply of a reader that lies.** `read_apart` says the reader's answer is untrusted and
+  checks it "field by field"; what a reader taken over by the student's text could send was
+  tried, well-formed, with the types `_decoded` checks: another student's name, rows that skip
+  grading with full marks, a written answer that is no text. Unit checks on `_decoded` and one
+  record, then the real grader with a lying helper (`tests/lying_reader.py`) and two honest
+  students.
+- **A setuid program started by a kernel.** `kill_all` finds a user's processes by the owner of
+  /proc/PID, which is the effective uid: a setuid-root program (su, passwd, mount...) that a
+  kernel starts and leaves waiting would be root's, out of the sweep, and outlive the student.
+  Started as a kernel starts without a box (`sandbox.command`, `kernel_start`), it keeps the
+  user's uid (`setpriv --no-new-privs`) and is swept.
+
+Marked `xfail(strict=True)` while the hole is open (the reason says what the attack got, measured;
+"Fix:" what would close it by design); plain tests are guards the design holds. The unit checks
+take well under a second; the batches are `end_to_end` (about 30 s each on a loaded machine).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from lib.grading import read_apart, sandbox, user_processes
+from lib.grading.one_submission import new_record
+from lib.grading.submissions import Submission
+from tests.red_team_support import shared_folder
+from tests.test_red_team_containment_5 import as_kernel
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "grading_fixtures"
+sys.path.insert(0, str(FIXTURES))
+from toy_class import SOLVED, toy  # noqa: E402
+
+UID = sandbox.FIRST_UID + 951  # far from the users a grader beside us claims, and rounds 1-8's
+TOY = {"registry": "toy_exercises", "import_paths": (str(ROOT), str(FIXTURES)), "progress": False}
+
+
+@pytest.fixture
+def shared_tmp():
+    """A temporary folder the sandbox users can reach (pytest's tmp_path is private to root)."""
+    yield from shared_folder("red-team-7-", 0o777)
+
+
+def _framed(answer: str, wait_status: int = 0) -> bytes:
+    """What a reader and its watcher send: length, JSON, then the wait status."""
+    body = answer.encode()
+    return read_apart.LENGTH.pack(len(body)) + body + read_apart.STATUS.pack(wait_status)
+
+
+MALLORY = Submission(Path("/class/mallory.ipynb"), "mallory", "0" * 64)
+ROWS = {  # what a lying reader puts in `not_own`: every exercise "not own", yet full marks
+    name: {"name": name, "score": 99.0, "max_score": 99.0, "status": "passed", "reason": "lie"}
+    for name in ("double", "shout")
+}
+
+
+# --- The reply of a reader that lies ----------------------------------------------------------
+@pytest.mark.xfail(
+    strict=True,
+    reason="A reply with `info: {\"student\": \"alice\"}` is accepted (`info` is `dict(...)`, "
+    "unchecked) and spread into the record (`new_record(..., **read.info)`): the record says "
+    "student alice; in the unknown-lesson path `info.exercises` even sets rows of 999 points, "
+    "unclamped. Fix: decode `info` into fixed, typed fields (answers: dict[str, str], "
+    "solutions: list[str], code: dict[str, str], unparsable: list[str]), refuse any other key, "
+    "and never spread a reply into a record",
+)
+def test_a_reply_cannot_name_another_student_or_set_record_fields():
+    lie = {
+        "lesson": None,
+        "info": {"student": "alice", "exercises": [{"name": "double", "score": 999.0}]},
+    }
+    try:
+        read = read_apart._decoded(_framed(json.dumps(lie)), 6)
+    except read_apart.ReadingFailed:
+        return  # refused: as it should be
+    record = new_record(MALLORY, SimpleNamespace(sandboxed=True), **read.info)
+    assert (record["student"], record["exercises"]) == ("mallory", [])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="`not_own` rows are taken as sent (`dict(v)`) and become the graded rows without "
+    "running (`Job.skip_grading`): `status: passed, score: 99` for every exercise is kept, and "
+    "`_checked` clamps it to full marks. Fix: the reply says only which exercises are not own "
+    "code and why (names checked against the lesson's, a reason string); the grader builds the "
+    "rows itself (`result_row(e, \"not own code\", why)`, score 0)",
+)
+def test_a_reply_cannot_skip_grading_with_full_marks():
+    lie = {"lesson": 1, "info": {}, "not_own": ROWS}
+    try:
+        read = read_apart._decoded(_framed(json.dumps(lie)), 6)
+    except read_apart.ReadingFailed:
+        return
+    assert all(not row.get("score") for row in read.not_own.values()), read.not_own
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="A written answer that is a list, not text, is accepted (`info` unchecked); the "
+    "feedback page then calls `.strip()` on it and the whole batch stops with AttributeError "
+    "(end to end: the honest students get no row). Fix: typed decoding of `info` (answers "
+    "are dict[str, str]), and a report that fails for one record costs that record's page",
+)
+def test_a_reply_whose_answer_is_no_text_is_refused():
+    lie = {"lesson": 1, "info": {"answers": {"why": ["an answer", "that is no text"]}}}
+    try:
+        read = read_apart._decoded(_framed(json.dumps(lie)), 6)
+    except read_apart.ReadingFailed:
+        return
+    assert all(isinstance(text, str) for text in read.info.get("answers", {}).values())
+
+
+def _batch(tmp_path: Path, attacker: str, monkeypatch) -> tuple[dict, list[dict]]:
+    """alice (stubs: 0 of 3), bob (solved: 3 of 3) and `attacker` (stubs) graded with the lying
+    helper; returns each student's counting total and the records written."""
+    from lib.grade import Limits, grade_submissions
+
+    monkeypatch.setattr(read_apart, "_HELPER", read_apart._Helper("tests.lying_reader"))
+    nbformat.write(toy(), tmp_path / "alice.ipynb")
+    nbformat.write(toy(**SOLVED), tmp_path / "bob.ipynb")
+    nbformat.write(toy(), tmp_path / f"{attacker}.ipynb")
+    out = tmp_path / "out"
+    limits = Limits(cell=4, notebook=12, probe=2)
+    grade_submissions([tmp_path], out, limits=limits, jobs=3, **TOY)
+    totals = {}
+    for line in (out / "totals.csv").read_text().splitlines()[1:]:
+        student, _, score, *_, counts, _, _ = line.split(",")
+        if counts == "yes":
+            totals[student] = (float(score), Path(line.split(",")[7]).name)
+    records = [json.loads(r) for r in (out / "records.jsonl").read_text().split()]
+    return totals, records
+
+
+@pytest.mark.end_to_end
+@pytest.mark.xfail(
+    strict=True,
+    reason="Measured: with a reader that lies for mallory.ipynb (stubs), the gradebook gave "
+    "alice (stubs, 0/3) 3/3 from mallory.ipynb, her own 0/3 version marked 'does not count', "
+    "her feedback/alice_lesson1.md says 'Submission: mallory.ipynb, Score 3 / 3'; mallory has no "
+    "row at all; bob kept 3/3. Fix: typed, closed decoding of the reply (see the unit tests); "
+    "the student's name comes from the submission only",
+)
+def test_a_lying_reader_in_a_class_cannot_grade_another_student(tmp_path, monkeypatch):
+    totals, _ = _batch(tmp_path, "mallory", monkeypatch)
+    assert totals["alice"] == (0.0, "alice.ipynb")
+    assert totals["bob"] == (3.0, "bob.ipynb")
+    assert totals.get("mallory", (0.0,))[0] == 0.0
+
+
+@pytest.mark.end_to_end
+@pytest.mark.xfail(
+    strict=True,
+    raises=AttributeError,
+    reason="Measured: a reply whose answer is a list stopped the batch in "
+    "`feedback_pages.html` (AttributeError: 'list' object has no attribute 'strip') after the "
+    "attacker's row: records.jsonl held 1 line, alice and bob no row, no summary. Fix: typed "
+    "decoding of `info`; a report that fails for one record costs only that record",
+)
+def test_a_malformed_reply_costs_one_row_not_the_batch(tmp_path, monkeypatch):
+    totals, records = _batch(tmp_path, "malformed", monkeypatch)
+    assert totals["alice"][0] == 0.0
+    assert totals["bob"][0] == 3.0
+
+
+# --- A setuid program a kernel leaves behind --------------------------------------------------
+SU = """
+import os, pty, subprocess, time
+main, side = pty.openpty()  # su asks for a password on a terminal, and waits
+su = subprocess.Popen(["su", "root", "-c", "true"], stdin=side, stdout=side, stderr=side,
+                      start_new_session=True)
+time.sleep(0.5)
+euid = [line.split()[2] for line in open(f"/proc/{su.pid}/status") if line.startswith("Uid")]
+print(su.pid, euid[0], os.stat(f"/proc/{su.pid}").st_uid)
+"""
+
+
+@pytest.mark.machine
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
+@pytest.mark.skipif(not os.path.exists("/usr/bin/su"), reason="needs su (setuid root)")
+def test_a_setuid_program_started_by_a_kernel_stays_the_users_and_is_swept(shared_tmp):
+    """Without `--no-new-privs` (measured: `setpriv --reuid` alone) su waits as euid 0 and
+    /proc/PID is root's: `kill_all` would never see it. As a kernel starts, it stays the user's."""
+    try:
+        pid, euid, owner = map(int, as_kernel(UID, shared_tmp, SU).split()[:3])
+        assert (euid, owner) == (UID, UID)
+        assert pid in user_processes.processes_of(UID)
+        assert sandbox.reap(UID)
+        assert user_processes.processes_of(UID) == []
+    finally:
+        sandbox.reap(UID, seconds=30)

@@ -67,7 +67,7 @@ ROWS = {  # what a lying reader puts in `not_own`: every exercise "not own", yet
 # --- The reply of a reader that lies ----------------------------------------------------------
 @pytest.mark.xfail(
     strict=True,
-    reason="A reply with `info: {\"student\": \"alice\"}` is accepted (`info` is `dict(...)`, "
+    reason='A reply with `info: {"student": "alice"}` is accepted (`info` is `dict(...)`, '
     "unchecked) and spread into the record (`new_record(..., **read.info)`): the record says "
     "student alice; in the unknown-lesson path `info.exercises` even sets rows of 999 points, "
     "unclamped. Fix: decode `info` into fixed, typed fields (answers: dict[str, str], "
@@ -93,7 +93,7 @@ def test_a_reply_cannot_name_another_student_or_set_record_fields():
     "running (`Job.skip_grading`): `status: passed, score: 99` for every exercise is kept, and "
     "`_checked` clamps it to full marks. Fix: the reply says only which exercises are not own "
     "code and why (names checked against the lesson's, a reason string); the grader builds the "
-    "rows itself (`result_row(e, \"not own code\", why)`, score 0)",
+    'rows itself (`result_row(e, "not own code", why)`, score 0)',
 )
 def test_a_reply_cannot_skip_grading_with_full_marks():
     lie = {"lesson": 1, "info": {}, "not_own": ROWS}

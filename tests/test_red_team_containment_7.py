@@ -21,6 +21,7 @@ take well under a second; the batches are `end_to_end` (about 30 s each on a loa
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import sys
@@ -32,7 +33,7 @@ import pytest
 
 from lib.grading import read_apart, sandbox, user_processes
 from lib.grading.one_submission import new_record
-from lib.grading.submissions import Submission
+from lib.grading.submissions import MAX_ELEMENTS, Submission
 from tests.red_team_support import shared_folder
 from tests.test_red_team_containment_5 import as_kernel
 
@@ -120,6 +121,22 @@ def test_a_reply_whose_answer_is_no_text_is_refused():
     assert all(isinstance(text, str) for text in read.info.get("answers", {}).values())
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="The cap on a reply counts `[` and `{` only: values in one list are not counted. "
+    "Measured: an 80 MB reply (under MAX_ANSWER_BYTES) of 41.9 million zeros in `info` was "
+    "decoded and kept (`Reading.info`), the grader's peak RSS +320 MB over the reply's own "
+    "160 MB, and 13 s of its CPU under load, in `json.loads`, which holds the GIL: every other "
+    "notebook's grading waits meanwhile; three at once pass a 2 GB cgroup. Fix: count values "
+    "(commas too) against the element cap before decoding, and accept only the fixed fields",
+)
+def test_a_reply_of_many_plain_values_is_refused_before_decoding():
+    values = 2 * MAX_ELEMENTS + 1  # more than the cap on lists and objects, in a single list
+    lie = b'{"lesson": 1, "info": {"x": [' + b"0," * (values - 1) + b"0]}}"
+    with pytest.raises(read_apart.ReadingFailed):
+        read_apart._decoded(_framed(lie.decode()), 6)
+
+
 def _batch(tmp_path: Path, attacker: str, monkeypatch) -> tuple[dict, list[dict]]:
     """alice (stubs: 0 of 3), bob (solved: 3 of 3) and `attacker` (stubs) graded with the lying
     helper; returns each student's counting total and the records written."""
@@ -133,11 +150,11 @@ def _batch(tmp_path: Path, attacker: str, monkeypatch) -> tuple[dict, list[dict]
     limits = Limits(cell=4, notebook=12, probe=2)
     grade_submissions([tmp_path], out, limits=limits, jobs=3, **TOY)
     totals = {}
-    for line in (out / "totals.csv").read_text().splitlines()[1:]:
-        student, _, score, *_, counts, _, _ = line.split(",")
-        if counts == "yes":
-            totals[student] = (float(score), Path(line.split(",")[7]).name)
-    records = [json.loads(r) for r in (out / "records.jsonl").read_text().split()]
+    with open(out / "totals.csv", newline="") as table:
+        for row in csv.DictReader(table):
+            if row["counts"] == "yes":
+                totals[row["student"]] = (float(row["score"]), Path(row["submission"]).name)
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     return totals, records
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -213,5 +214,44 @@ def test_a_setuid_program_started_by_a_kernel_stays_the_users_and_is_swept(share
         assert pid in user_processes.processes_of(UID)
         assert sandbox.reap(UID)
         assert user_processes.processes_of(UID) == []
+    finally:
+        sandbox.reap(UID, seconds=30)
+
+
+# --- Keys where root may not install a seccomp filter -----------------------------------------
+ADD_KEY = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+key = libc.syscall(248, b"user", b"red-team-9", b"x", 1, -3)  # add_key, to its session keyring
+print(key, open("/proc/self/status").read().split("Seccomp:")[1].split()[0])
+"""
+
+
+@pytest.mark.machine
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="add_key's number on x86_64")
+@pytest.mark.xfail(
+    strict=True,
+    reason="Measured: a root grader without CAP_SYS_ADMIN (a container's default capabilities "
+    "with no seccomp profile of its own: `--security-opt seccomp=unconfined`, a Kubernetes pod "
+    "without RuntimeDefault) cannot install `refuse_keys`' filter without no_new_privs: prctl "
+    "fails, the result is ignored, the kernel runs with Seccomp 0 and add_key succeeds; the "
+    "run's summary names no such protection either way. Keys then reach the uid's keyrings, "
+    "which a kernel can lock for good (round 8: the uid retired until the machine restarts). "
+    "Fix: set PR_SET_NO_NEW_PRIVS before the filter when the box is no setuid bwrap (root's "
+    "never is), or refuse to grade / say so in the protections line when the filter fails",
+)
+def test_a_root_grader_without_cap_sys_admin_still_refuses_keys(shared_tmp):
+    (shared_tmp / "kernel.py").write_text(ADD_KEY)
+    kernel = [sys.executable, "-I", str(shared_tmp / "kernel.py")]
+    readonly = [str(shared_tmp), *sandbox.readonly_paths(())]
+    command = sandbox.command(kernel, shared_tmp, shared_tmp, readonly, sandbox.Caps(), UID, False)
+    container_root = ["setpriv", "--bounding-set=-sys_admin"]  # root as a container has it
+    try:
+        done = subprocess.run(
+            container_root + command, capture_output=True, text=True, timeout=60, cwd=shared_tmp
+        )
+        key, seccomp = done.stdout.split()
+        assert (int(key), seccomp) == (-1, "2"), done.stdout + done.stderr
     finally:
         sandbox.reap(UID, seconds=30)

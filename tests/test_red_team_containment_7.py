@@ -33,6 +33,7 @@ import nbformat
 import pytest
 
 from lib.grading import read_apart, sandbox, user_processes
+from lib.grading.grading_settings import Settings
 from lib.grading.one_submission import new_record
 from lib.grading.submissions import MAX_ELEMENTS, Submission
 from tests.red_team_support import shared_folder
@@ -188,6 +189,26 @@ def test_a_malformed_reply_costs_one_row_not_the_batch(tmp_path, monkeypatch):
     totals, records = _batch(tmp_path, "malformed", monkeypatch)
     assert totals["alice"][0] == 0.0
     assert totals["bob"][0] == 3.0
+
+
+@pytest.mark.end_to_end  # two helpers started: about 10 s on a loaded machine
+def test_a_reader_that_kills_the_helper_costs_no_other_reading(tmp_path, monkeypatch):
+    """The helper is shared by every reading; one that dies (here killed by a reader, as the
+    OOM killer could) is started again at the next request: the next notebooks are read."""
+    from toy_exercises import EXERCISES
+
+    helper = read_apart._Helper("tests.lying_reader")
+    monkeypatch.setattr(read_apart, "_HELPER", helper)
+    settings = Settings(
+        catalog={1: EXERCISES}, handouts={1: set()}, import_paths=TOY["import_paths"]
+    )
+    lessons, controls = [], []
+    for name in ("killer", "alice", "bob"):
+        nbformat.write(toy(**SOLVED), tmp_path / f"{name}.ipynb")
+        lessons.append(read_apart.read_apart(tmp_path / f"{name}.ipynb", settings).lesson)
+        controls.append(helper.control)
+    assert lessons == [1, 1, 1]
+    assert controls[0] is not controls[1] is controls[2]  # started again once, after the kill
 
 
 # --- A setuid program a kernel leaves behind --------------------------------------------------

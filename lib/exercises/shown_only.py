@@ -37,9 +37,9 @@ def hook_words(hook: Hook, cases: list[Case], answers: list[Any]) -> str | None:
 
 
 def own_words(hook: Callable, words: str) -> bool:
-    """Is `words` made only of text written in `hook`'s code (its constants, its closures' and
-    the functions of its module it names), joined by spaces and punctuation? A value worked out
-    from a case (a count, a character, a repr) leaves letters or digits behind."""
+    """Is `words` made only of text written in `hook`'s code (its constants, its closures', and
+    the functions and constants of its module it names), joined by spaces and punctuation? A
+    value worked out from a case (a count, a character, a repr) leaves letters or digits."""
     rest = words
     for text in sorted(_texts(hook, set()), key=len, reverse=True):
         rest = rest.replace(text, " ")
@@ -48,7 +48,8 @@ def own_words(hook: Callable, words: str) -> bool:
 
 def _texts(function: Any, seen: set[int]) -> set[str]:
     """The string constants of `function`'s code and of the code it reaches: nested functions,
-    closures (`with_token_bytes(turns)`), and functions its module binds to names it uses."""
+    closures (`with_token_bytes(turns)`), and the functions and constants its module binds to
+    names it uses."""
     code = getattr(function, "__code__", None)
     if code is None or id(code) in seen:
         return set()
@@ -66,6 +67,8 @@ def _texts(function: Any, seen: set[int]) -> set[str]:
             value = getattr(function, "__globals__", {}).get(name)
             if isinstance(value, types.FunctionType):
                 found |= _texts(value, seen)
+            elif isinstance(value, str | int | float) and not isinstance(value, bool):
+                found.add(str(value))  # a constant of the module's (`MIX_THRESHOLD`)
     for cell in getattr(function, "__closure__", None) or ():
         try:
             found |= _texts(cell.cell_contents, seen)

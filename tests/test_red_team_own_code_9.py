@@ -1,7 +1,12 @@
 """Red team on the own-code reading, round 9 (after round 8's fix27h: one `is_builtin` mark that
-every name-based rule asks). Each hole is `xfail(strict=True)` until its door is closed; each
+every name-based rule asks). Each hole was `xfail(strict=True)` until its door was closed; each
 attack the rules held is a plain test. Read by `Notebook.borrowed`, as `check()` and the grader
 read it.
+
+Closed by fix27i, each by a rule: an allowed module's attribute is judged as the module it is or
+hands out (`module_names.engines`: doors 1 and 2); a written-out format template is read field
+by field, a computed one refused (`by_text.format_fields`); a 💡 hint quotes shown cases only
+(`shown_only`); operator and container dunders are definable; `type(x) is bytes` only compares.
 
 Doors found:
 

@@ -125,13 +125,16 @@ def command(
     caps: Caps,
     uid: int | None,
     boxed: bool = True,
+    scratch: Path | None = None,
 ) -> list[str]:
     """The command line that runs `kernel` boxed: `work` (its working folder) and `runtime` (the
     connection file and sockets) are the only writable places it shares with us; `uid` is the
     unprivileged user to become (needed when we are root). `boxed=False` (bubblewrap cannot run
-    here, see `choose`) keeps the user and the limits only. The kernel starts as `kernel_start`
-    says (its own session keyring and IPython folder, not the working folder on its path); an
-    empty `kernel` gives the prefix alone."""
+    here, see `choose`) keeps the user and the limits, and where the machine has Landlock, fences
+    the kernel's writes to `work`, `runtime` and its `scratch` folder (its TMPDIR and HOME):
+    the machine's /tmp, /var/tmp and /dev/shm are then not its to fill (`kernel_start.fence`).
+    The kernel starts as `kernel_start` says (its own session keyring and IPython folder, not
+    the working folder on its path); an empty `kernel` gives the prefix alone."""
     limits = [
         "prlimit",
         f"--data={caps.memory_mb * 2**20}",  # writable memory; address space counts reservations
@@ -162,6 +165,9 @@ def command(
     if kernel:  # its own session keyring first, then the box and the user
         kernel = kernel_start.module_runner(kernel)
         limits += [sys.executable, "-I", "-c", _START]
+        if not boxed and kernel_start.fence_works():  # a box's /tmp and /dev/shm are its own
+            own = [str(work), str(runtime), *([str(scratch)] if scratch else [])]
+            limits += [kernel_start.WRITABLE, *own, "--"]
     if not boxed:  # no namespaces here: only the user and the limits hold (see `choose`)
         if uid is not None:  # no box's pid 1 to take its orphans: they come back to us
             user_processes.adopt_orphans()

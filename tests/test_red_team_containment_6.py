@@ -22,7 +22,7 @@ import time
 
 import pytest
 
-from lib.grading import kernel_start, sandbox, user_processes
+from lib.grading import sandbox, user_processes
 from tests.red_team_support import shared_folder
 from tests.test_red_team_containment_5 import X86_64, as_kernel
 
@@ -48,7 +48,7 @@ def shared_tmp():
 # place, to hide a file in or to lengthen others' resets. The attacks run as kernels run
 # (`as_kernel`: sandbox.command, kernel_start); before the fence they got what their notes say.
 FENCED = pytest.mark.skipif(
-    not kernel_start.fence_works(), reason="no Landlock here: the reset walk's limits hold"
+    not sandbox.fence_works(), reason="no Landlock here: the reset walk's limits hold"
 )
 
 

@@ -34,8 +34,8 @@ an earlier run of the same notebook in the same folder, before anything of the s
   semaphores there (glibc names no other place), but no folder can be made, to hide a file in from
   a reset or to slow every reset: the folders `user_reset` walks are then the machine's, none a
   kernel made. Reading is left as it is. Where the machine has no Landlock the grader knows before
-  any kernel starts (`fence_works`) and says so in the run's summary; a kernel asked to be fenced
-  that cannot be never starts.
+  any kernel starts (`sandbox.fence_works`) and says so in the run's summary; a kernel asked to be
+  fenced that cannot be never starts.
 - **A fresh IPython folder.** The same lines point `IPYTHONDIR` at a new folder in the kernel's
   `TMPDIR`: startup files an earlier run wrote there never run.
 
@@ -45,12 +45,9 @@ Only the standard library, nothing of the course: it runs isolated, outside the 
 from __future__ import annotations
 
 import ctypes
-import functools
 import os
 import platform
-import subprocess
 import sys
-from pathlib import Path
 
 KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl system call's number on each machine
 # Each machine's AUDIT_ARCH and its numbers of add_key, request_key and keyctl.
@@ -156,15 +153,6 @@ def fence(own: list[str]) -> None:
     if libc.syscall(RESTRICT_SELF, ruleset, 0) != 0:
         raise OSError(ctypes.get_errno(), "Landlock would not restrict the kernel")
     os.close(ruleset)
-
-
-@functools.cache
-def fence_works() -> bool:
-    """Can a kernel be fenced here (`fence`)? Tried once, in a process of its own (a kernel's
-    way: this file run as text), so that Docker's seccomp profile or a kernel built without
-    Landlock is found before any kernel starts."""
-    trial = [sys.executable, "-I", "-c", Path(__file__).read_text(), WRITABLE, "/", "--", "true"]
-    return subprocess.run(trial, capture_output=True, timeout=60).returncode == 0
 
 
 if __name__ == "__main__":

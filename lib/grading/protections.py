@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import os
 
-from lib.grading.kernel_start import fence_works
-from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, memory_capped
+from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_works, memory_capped
 
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
 FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders

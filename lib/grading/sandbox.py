@@ -14,6 +14,7 @@ This module is the grader's one door to the sandbox: what `kernel_users`, `kerne
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -91,6 +92,15 @@ def choose(own_user_fallback: bool = False) -> bool:
         raise
 
 
+@functools.cache
+def fence_works() -> bool:
+    """Can an unboxed kernel be fenced here (`kernel_start.fence`: Landlock)? Tried once, as a
+    kernel starts, so that a machine without Landlock (an older kernel, a seccomp profile that
+    refuses it) is known before any kernel starts, and the run's summary says so."""
+    trial = [sys.executable, "-I", "-c", _START, kernel_start.WRITABLE, "/", "--", "true"]
+    return subprocess.run(trial, capture_output=True, timeout=60).returncode == 0
+
+
 def _check_a_user_can_run_this_python() -> None:
     """Without a box, kernels are this very Python run as an unprivileged user: if a folder on its
     way is private to root (pyenv's live under /root), every kernel dies at once and a whole
@@ -165,7 +175,7 @@ def command(
     if kernel:  # its own session keyring first, then the box and the user
         kernel = kernel_start.module_runner(kernel)
         limits += [sys.executable, "-I", "-c", _START]
-        if not boxed and kernel_start.fence_works():  # a box's /tmp and /dev/shm are its own
+        if not boxed and fence_works():  # a box's /tmp and /dev/shm are its own
             own = [str(work), str(runtime), *([str(scratch)] if scratch else [])]
             limits += [kernel_start.WRITABLE, *own, "--"]
     if not boxed:  # no namespaces here: only the user and the limits hold (see `choose`)

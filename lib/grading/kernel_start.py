@@ -12,8 +12,9 @@ an earlier run of the same notebook in the same folder, before anything of the s
   nobody, root included, can clear it for the next student of the uid. A kernel needs no keys, so
   after joining that new session keyring, the system calls of keys (`add_key`, `request_key`,
   `keyctl`) are refused to it and all it starts, by a seccomp filter (as Docker's default
-  profile does). Only as root: a filter needs `no_new_privs` otherwise, which a setuid `bwrap`
-  would not survive; and only root's grader hands a uid from one student to the next.
+  profile does). Only as root (only root's grader hands a uid from one student to the next),
+  with `no_new_privs` set first: a root without CAP_SYS_ADMIN (a container's) may install a
+  filter only so, and root's `bwrap` needs no set-uid bit (a user's would not survive it).
 - **Not the working folder first on `sys.path`.** `python -m ipykernel_launcher` puts the
   working folder (the student's) first, so an `ipykernel_launcher.py` handed in, or written by
   the notebook's first run, would run as the kernel. `module_runner` starts the module with `-c`
@@ -119,6 +120,9 @@ def refuse_keys() -> bool:
     table = (_Rule * len(rules))(*(_Rule(*rule) for rule in rules))
     program = _Program(len(rules), table)
     libc = ctypes.CDLL(None, use_errno=True)
+    # A root without CAP_SYS_ADMIN (a container's default capabilities) may install a filter only
+    # under no_new_privs; root's bwrap needs no set-uid bit, so nothing is lost by it.
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) == 0
 
 

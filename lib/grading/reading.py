@@ -44,7 +44,7 @@ class Reading:
     notebook: dict = field(default_factory=dict)
 
 
-def _own_code(
+def own_code_rows(
     notebook: nbformat.NotebookNode, exercises: list[Exercise]
 ) -> tuple[dict, list[Program]]:
     """Rows for exercises whose code is not the student's own, or that no readable cell defines,
@@ -79,7 +79,7 @@ def read(
         return found
     exercises = catalog[lesson]
     info["code"], info["unparsable"] = exercise_code(notebook, exercises)
-    not_own, graded = _own_code(notebook, exercises)
+    not_own, graded = own_code_rows(notebook, exercises)
     # A lesson whose exercises may touch files runs whole: a demonstration's file could reach
     # a graded function (the graded kernels run in the first run's folder).
     handout = None if demo_cells.files_allowed(exercises) else handout_code.get(lesson)

@@ -24,6 +24,14 @@ PREDICTIONS = {"predict_utf8_bytes", "predict_words", "predict_fewer_tokens"}
 FUNCTIONS = sorted(set(EXERCISES) - PREDICTIONS)
 
 
+def lesson_4_cell(start: str) -> str:
+    """The source of lesson 4's cell that starts with `start` (found by text: cells move)."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "04_decoding.ipynb", as_version=4).cells
+    return next(c.source for c in cells if c.source.startswith(start))
+
+
 def namespace(source: str) -> dict:
     found: dict = {}
     exec(source, found)
@@ -716,12 +724,11 @@ def test_lesson_4_says_which_second_bytes_decide_and_where_streaming_decoder_dif
     """The lead-byte route failed 6 of 61 cases unexplained (e0 80, c0 80, f4 90 80), and a
     learner comparing with StreamingDecoder saw it wait longer after ed a0. Both are said, and
     true."""
-    import nbformat
 
     from lib.exercises.lesson4.stream import reference_stream
     from lib.streaming import StreamingDecoder
 
-    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[40].source
+    text = lesson_4_cell("### ✏️ Exercise 3: your own streaming decoder")
     assert "`e0 80`" in text and "`ed a0`" in text and "`f4 90`" in text
     assert "StreamingDecoder" in text
     vocab = {b: bytes([b]) for b in range(256)}
@@ -741,10 +748,9 @@ def test_stream_decode_says_how_many_replacement_characters_and_every_case_agree
     """The text never said how many '\ufffd': one per bad byte read as fine, and failed 11 of 61
     cases. It now says: joined, the strings are Python's errors="replace" decode. True on every
     shown and hidden case."""
-    import nbformat
 
     exercise = EXERCISES["stream_decode"]
-    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[40].source
+    text = lesson_4_cell("### ✏️ Exercise 3: your own streaming decoder")
     assert 'decode("utf-8", errors="replace")' in text and '`"�A"`, not `"��A"`' in text
     assert b"\xe2\x82A".decode("utf-8", errors="replace") == "\ufffdA"
     for case in exercise.cases() + exercise.hidden_cases():
@@ -795,6 +801,21 @@ def test_vocab_from_merges_last_hint_ends_in_a_true_example():
     assert "vocab[256] == b'aa' and vocab[257] == b'aaa'" in hint
 
 
+def test_lesson_4_shows_its_vocabulary_loop_only_after_vocab_from_merges():
+    """Review H11: the in-order loop sat just above the exercise, whose one new step is the order.
+    The text before it gives the rule; the loop, and why one pass in order works, come after."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "04_decoding.ipynb", as_version=4).cells
+    exercise = next(
+        i for i, c in enumerate(cells) if c.metadata.get("exercise") == "vocab_from_merges"
+    )
+    loop = next(i for i, c in enumerate(cells) if "vocab[256 + i] = left + right" in c.source)
+    before = "\n".join(c.source for c in cells[:exercise])
+    assert "vocab[256 + i] = vocab[a] + vocab[b]" in before and "one pass" not in before
+    assert exercise < loop and "one pass fills" in " ".join(cells[loop - 1].source.split())
+
+
 @pytest.mark.parametrize(("name", "args", "shown"), CHECK_YOURSELF)
 def test_a_check_yourself_example_in_the_last_hint_is_true(name, args, shown):
     exercise = EXERCISES[name]
@@ -804,11 +825,10 @@ def test_a_check_yourself_example_in_the_last_hint_is_true(name, args, shown):
 
 
 def test_lesson_4_explains_why_cl100k_has_100261_tokens_here_and_100277_in_lesson_2():
-    import nbformat
 
     from lib.tokenizer import Tokenizer
 
-    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[22].source
+    text = lesson_4_cell("Some are the *start* of a character")
     cl100k = Tokenizer.from_tiktoken("cl100k_base")
     vocab = cl100k.vocab
     ordinary = sum(i < 100_256 for i in vocab)

@@ -623,6 +623,11 @@ WRONG_IDEAS = {
     ("find_specials", "a regex's first alternative, not the longest"): FIRST_ALTERNATIVE,
     ("find_specials", "every occurrence, overlapping ones too"): EVERY_OCCURRENCE,
     ("find_specials", "positions in bytes"): ("found.append((p, token))", BYTE_POSITION),
+    # Review H6: passed every shown case (the one é came after every cut), 1.64/2 in the grader.
+    ("unsafe_cuts", "positions counted in bytes"): (
+        "position += len(piece)",
+        "position += len(piece.encode())",
+    ),
     ("uint16_bytes", "65536 let through"): ("0 <= i < 65536", "0 <= i <= 65536"),
     ("uint16_bytes", "big-endian"): ('"little"', '"big"'),
     ("uint16_bytes", "wraps around like astype"): (

@@ -243,6 +243,15 @@ def test_tiktoken_line_names_the_bytes_written_as_bytes():
     assert result.score == 0 and ".decode('ascii')" in result.reason
 
 
+def test_tiktoken_line_hints_ask_rather_than_tell():
+    """Review H5: hint 2 was the solution in prose (b64encode's bytes turned into a str, then the
+    space and the rank). It may ask what type b64encode returns, not say what to do with it."""
+    hints = " ".join(EXERCISES["tiktoken_line"].hints)
+    told = ("decode", "turn them into a str", "into a str", "before you put the space")
+    assert [words for words in told if words in hints] == []
+    assert "what type" in hints.lower()
+
+
 def test_tiktoken_line_names_a_line_break_left_on():
     """A trailing "\n" fails every case: without a word on why, the answer looks right."""
     from lib.exercises import lesson8

@@ -1,5 +1,9 @@
 """Lesson 8's `tiktoken_line`: one line of a .tiktoken file.
 
+A warm-up, worth one point: the format is a convention (section 5 states it), so there is nothing
+to work out but the one trap, base64's answer being bytes; the hints ask about that trap and stop
+short of its fix, which the 💡 for `b'...'` in a line names once the learner has fallen in.
+
 Expected values come from `lib.train.tiktoken_line` (what `python -m lib.train --format tiktoken`
 writes).
 """
@@ -46,9 +50,9 @@ tiktoken_line = Exercise(
     wrong_turns=_line_turns,
     hints=(
         "The bytes go through base64 (the module `base64`), then a space, then the rank as digits.",
-        "base64.b64encode gives bytes, not text: turn them into a str (they are plain "
-        "ASCII) before you put the space and the rank after them. Check: b' the' with "
-        "rank 262 is 'IHRoZQ== 262'.",
+        "What type does base64.b64encode return, and what type is the line? Print "
+        "base64.b64encode(b' the') in a cell and compare it with the line for b' the' with "
+        "rank 262, 'IHRoZQ== 262'.",
     ),
     solution_code="""\
 import base64

@@ -78,7 +78,7 @@ def _remembers(exercise: Exercise):
     def answer(*args, **kwargs):
         expected = table[_key(args, kwargs)]  # a KeyError for anything check() never showed
         if isinstance(expected, Raises):
-            raise expected.error("remembered")
+            raise expected.error(f"remembered {expected.naming}")
         return expected
 
     return answer
@@ -632,6 +632,10 @@ WRONG_IDEAS = {
     ("find_specials", "a regex's first alternative, not the longest"): FIRST_ALTERNATIVE,
     ("find_specials", "every occurrence, overlapping ones too"): EVERY_OCCURRENCE,
     ("find_specials", "positions in bytes"): ("found.append((p, token))", BYTE_POSITION),
+    # Review H8: bytes() raises ValueError for 65536 and -1 itself, naming no id; it got 28/28.
+    ("uint16_bytes", "no range check, bytes() raises"): (
+        "def uint16_bytes(ids):\n    return b''.join(bytes([i % 256, i // 256]) for i in ids)\n"
+    ),
     # Review H6: passed every shown case (the one é came after every cut), 1.64/2 in the grader.
     ("unsafe_cuts", "positions counted in bytes"): (
         "position += len(piece)",
@@ -704,6 +708,18 @@ def test_the_check_names_the_slip_behind_a_wrong_answer(name, idea):
     result = exercise.grade({exercise.target: namespace(wrong)[exercise.target]})
     words = " ".join(result.reason.split())  # as wrapped for the screen
     assert "💡" in words and NAMED_SLIPS[name, idea] in words, result.reason
+
+
+def test_uint16_bytes_says_the_error_must_name_the_id():
+    """Hint 2 asks for a ValueError naming the id; bytes() raises one for 70000 itself, and the
+    check says what is missing rather than showing two ValueErrors that look alike."""
+    exercise = EXERCISES["uint16_bytes"]
+    wrong = namespace(WRONG_IDEAS["uint16_bytes", "no range check, bytes() raises"])
+    result = exercise.grade({exercise.target: wrong[exercise.target]})
+    words = " ".join(result.reason.split())
+    assert "expected: raises ValueError naming 70000" in words, result.reason
+    assert "the right error, but its message does not name 70000" in words, result.reason
+    assert "naming the id" in exercise.hints[-1]
 
 
 def test_stream_decode_hints_name_every_reason_and_show_separate_chunks():

@@ -254,4 +254,5 @@ def test_floats_are_shown_without_their_noise_but_judged_on_their_value():
     result = strict.judge(strict.cases(), [{"returned": 0.30000000000000004}])
     assert result.status == "failed"
     assert "expected: 0.3\ngot:      0.3\ndiffers:  only in the last digits:" in result.reason
-    assert "0.30000000000000004 against 0.3" in result.reason
+    # whose value is whose (review G6): the learner's first, then the right one
+    assert "you returned 0.30000000000000004; expected 0.3" in result.reason

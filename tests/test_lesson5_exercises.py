@@ -59,7 +59,12 @@ def test_hints_come_in_steps_and_the_first_does_not_dictate_code(exercise):
 
 # The hints stop short of the code: the key step of each solution (min over (id, position)
 # tuples; re.split with re.escape, longest first) is asked about, never named.
-GIVEAWAYS = {"encode": ("min", "lowest id"), "encode_with_specials": ("re.split", "re.escape")}
+GIVEAWAYS = {
+    "encode": ("min", "lowest id"),
+    "encode_with_specials": ("re.split", "re.escape"),
+    # the capstone's last cell in prose (issue 26): ids = ranks, priority = place in the merges
+    "gpt4_encode": ("a rank is an id", "is its priority", "passes its text and allowed_special on"),
+}
 
 
 @pytest.mark.parametrize("name", sorted(GIVEAWAYS))
@@ -75,6 +80,22 @@ def test_encodes_check_yourself_examples_are_what_the_solution_gives():
     for text, expected in (("abcbc", [258, 257]), ("abab", [256, 256]), ("é", [195, 169])):
         assert encode(text, merges) == expected
         assert f"'{text}'" in exercise.hints[-1] and str(expected) in exercise.hints[-1]
+
+
+def test_the_capstones_check_yourself_examples_are_tiktokens():
+    """The capstone's last hint asks questions and gives ids to check against: they must be
+    tiktoken's, which the check compares with."""
+    from lib import data
+
+    cl100k = data.tiktoken_encoding("cl100k_base")
+    hint = " ".join(lesson5.gpt4_encode.hints[-1].split())
+    for text, allowed in (
+        ("hello world", set()),
+        (" 2024!", set()),
+        ("<|endoftext|>", {"<|endoftext|>"}),
+    ):
+        ids = cl100k.encode(text, allowed_special=allowed)
+        assert f"{text!r}" in hint and str(ids) in hint, (text, ids)
 
 
 def test_encodes_last_hint_answers_the_tie_question_of_hint_2():

@@ -24,6 +24,14 @@ PREDICTIONS = {"predict_utf8_bytes", "predict_words", "predict_fewer_tokens"}
 FUNCTIONS = sorted(set(EXERCISES) - PREDICTIONS)
 
 
+def lesson_4_cell(start: str) -> str:
+    """The source of lesson 4's cell that starts with `start` (found by text: cells move)."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "04_decoding.ipynb", as_version=4).cells
+    return next(c.source for c in cells if c.source.startswith(start))
+
+
 def namespace(source: str) -> dict:
     found: dict = {}
     exec(source, found)
@@ -587,6 +595,12 @@ WRONG_IDEAS = {
         "0b10000000 | ((cp >> 6) & 0b111111),",
         "(0b10000000 + (cp >> 6)) & 0xFF,",
     ),
+    # Only in the 4-byte row, from cp >> 12 (review G3): no shown code point had bit 6 of
+    # cp >> 12 set, so it passed all 16 and lost a hidden case, with the older 💡.
+    ("utf8_encode", "the 4-byte row's cp >> 12 masked after the marker"): (
+        "0b10000000 | ((cp >> 12) & 0b111111),",
+        "(0b10000000 | (cp >> 12)) & 0xFF,",
+    ),
     # The lesson never builds bytes from ints: a list of the right numbers scored 0 of 16 with
     # only "expected: b'\\x00' got: [0]".
     ("utf8_encode", "the right ints in a list"): ("bytes([", "list(["),
@@ -627,6 +641,15 @@ WRONG_IDEAS = {
     ("vocab_from_merges", "ids read as bytes"): (
         "vocab[left] + vocab[right]",
         "bytes([left % 256, right % 256])",
+    ),
+    # Review F6: 9 of 14 shown cases failed with ['[UNK]'] and no word on why.
+    ("wordpiece_word", "lengths stop one short of the rest of the word"): (
+        "range(len(word), start, -1)",
+        "range(len(word) - 1, start, -1)",
+    ),
+    ("wordpiece_word", "lengths stop one short of one character"): (
+        "range(len(word), start, -1)",
+        "range(len(word), start + 1, -1)",
     ),
     ("viterbi", "greedy, best score per character"): GREEDY_VITERBI,
     ("find_specials", "a regex's first alternative, not the longest"): FIRST_ALTERNATIVE,
@@ -684,6 +707,15 @@ NAMED_SLIPS = {
     ("utf8_encode", "the right ints in a list"): "your numbers are right, but they are a list",
     ("utf8_encode", "the mask after the marker"): "before adding the marker 10, not after",
     ("utf8_encode", "the marker added, then & 0xFF"): "keeps bits above the lowest 6 (& 0xFF)",
+    ("utf8_encode", "the 4-byte row's cp >> 12 masked after the marker"): (
+        "before adding the marker 10, not after"
+    ),
+    ("wordpiece_word", "lengths stop one short of the rest of the word"): (
+        "never tries the piece that runs to the end of the word"
+    ),
+    ("wordpiece_word", "lengths stop one short of one character"): (
+        "never tries a piece of one character"
+    ),
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",
     ("first_bad_token", "a token ending at the position"): "one token early",
@@ -762,12 +794,11 @@ def test_lesson_4_says_which_second_bytes_decide_and_where_streaming_decoder_dif
     """The lead-byte route failed 6 of 61 cases unexplained (e0 80, c0 80, f4 90 80), and a
     learner comparing with StreamingDecoder saw it wait longer after ed a0. Both are said, and
     true."""
-    import nbformat
 
     from lib.exercises.lesson4.stream import reference_stream
     from lib.streaming import StreamingDecoder
 
-    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[40].source
+    text = lesson_4_cell("### ✏️ Exercise 3: your own streaming decoder")
     assert "`e0 80`" in text and "`ed a0`" in text and "`f4 90`" in text
     assert "StreamingDecoder" in text
     vocab = {b: bytes([b]) for b in range(256)}
@@ -787,10 +818,9 @@ def test_stream_decode_says_how_many_replacement_characters_and_every_case_agree
     """The text never said how many '\ufffd': one per bad byte read as fine, and failed 11 of 61
     cases. It now says: joined, the strings are Python's errors="replace" decode. True on every
     shown and hidden case."""
-    import nbformat
 
     exercise = EXERCISES["stream_decode"]
-    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[40].source
+    text = lesson_4_cell("### ✏️ Exercise 3: your own streaming decoder")
     assert 'decode("utf-8", errors="replace")' in text and '`"�A"`, not `"��A"`' in text
     assert b"\xe2\x82A".decode("utf-8", errors="replace") == "\ufffdA"
     for case in exercise.cases() + exercise.hidden_cases():
@@ -841,6 +871,21 @@ def test_vocab_from_merges_last_hint_ends_in_a_true_example():
     assert "vocab[256] == b'aa' and vocab[257] == b'aaa'" in hint
 
 
+def test_lesson_4_shows_its_vocabulary_loop_only_after_vocab_from_merges():
+    """Review H11: the in-order loop sat just above the exercise, whose one new step is the order.
+    The text before it gives the rule; the loop, and why one pass in order works, come after."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "04_decoding.ipynb", as_version=4).cells
+    exercise = next(
+        i for i, c in enumerate(cells) if c.metadata.get("exercise") == "vocab_from_merges"
+    )
+    loop = next(i for i, c in enumerate(cells) if "vocab[256 + i] = left + right" in c.source)
+    before = "\n".join(c.source for c in cells[:exercise])
+    assert "vocab[256 + i] = vocab[a] + vocab[b]" in before and "one pass" not in before
+    assert exercise < loop and "one pass fills" in " ".join(cells[loop - 1].source.split())
+
+
 @pytest.mark.parametrize(("name", "args", "shown"), CHECK_YOURSELF)
 def test_a_check_yourself_example_in_the_last_hint_is_true(name, args, shown):
     exercise = EXERCISES[name]
@@ -850,11 +895,10 @@ def test_a_check_yourself_example_in_the_last_hint_is_true(name, args, shown):
 
 
 def test_lesson_4_explains_why_cl100k_has_100261_tokens_here_and_100277_in_lesson_2():
-    import nbformat
 
     from lib.tokenizer import Tokenizer
 
-    text = nbformat.read("notebooks/04_decoding.ipynb", as_version=4).cells[22].source
+    text = lesson_4_cell("Some are the *start* of a character")
     cl100k = Tokenizer.from_tiktoken("cl100k_base")
     vocab = cl100k.vocab
     ordinary = sum(i < 100_256 for i in vocab)
@@ -925,3 +969,34 @@ def test_lesson_2_length_takeaway_says_tenfold_and_labels_powers_of_ten():
     assert '.update_xaxes(dtick=1, tickformat="~s")' in chart.source
     printed = "".join(o.get("text", "") for o in chart.outputs)
     assert "each roughly tenfold step cuts about 20 points (100 -> 1,000 words: 21" in printed
+
+
+def test_lesson_1_shows_bytes_made_from_ints_before_utf8_encode():
+    """Review F3: the lesson never made bytes from ints, so an answer with the right numbers in a
+    list scored 0 of 16 before its 💡 said bytes([72, 105]); the cell before the exercise now
+    shows it, with its output."""
+    import nbformat
+
+    cells = nbformat.read(NOTEBOOKS / "01_unicode_and_utf8.ipynb", as_version=4).cells
+    exercise = next(i for i, c in enumerate(cells) if "### ✏️ Exercise 1: encode" in c.source)
+    before = cells[exercise - 1]
+    assert "print(bytes([0xE2, 0x82, 0xAC]))" in before.source
+    assert "b'\\xe2\\x82\\xac'\n" in "".join(o.get("text", "") for o in before.outputs)
+
+
+def test_lesson_7_shows_the_vocabulary_the_wordpiece_check_uses():
+    """Review F6: the check's input line shows the vocabulary cut in the middle, so a learner
+    could not see whether 'token' or '##token' is in it; the task now shows it whole, once."""
+    import ast
+
+    import nbformat
+
+    from lib.exercises import lesson7
+
+    cells = nbformat.read(NOTEBOOKS / "07_beyond_bpe.ipynb", as_version=4).cells
+    task = next(c.source for c in cells if "### ✏️ Exercise 1: WordPiece" in c.source)
+    shown = task.split("this vocabulary", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    assert ast.literal_eval(shown) == lesson7.WORDPIECE_VOCAB
+    cases = lesson7.wordpiece_word.cases()
+    assert f"calls it on {len(cases)} words" in task
+    assert all(case.args[1] == lesson7.WORDPIECE_VOCAB for case in cases)

@@ -36,7 +36,9 @@ def verdict(
             right = False
         where = "" if right else first_difference(got, case.expected)
         if not right and shown == f"got:      {show(case.expected)}":  # rounding hid the gap
-            exact = f"{show(got, exact=True)} against {show(case.expected, exact=True)}"
+            exact = (
+                f"you returned {show(got, exact=True)}; expected {show(case.expected, exact=True)}"
+            )
             where = where or f"only in the last digits: {exact}"
         return right, shown + (f"\ndiffers:  {where}" if where else "")
     if raised_expected(case, outcome):

@@ -1,0 +1,315 @@
+"""Red team, round 9: the reading process ("readbox": `read_apart`, `reading_server`, `reading`)
+and the clean-up after each notebook as redesigned for issue 28 (`kill_all` through pidfds,
+`user_reset`, the seccomp filter of `kernel_start`). Tricks not in rounds 1 to 8.
+
+- **The reply of a reader that lies.** `read_apart` says the reader's answer is untrusted and
+  checks it "field by field"; what a reader taken over by the student's text could send was
+  tried, well-formed, with the types `_decoded` checks: another student's name and record
+  fields (`info` is spread into the record), rows that skip grading with full marks, a written
+  answer that is no text, 80 MB of plain values (the cap counts brackets only). Unit checks on
+  `_decoded`, then the real grader with a lying helper (`tests/lying_reader.py`) and two honest
+  students. And how far a taken-over reader reaches: root, every capability.
+- **The shared helper killed** by one reading (as the OOM killer could): the next readings
+  start it again (guard).
+- **A setuid program started by a kernel.** `kill_all` finds a user's processes by the owner of
+  /proc/PID, which is the effective uid: a setuid-root program (su, passwd, mount...) that a
+  kernel starts and leaves waiting would be root's, out of the sweep, and outlive the student.
+  Started as a kernel starts without a box (`sandbox.command`, `kernel_start`), it keeps the
+  user's uid (`setpriv --no-new-privs`) and is swept (guard).
+- **Keys where root may not install a filter.** A root grader in a container keeps Docker's
+  default capabilities, without CAP_SYS_ADMIN; with no seccomp profile of the container's own,
+  `refuse_keys` then fails, silently.
+
+Tried and not kept as tests (held, or known): POSIX message queues and System V objects handed
+to another user (rounds 2, 1 and 6 hold them); the user keyring inside bubblewrap's user
+namespace is not the uid's outside (different serials, measured); no o+w folder deeper than
+`ROOTS_DEPTH` on this machine; files in the shared /tmp, /var/tmp, /dev/shm (being redesigned).
+
+Marked `xfail(strict=True)` while the hole is open (the reason says what the attack got, measured;
+"Fix:" what would close it by design); plain tests are guards the design holds. The unit checks
+and machine checks take about 8 s; the batches and helper starts are `end_to_end` (10 to 30 s each
+on a loaded machine).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+
+from lib.grading import read_apart, sandbox, user_processes
+from lib.grading.grading_settings import Settings
+from lib.grading.one_submission import new_record
+from lib.grading.submissions import MAX_ELEMENTS, Submission
+from tests.red_team_support import shared_folder
+from tests.test_red_team_containment_5 import as_kernel
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "grading_fixtures"
+sys.path.insert(0, str(FIXTURES))
+from toy_class import SOLVED, toy  # noqa: E402
+
+UID = sandbox.FIRST_UID + 951  # far from the users a grader beside us claims, and rounds 1-8's
+TOY = {"registry": "toy_exercises", "import_paths": (str(ROOT), str(FIXTURES)), "progress": False}
+
+
+@pytest.fixture
+def shared_tmp():
+    """A temporary folder the sandbox users can reach (pytest's tmp_path is private to root)."""
+    yield from shared_folder("red-team-7-", 0o777)
+
+
+def _framed(answer: str, wait_status: int = 0) -> bytes:
+    """What a reader and its watcher send: length, JSON, then the wait status."""
+    body = answer.encode()
+    return read_apart.LENGTH.pack(len(body)) + body + read_apart.STATUS.pack(wait_status)
+
+
+MALLORY = Submission(Path("/class/mallory.ipynb"), "mallory", "0" * 64)
+ROWS = {  # what a lying reader puts in `not_own`: every exercise "not own", yet full marks
+    name: {"name": name, "score": 99.0, "max_score": 99.0, "status": "passed", "reason": "lie"}
+    for name in ("double", "shout")
+}
+
+
+# --- The reply of a reader that lies ----------------------------------------------------------
+@pytest.mark.xfail(
+    strict=True,
+    reason='A reply with `info: {"student": "alice"}` is accepted (`info` is `dict(...)`, '
+    "unchecked) and spread into the record (`new_record(..., **read.info)`): the record says "
+    "student alice; in the unknown-lesson path `info.exercises` even sets rows of 999 points, "
+    "unclamped. Fix: decode `info` into fixed, typed fields (answers: dict[str, str], "
+    "solutions: list[str], code: dict[str, str], unparsable: list[str]), refuse any other key, "
+    "and never spread a reply into a record",
+)
+def test_a_reply_cannot_name_another_student_or_set_record_fields():
+    lie = {
+        "lesson": None,
+        "info": {"student": "alice", "exercises": [{"name": "double", "score": 999.0}]},
+    }
+    try:
+        read = read_apart._decoded(_framed(json.dumps(lie)), 6)
+    except read_apart.ReadingFailed:
+        return  # refused: as it should be
+    record = new_record(MALLORY, SimpleNamespace(sandboxed=True), **read.info)
+    assert (record["student"], record["exercises"]) == ("mallory", [])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="`not_own` rows are taken as sent (`dict(v)`) and become the graded rows without "
+    "running (`Job.skip_grading`): `status: passed, score: 99` for every exercise is kept, and "
+    "`_checked` clamps it to full marks. Fix: the reply says only which exercises are not own "
+    "code and why (names checked against the lesson's, a reason string); the grader builds the "
+    'rows itself (`result_row(e, "not own code", why)`, score 0)',
+)
+def test_a_reply_cannot_skip_grading_with_full_marks():
+    lie = {"lesson": 1, "info": {}, "not_own": ROWS}
+    try:
+        read = read_apart._decoded(_framed(json.dumps(lie)), 6)
+    except read_apart.ReadingFailed:
+        return
+    assert all(not row.get("score") for row in read.not_own.values()), read.not_own
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="A written answer that is a list, not text, is accepted (`info` unchecked); the "
+    "feedback page then calls `.strip()` on it and the whole batch stops with AttributeError "
+    "(end to end: the honest students get no row). Fix: typed decoding of `info` (answers "
+    "are dict[str, str]), and a report that fails for one record costs that record's page",
+)
+def test_a_reply_whose_answer_is_no_text_is_refused():
+    lie = {"lesson": 1, "info": {"answers": {"why": ["an answer", "that is no text"]}}}
+    try:
+        read = read_apart._decoded(_framed(json.dumps(lie)), 6)
+    except read_apart.ReadingFailed:
+        return
+    assert all(isinstance(text, str) for text in read.info.get("answers", {}).values())
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="The cap on a reply counts `[` and `{` only: values in one list are not counted. "
+    "Measured: an 80 MB reply (under MAX_ANSWER_BYTES) of 41.9 million zeros in `info` was "
+    "decoded and kept (`Reading.info`), the grader's peak RSS +320 MB over the reply's own "
+    "160 MB, and 13 s of its CPU under load, in `json.loads`, which holds the GIL: every other "
+    "notebook's grading waits meanwhile; three at once pass a 2 GB cgroup. Fix: count values "
+    "(commas too) against the element cap before decoding, and accept only the fixed fields",
+)
+def test_a_reply_of_many_plain_values_is_refused_before_decoding():
+    values = 2 * MAX_ELEMENTS + 1  # more than the cap on lists and objects, in a single list
+    lie = b'{"lesson": 1, "info": {"x": [' + b"0," * (values - 1) + b"0]}}"
+    with pytest.raises(read_apart.ReadingFailed):
+        read_apart._decoded(_framed(lie.decode()), 6)
+
+
+def _batch(tmp_path: Path, attacker: str, monkeypatch) -> tuple[dict, list[dict]]:
+    """alice (stubs: 0 of 3), bob (solved: 3 of 3) and `attacker` (stubs) graded with the lying
+    helper; returns each student's counting total and the records written."""
+    from lib.grade import Limits, grade_submissions
+
+    monkeypatch.setattr(read_apart, "_HELPER", read_apart._Helper("tests.lying_reader"))
+    nbformat.write(toy(), tmp_path / "alice.ipynb")
+    nbformat.write(toy(**SOLVED), tmp_path / "bob.ipynb")
+    nbformat.write(toy(), tmp_path / f"{attacker}.ipynb")
+    out = tmp_path / "out"
+    limits = Limits(cell=4, notebook=12, probe=2)
+    grade_submissions([tmp_path], out, limits=limits, jobs=3, **TOY)
+    totals = {}
+    with open(out / "totals.csv", newline="") as table:
+        for row in csv.DictReader(table):
+            if row["counts"] == "yes":
+                totals[row["student"]] = (float(row["score"]), Path(row["submission"]).name)
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    return totals, records
+
+
+@pytest.mark.end_to_end
+@pytest.mark.xfail(
+    strict=True,
+    reason="Measured: with a reader that lies for mallory.ipynb (stubs), the gradebook gave "
+    "alice (stubs, 0/3) 3/3 from mallory.ipynb, her own 0/3 version marked 'does not count', "
+    "her feedback/alice_lesson1.md says 'Submission: mallory.ipynb, Score 3 / 3'; mallory has no "
+    "row at all; bob kept 3/3. Fix: typed, closed decoding of the reply (see the unit tests); "
+    "the student's name comes from the submission only",
+)
+def test_a_lying_reader_in_a_class_cannot_grade_another_student(tmp_path, monkeypatch):
+    totals, _ = _batch(tmp_path, "mallory", monkeypatch)
+    assert totals["alice"] == (0.0, "alice.ipynb")
+    assert totals["bob"] == (3.0, "bob.ipynb")
+    assert totals.get("mallory", (0.0,))[0] == 0.0
+
+
+@pytest.mark.end_to_end
+@pytest.mark.xfail(
+    strict=True,
+    raises=AttributeError,
+    reason="Measured: a reply whose answer is a list stopped the batch in "
+    "`feedback_pages.html` (AttributeError: 'list' object has no attribute 'strip') after the "
+    "attacker's row: records.jsonl held 1 line, alice and bob no row, no summary. Fix: typed "
+    "decoding of `info`; a report that fails for one record costs only that record",
+)
+def test_a_malformed_reply_costs_one_row_not_the_batch(tmp_path, monkeypatch):
+    totals, records = _batch(tmp_path, "malformed", monkeypatch)
+    assert totals["alice"][0] == 0.0
+    assert totals["bob"][0] == 3.0
+
+
+@pytest.mark.end_to_end  # two helpers started: about 10 s on a loaded machine
+def test_a_reader_that_kills_the_helper_costs_no_other_reading(tmp_path, monkeypatch):
+    """The helper is shared by every reading; one that dies (here killed by a reader, as the
+    OOM killer could) is started again at the next request: the next notebooks are read."""
+    from toy_exercises import EXERCISES
+
+    helper = read_apart._Helper("tests.lying_reader")
+    monkeypatch.setattr(read_apart, "_HELPER", helper)
+    settings = Settings(
+        catalog={1: EXERCISES}, handouts={1: set()}, import_paths=TOY["import_paths"]
+    )
+    lessons, controls = [], []
+    for name in ("killer", "alice", "bob"):
+        nbformat.write(toy(**SOLVED), tmp_path / f"{name}.ipynb")
+        lessons.append(read_apart.read_apart(tmp_path / f"{name}.ipynb", settings).lesson)
+        controls.append(helper.control)
+    assert lessons == [1, 1, 1]
+    assert controls[0] is not controls[1] is controls[2]  # started again once, after the kill
+
+
+@pytest.mark.end_to_end  # a helper started: about 7 s on a loaded machine
+@pytest.mark.skipif(os.geteuid() != 0, reason="a grader run as root: its reader is root too")
+@pytest.mark.xfail(
+    strict=True,
+    reason="Measured as root's grader: the reader, which parses the student's file with "
+    "json, nbformat, re and ast, runs as uid 0 with every capability (CapEff "
+    "000001fffeffffff), no no_new_privs, no seccomp: a parser bug the student's text "
+    "reaches is the machine (the signing key, every submission and grades/, the sandbox "
+    "users). It needs only the submission's bytes. Fix: the grader opens the file and passes "
+    "the descriptor; the reader drops to an unprivileged user of its own (setresuid, no "
+    "capabilities, no_new_privs, a seccomp filter allowing read/write/exit/mmap), before "
+    "reading a byte",
+)
+def test_the_reader_has_no_rights_beyond_reading_its_notebook(tmp_path, monkeypatch):
+    from toy_exercises import EXERCISES
+
+    monkeypatch.setattr(read_apart, "_HELPER", read_apart._Helper("tests.lying_reader"))
+    settings = Settings(
+        catalog={1: EXERCISES}, handouts={1: set()}, import_paths=TOY["import_paths"]
+    )
+    nbformat.write(toy(), tmp_path / "whoami.ipynb")
+    rights = json.loads(read_apart.read_apart(tmp_path / "whoami.ipynb", settings).unreadable)
+    assert rights["Uid"].split()[1] != "0" and int(rights["CapEff"], 16) == 0, rights
+
+
+# --- A setuid program a kernel leaves behind --------------------------------------------------
+SU = """
+import os, pty, subprocess, time
+main, side = pty.openpty()  # su asks for a password on a terminal, and waits
+su = subprocess.Popen(["su", "root", "-c", "true"], stdin=side, stdout=side, stderr=side,
+                      start_new_session=True)
+time.sleep(0.5)
+euid = [line.split()[2] for line in open(f"/proc/{su.pid}/status") if line.startswith("Uid")]
+print(su.pid, euid[0], os.stat(f"/proc/{su.pid}").st_uid)
+"""
+
+
+@pytest.mark.machine
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
+@pytest.mark.skipif(not os.path.exists("/usr/bin/su"), reason="needs su (setuid root)")
+def test_a_setuid_program_started_by_a_kernel_stays_the_users_and_is_swept(shared_tmp):
+    """Without `--no-new-privs` (measured: `setpriv --reuid` alone) su waits as euid 0 and
+    /proc/PID is root's: `kill_all` would never see it. As a kernel starts, it stays the user's."""
+    try:
+        pid, euid, owner = map(int, as_kernel(UID, shared_tmp, SU).split()[:3])
+        assert (euid, owner) == (UID, UID)
+        assert pid in user_processes.processes_of(UID)
+        assert sandbox.reap(UID)
+        assert user_processes.processes_of(UID) == []
+    finally:
+        sandbox.reap(UID, seconds=30)
+
+
+# --- Keys where root may not install a seccomp filter -----------------------------------------
+ADD_KEY = """
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+key = libc.syscall(248, b"user", b"red-team-9", b"x", 1, -3)  # add_key, to its session keyring
+print(key, open("/proc/self/status").read().split("Seccomp:")[1].split()[0])
+"""
+
+
+@pytest.mark.machine
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="add_key's number on x86_64")
+@pytest.mark.xfail(
+    strict=True,
+    reason="Measured: a root grader without CAP_SYS_ADMIN (a container's default capabilities "
+    "with no seccomp profile of its own: `--security-opt seccomp=unconfined`, a Kubernetes pod "
+    "without RuntimeDefault) cannot install `refuse_keys`' filter without no_new_privs: prctl "
+    "fails, the result is ignored, the kernel runs with Seccomp 0 and add_key succeeds; the "
+    "run's summary names no such protection either way. Keys then reach the uid's keyrings, "
+    "which a kernel can lock for good (round 8: the uid retired until the machine restarts). "
+    "Fix: set PR_SET_NO_NEW_PRIVS before the filter when the box is no setuid bwrap (root's "
+    "never is), or refuse to grade / say so in the protections line when the filter fails",
+)
+def test_a_root_grader_without_cap_sys_admin_still_refuses_keys(shared_tmp):
+    (shared_tmp / "kernel.py").write_text(ADD_KEY)
+    kernel = [sys.executable, "-I", str(shared_tmp / "kernel.py")]
+    readonly = [str(shared_tmp), *sandbox.readonly_paths(())]
+    command = sandbox.command(kernel, shared_tmp, shared_tmp, readonly, sandbox.Caps(), UID, False)
+    container_root = ["setpriv", "--bounding-set=-sys_admin"]  # root as a container has it
+    try:
+        done = subprocess.run(
+            container_root + command, capture_output=True, text=True, timeout=60, cwd=shared_tmp
+        )
+        key, seccomp = done.stdout.split()
+        assert (int(key), seccomp) == (-1, "2"), done.stdout + done.stderr
+    finally:
+        sandbox.reap(UID, seconds=30)

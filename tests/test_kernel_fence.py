@@ -16,6 +16,7 @@ import pytest
 from lib.grading import protections, sandbox
 from tests.red_team_support import shared_folder
 
+pytestmark = pytest.mark.machine  # runs code as a sandbox user: the main run only (pyproject)
 FENCED = pytest.mark.skipif(not sandbox.fence_works(), reason="this machine has no Landlock")
 UID = sandbox.FIRST_UID + 750  # far from the users a grader running beside us claims first
 LEFT = f"/dev/shm/course-fence-test-{os.getpid()}"

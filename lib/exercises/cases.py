@@ -29,12 +29,15 @@ class Case:
 
 @dataclass(frozen=True)
 class Raises:
-    """The expected answer of a case whose call must raise `error`: `Case(expected=Raises(...))`."""
+    """The expected answer of a case whose call must raise `error`: `Case(expected=Raises(...))`.
+    With `naming`, the error's message must hold that text too (e.g. the id that does not fit):
+    an error raised by some built-in on the way, which names nothing, is not enough."""
 
     error: type[BaseException]
+    naming: str = ""
 
     def __repr__(self) -> str:
-        return f"raises {self.error.__name__}"
+        return f"raises {self.error.__name__}" + (f" naming {self.naming}" if self.naming else "")
 
 
 @dataclass(frozen=True)

@@ -7,17 +7,20 @@ by `Notebook.borrowed`, as `check()` and the grader read it.
 
 Door found:
 
-1. `.format` reached by `getattr` with a constant name. `format_outside` and `format_fields`
-   look for the attribute `.format`/`.format_map` in the tree; `getattr('{0.__globals__}',
-   'format')(f)`, `getattr(str, 'format')(...)` and `getattr(T, 'format_map')(...)` (T a
-   module constant) are read as own code (verdict ""), and the first returns the text of the
-   function's `__globals__`: round 9's closed gap (dunders, frames read as text) reopened. Text
-   only: no call can be made through a template, so no marks came of it.
+1. `.format` reached by `getattr` with a constant name, or by a class pattern's keyword.
+   `format_outside` and `format_fields` look for the attribute `.format`/`.format_map` in the
+   tree; `getattr('{0.__globals__}', 'format')(f)` (a literal or a local), `getattr(str,
+   'format')(...)` and `getattr(T, 'format_map')(...)` (T a module constant) are read as own
+   code (verdict ""), and so is `match '{0.__globals__}': case str(format=f): return f(g)`
+   (round 9 held `str(encode=f)`). Run, the literal and the pattern return the text of the
+   function's `__globals__`: round 9's closed gap (dunders, frames read as text) reopened.
+   Text only: no call can be made through a template, so no marks came of it.
 
 Honest code refused (the rule "a template worked out at run time is refused" reads any
 receiver that is not a string literal as one):
 
-2. a learner's own class with a method named `format` (`Table().format(n)`);
+2. a learner's own class with a method named `format` (`Table().format(n)`), or a dataclass
+   with a field named `format` (`P().format`, a plain str value);
 3. a template kept in a module constant (`TEMPLATE = '{}'`, `TEMPLATE.format(n)`).
 
 Held: `type(b'')` handed on through a walrus, a list or a loop before `is bytes`; templates built
@@ -50,6 +53,10 @@ DOORS = {
     "    return getattr('{0.__globals__}', 'format')(bytes_per_char)\n",
     "getattr_str": "def bytes_per_char(s):\n"
     "    return getattr(str, 'format')('{0.__globals__}', bytes_per_char)\n",
+    "getattr_local": "def bytes_per_char(s):\n    f = '{0.__globals__}'\n"
+    "    return getattr(f, 'format')(bytes_per_char)\n",
+    "class_pattern": "def bytes_per_char(s):\n    match '{0.__globals__}':\n"
+    "        case str(format=f):\n            return f(bytes_per_char)\n",
     "getattr_constant": "T = '{0.__globals__}'\n\ndef bytes_per_char(s):\n"
     "    return getattr(T, 'format_map')({0: bytes_per_char})\n",
 }
@@ -57,29 +64,36 @@ DOORS = {
 
 @pytest.mark.xfail(
     strict=True,
-    reason="`getattr(template, 'format')` is read as own code (verdict ''), and returns the text"
-    " of `__globals__`. Fix: `format_outside` treats `getattr(x, 'format'/'format_map')` (a"
-    " constant name, which `named_by_text` accepts as `x.format`) as the attribute it names",
+    reason="`getattr(template, 'format')` and `case str(format=f)` are read as own code"
+    " (verdict ''), and return the text of `__globals__`. Fix: `format_outside` treats"
+    " `getattr(x, 'format'/'format_map')` (a constant name, which `named_by_text` accepts as"
+    " `x.format`) and a class pattern's `format=` keyword as the attribute they name",
 )
 @pytest.mark.parametrize("name", sorted(DOORS))
 def test_format_reached_by_getattr_is_refused(name: str) -> None:
     source = DOORS[name]
-    if name == "getattr_literal":  # measured: it reads the function's globals as text
+    if name in {
+        "getattr_literal",
+        "class_pattern",
+    }:  # measured: it reads the function's globals as text
         assert "bytes_per_char" in function_of(source, "bytes_per_char")("x")
     assert verdict("bytes_per_char", source)
 
 
 @pytest.mark.xfail(
     strict=True,
-    reason="a learner's class with a method `format` is refused: 'uses `.format` on a template"
-    " worked out at run time'. Fix: refuse `.format` only where the receiver can be a str (or"
-    " name the method in the message: 'a method of your own named `format`? rename it')",
+    reason="a learner's class with a method (or dataclass field) `format` is refused: 'uses"
+    " `.format` on a template worked out at run time'. Fix: refuse `.format` only where the"
+    " receiver can be a str (or say so: 'a method of your own named `format`? rename it')",
 )
-def test_own_class_with_a_format_method_is_own_code() -> None:
-    source = (
-        "class Table:\n    def format(self, n):\n        return n\n\n"
-        "def bytes_per_char(s):\n    return Table().format(len(s))\n"
-    )
+@pytest.mark.parametrize("kind", ["method", "dataclass_field"])
+def test_own_class_with_a_format_attribute_is_own_code(kind: str) -> None:
+    source = {
+        "method": "class Table:\n    def format(self, n):\n        return n\n\n"
+        "def bytes_per_char(s):\n    return Table().format(len(s))\n",
+        "dataclass_field": "import dataclasses\n\n@dataclasses.dataclass\nclass Row:\n"
+        "    format: int = 3\n\ndef bytes_per_char(s):\n    return Row().format\n",
+    }[kind]
     assert function_of(source, "bytes_per_char")("abc") == 3
     assert verdict("bytes_per_char", source) == ""
 

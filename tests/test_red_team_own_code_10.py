@@ -34,7 +34,10 @@ allowed modules (`dir`, not `__all__`) that is no module and comes from another 
 only `functools.RLock`, `get_cache_token`, `namedtuple`, `recursive_repr` and `GenericAlias`:
 none encodes, splits or runs code. `shown_only.own_words`: the hooks' own texts hold no single
 digit (only '30000', '1.42', '1.45', '50000' as numbers), so a computed count is dropped; the
-second `hook(cases, answers)` call's exceptions are caught by `wrong_turn_words`.
+second `hook(cases, answers)` call's exceptions are caught by `wrong_turn_words`. `judge`,
+given hidden outcomes whose every learner-made part quotes the hidden input (an exception's
+message, an answer, `not_plain`, an argument changed, a timeout), says only "hidden case N of M
+failed" and a 💡 naming the parameter (`utf8_encode`, `digit_groups`).
 
 Not a leak of the 💡, but worth stating: the pass/fail line of each hidden case is itself an
 oracle of one bit per case per submission (an answer that fails iff the hidden input is over a
@@ -45,8 +48,10 @@ from __future__ import annotations
 
 import pytest
 
+from lib.exercises.cases import Raises
+from lib.exercises.plain import to_wire
 from lib.exercises.shown_only import own_words
-from tests.test_red_team_own_code_9 import function_of, verdict
+from tests.test_red_team_own_code_9 import EXERCISES, function_of, verdict
 
 DOORS = {
     "getattr_literal": "def bytes_per_char(s):\n"
@@ -196,3 +201,33 @@ def test_a_computed_count_is_not_a_hooks_own_words() -> None:
         return f"your strings hold {len(answers[0])} where 1 belong"
 
     assert not own_words(hook, hook([], ["ab"]))
+
+
+def _outcome(case, mode: str) -> dict:
+    """A right answer to a shown case; to a hidden one, an outcome whose every learner-made
+    part (an exception's message, an answer, an argument changed) quotes the hidden input."""
+    if not case.hidden:
+        expected = case.expected
+        if isinstance(expected, Raises):
+            kind = expected.error.__name__
+            return {"raised": kind, "kinds": [kind], "message": expected.naming}
+        return {"returned": to_wire(expected)}
+    leak = "LEAK" + repr(case.args)
+    return {
+        "raised": {"raised": "ValueError", "kinds": ["ValueError"], "message": leak},
+        "returned": {"returned": to_wire(leak)},
+        "not_plain": {"not_plain": leak},
+        "changed": {"returned": to_wire(case.expected), "changed": [[0, to_wire(leak)]]},
+        "timeout": {"timeout": 1},
+    }[mode]
+
+
+@pytest.mark.parametrize("name", ["utf8_encode", "digit_groups"])
+def test_a_learners_outcome_carries_no_hidden_input_into_the_reason(name: str) -> None:
+    exercise = EXERCISES[name]
+    cases = exercise.grading_cases()
+    assert any(case.hidden for case in cases)
+    for mode in ["raised", "returned", "not_plain", "changed", "timeout"]:
+        result = exercise.judge(cases, [_outcome(case, mode) for case in cases])
+        assert "hidden case" in result.reason
+        assert "LEAK" not in result.reason, (mode, result.reason)

@@ -80,16 +80,9 @@ ROWS = {  # what a lying reader puts in `not_own`: every exercise "not own", yet
 
 
 # --- The reply of a reader that lies ----------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason='A reply with `info: {"student": "alice"}` is accepted (`info` is `dict(...)`, '
-    "unchecked) and spread into the record (`new_record(..., **read.info)`): the record says "
-    "student alice; in the unknown-lesson path `info.exercises` even sets rows of 999 points, "
-    "unclamped. Fix: decode `info` into fixed, typed fields (answers: dict[str, str], "
-    "solutions: list[str], code: dict[str, str], unparsable: list[str]), refuse any other key, "
-    "and never spread a reply into a record",
-)
 def test_a_reply_cannot_name_another_student_or_set_record_fields():
+    """Round 9 got the record to say alice through `info` (spread into it). Held now: a reply's
+    `info` has four typed fields, any other key refuses it, and a record names them one by one."""
     lie = {
         "lesson": None,
         "info": {"student": "alice", "exercises": [{"name": "double", "score": 999.0}]},
@@ -102,15 +95,9 @@ def test_a_reply_cannot_name_another_student_or_set_record_fields():
     assert (record["student"], record["exercises"]) == ("mallory", [])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`not_own` rows are taken as sent (`dict(v)`) and become the graded rows without "
-    "running (`Job.skip_grading`): `status: passed, score: 99` for every exercise is kept, and "
-    "`_checked` clamps it to full marks. Fix: the reply says only which exercises are not own "
-    "code and why (names checked against the lesson's, a reason string); the grader builds the "
-    'rows itself (`result_row(e, "not own code", why)`, score 0)',
-)
 def test_a_reply_cannot_skip_grading_with_full_marks():
+    """Round 9 skipped grading with rows of 99 points. Held now: a reply names exercises and a
+    reason only (text); the grader makes the rows itself, at zero."""
     lie = {"lesson": 1, "info": {}, "not_own": ROWS}
     try:
         read = read_apart._decoded(_framed(json.dumps(lie)), 6)
@@ -119,14 +106,8 @@ def test_a_reply_cannot_skip_grading_with_full_marks():
     assert all(not row.get("score") for row in read.not_own.values()), read.not_own
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A written answer that is a list, not text, is accepted (`info` unchecked); the "
-    "feedback page then calls `.strip()` on it and the whole batch stops with AttributeError "
-    "(end to end: the honest students get no row). Fix: typed decoding of `info` (answers "
-    "are dict[str, str]), and a report that fails for one record costs that record's page",
-)
 def test_a_reply_whose_answer_is_no_text_is_refused():
+    """Round 9 stopped the batch with an answer that was a list. Held now: answers are text."""
     lie = {"lesson": 1, "info": {"answers": {"why": ["an answer", "that is no text"]}}}
     try:
         read = read_apart._decoded(_framed(json.dumps(lie)), 6)
@@ -135,16 +116,9 @@ def test_a_reply_whose_answer_is_no_text_is_refused():
     assert all(isinstance(text, str) for text in read.info.get("answers", {}).values())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="The cap on a reply counts `[` and `{` only: values in one list are not counted. "
-    "Measured: an 80 MB reply (under MAX_ANSWER_BYTES) of 41.9 million zeros in `info` was "
-    "decoded and kept (`Reading.info`), the grader's peak RSS +320 MB over the reply's own "
-    "160 MB, and 13 s of its CPU under load, in `json.loads`, which holds the GIL: every other "
-    "notebook's grading waits meanwhile; three at once pass a 2 GB cgroup. Fix: count values "
-    "(commas too) against the element cap before decoding, and accept only the fixed fields",
-)
 def test_a_reply_of_many_plain_values_is_refused_before_decoding():
+    """Round 9 had 41.9 million zeros decoded (+320 MB, 13 s with the GIL held). Held now: every
+    value is counted (commas and brackets) against a cap before decoding."""
     values = 2 * MAX_ELEMENTS + 1  # more than the cap on lists and objects, in a single list
     lie = b'{"lesson": 1, "info": {"x": [' + b"0," * (values - 1) + b"0]}}"
     with pytest.raises(read_apart.ReadingFailed):
@@ -173,15 +147,10 @@ def _batch(tmp_path: Path, attacker: str, monkeypatch) -> tuple[dict, list[dict]
 
 
 @pytest.mark.end_to_end
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: with a reader that lies for mallory.ipynb (stubs), the gradebook gave "
-    "alice (stubs, 0/3) 3/3 from mallory.ipynb, her own 0/3 version marked 'does not count', "
-    "her feedback/alice_lesson1.md says 'Submission: mallory.ipynb, Score 3 / 3'; mallory has no "
-    "row at all; bob kept 3/3. Fix: typed, closed decoding of the reply (see the unit tests); "
-    "the student's name comes from the submission only",
-)
 def test_a_lying_reader_in_a_class_cannot_grade_another_student(tmp_path, monkeypatch):
+    """Round 9: a lying reader for mallory gave alice 3/3 from mallory's file. Held now: the
+    reply's extra `info` field refuses it (mallory's row says the reading failed); names come
+    from the submission only."""
     totals, _ = _batch(tmp_path, "mallory", monkeypatch)
     assert totals["alice"] == (0.0, "alice.ipynb")
     assert totals["bob"] == (3.0, "bob.ipynb")
@@ -189,15 +158,9 @@ def test_a_lying_reader_in_a_class_cannot_grade_another_student(tmp_path, monkey
 
 
 @pytest.mark.end_to_end
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="Measured: a reply whose answer is a list stopped the batch in "
-    "`feedback_pages.html` (AttributeError: 'list' object has no attribute 'strip') after the "
-    "attacker's row: records.jsonl held 1 line, alice and bob no row, no summary. Fix: typed "
-    "decoding of `info`; a report that fails for one record costs only that record",
-)
 def test_a_malformed_reply_costs_one_row_not_the_batch(tmp_path, monkeypatch):
+    """Round 9: an answer that was a list stopped the batch in the feedback pages. Held now: the
+    reply is refused (the attacker's row), and the others are graded."""
     totals, records = _batch(tmp_path, "malformed", monkeypatch)
     assert totals["alice"][0] == 0.0
     assert totals["bob"][0] == 3.0
@@ -288,18 +251,10 @@ print(key, open("/proc/self/status").read().split("Seccomp:")[1].split()[0])
 @pytest.mark.machine
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="add_key's number on x86_64")
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: a root grader without CAP_SYS_ADMIN (a container's default capabilities "
-    "with no seccomp profile of its own: `--security-opt seccomp=unconfined`, a Kubernetes pod "
-    "without RuntimeDefault) cannot install `refuse_keys`' filter without no_new_privs: prctl "
-    "fails, the result is ignored, the kernel runs with Seccomp 0 and add_key succeeds; the "
-    "run's summary names no such protection either way. Keys then reach the uid's keyrings, "
-    "which a kernel can lock for good (round 8: the uid retired until the machine restarts). "
-    "Fix: set PR_SET_NO_NEW_PRIVS before the filter when the box is no setuid bwrap (root's "
-    "never is), or refuse to grade / say so in the protections line when the filter fails",
-)
 def test_a_root_grader_without_cap_sys_admin_still_refuses_keys(shared_tmp):
+    """Round 9: root without CAP_SYS_ADMIN (a container's default capabilities) could not install
+    `refuse_keys`' filter, silently, and add_key worked. Held now: no_new_privs comes first, and a
+    kernel whose filter fails is not started."""
     (shared_tmp / "kernel.py").write_text(ADD_KEY)
     kernel = [sys.executable, "-I", str(shared_tmp / "kernel.py")]
     readonly = [str(shared_tmp), *sandbox.readonly_paths(())]

@@ -12,8 +12,11 @@ an earlier run of the same notebook in the same folder, before anything of the s
   nobody, root included, can clear it for the next student of the uid. A kernel needs no keys, so
   after joining that new session keyring, the system calls of keys (`add_key`, `request_key`,
   `keyctl`) are refused to it and all it starts, by a seccomp filter (as Docker's default
-  profile does). Only as root: a filter needs `no_new_privs` otherwise, which a setuid `bwrap`
-  would not survive; and only root's grader hands a uid from one student to the next.
+  profile does). Only as root: only root's grader hands a uid from one student to the next (and
+  a setuid `bwrap`, an unprivileged grader's, would not survive `no_new_privs`). `no_new_privs`
+  is set first: root without CAP_SYS_ADMIN (a container's default capabilities) may install a
+  filter only so, and root loses nothing by it (its own `bwrap` sets it anyway). Where the
+  filter still cannot be installed, the kernel is not started: never silently without it.
 - **Not the working folder first on `sys.path`.** `python -m ipykernel_launcher` puts the
   working folder (the student's) first, so an `ipykernel_launcher.py` handed in, or written by
   the notebook's first run, would run as the kernel. `module_runner` starts the module with `-c`
@@ -36,7 +39,7 @@ KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl system call's number on e
 # Each machine's AUDIT_ARCH and its numbers of add_key, request_key and keyctl.
 KEY_CALLS = {"x86_64": (0xC000003E, 248, 249, 250), "aarch64": (0xC00000B7, 217, 218, 219)}
 X32 = 0x40000000  # x86_64's x32 calls: the same numbers with this bit, refused whole
-PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER, PR_SET_NO_NEW_PRIVS = 22, 2, 38
 ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW; SECCOMP_RET_ERRNO with EPERM
 LOAD, EQUAL, AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, ..JGE, RET
 KEYCTL_JOIN_SESSION_KEYRING = 1  # with no name: a new anonymous keyring, this process's alone
@@ -75,10 +78,15 @@ class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Rule))]
 
 
+def keys_to_refuse() -> bool:
+    """Whether `refuse_keys` applies here: a root grader, on a machine whose numbers we know."""
+    return os.geteuid() == 0 and platform.machine() in KEY_CALLS
+
+
 def refuse_keys() -> bool:
     """Refuse the system calls of keys (EPERM) to this process and all it starts, for good; any
     call of another ABI too (a 32-bit call has other numbers). True if the filter is in place."""
-    if os.geteuid() != 0 or platform.machine() not in KEY_CALLS:
+    if not keys_to_refuse():
         return False
     arch, *calls = KEY_CALLS[platform.machine()]
     rules = [
@@ -94,10 +102,17 @@ def refuse_keys() -> bool:
     table = (_Rule * len(rules))(*(_Rule(*rule) for rule in rules))
     program = _Program(len(rules), table)
     libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:  # without it, CAP_SYS_ADMIN is needed
+        return False
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) == 0
 
 
 if __name__ == "__main__":
     join_fresh_session_keyring()
-    refuse_keys()
+    if not refuse_keys() and keys_to_refuse():
+        sys.exit(
+            "kernel_start: could not refuse the kernel the system calls of keys (seccomp), so it "
+            "was not started: a key could reach the next student of its user. Grade on a "
+            "machine that allows seccomp filters (docker: its default profile does)."
+        )
     os.execvp(sys.argv[1], sys.argv[1:])

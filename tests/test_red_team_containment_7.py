@@ -188,18 +188,10 @@ def test_a_reader_that_kills_the_helper_costs_no_other_reading(tmp_path, monkeyp
 
 @pytest.mark.end_to_end  # a helper started: about 7 s on a loaded machine
 @pytest.mark.skipif(os.geteuid() != 0, reason="a grader run as root: its reader is root too")
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured as root's grader: the reader, which parses the student's file with "
-    "json, nbformat, re and ast, runs as uid 0 with every capability (CapEff "
-    "000001fffeffffff), no no_new_privs, no seccomp: a parser bug the student's text "
-    "reaches is the machine (the signing key, every submission and grades/, the sandbox "
-    "users). It needs only the submission's bytes. Fix: the grader opens the file and passes "
-    "the descriptor; the reader drops to an unprivileged user of its own (setresuid, no "
-    "capabilities, no_new_privs, a seccomp filter allowing read/write/exit/mmap), before "
-    "reading a byte",
-)
 def test_the_reader_has_no_rights_beyond_reading_its_notebook(tmp_path, monkeypatch):
+    """Round 9: the reader parsed the student's file as root with every capability. Held now: the
+    grader opens the file and hands the descriptor over; the reader drops to an unprivileged
+    user, no capabilities, no_new_privs, keys refused, before reading a byte."""
     from toy_exercises import EXERCISES
 
     monkeypatch.setattr(read_apart, "_HELPER", read_apart._Helper("tests.lying_reader"))

@@ -106,7 +106,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     # own, killed past its deadline or memory (`read_apart`): one notebook's reading costs its
     # own row at worst. Waiting for it takes a worker thread, so the other notebooks go on.
     try:
-        read = await asyncio.to_thread(read_apart, submission.path, settings)
+        read = await asyncio.to_thread(read_apart, submission.path, settings, uid)
     except ReadingFailed as error:
         return new_record(submission, settings, outcome="error", note=str(error))
     if read.unreadable:

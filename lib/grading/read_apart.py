@@ -35,7 +35,12 @@ from lib.grading.grading_settings import Settings
 from lib.grading.prepare import ROOT
 from lib.grading.reading_reply import BadReply, Reading, too_many_values
 from lib.grading.reading_server import LENGTH, STATUS
-from lib.grading.submissions import MAX_BYTES, MAX_ELEMENTS
+from lib.grading.submissions import (
+    MAX_BYTES,
+    MAX_ELEMENTS,
+    UnreadableNotebook,
+    opened_submission,
+)
 
 MEMORY_MB = 2048  # address space of one reader; an honest lesson's reading needs far less
 MAX_ANSWER_BYTES = MAX_BYTES + 2**24  # the notebook without outputs, plus what was read of it
@@ -59,13 +64,15 @@ class _Helper:
         self.module, self.lock = module, threading.Lock()
         self.control: socket.socket | None = None
 
-    def send(self, theirs: socket.socket) -> None:
-        """Hand `theirs` to the helper, starting it first if it is not running."""
+    def send(self, theirs: socket.socket, file: int) -> None:
+        """Hand `theirs` and the open `file` to the helper, starting it first if it is not
+        running."""
+        fds = [theirs.fileno(), file]
         with self.lock:  # one request at a time on the shared socket, and one helper
             try:
-                socket.send_fds(self.control or self._start(), [b"r"], [theirs.fileno()])
+                socket.send_fds(self.control or self._start(), [b"r"], fds)
             except OSError:  # it died (the OOM killer?): a new one, once
-                socket.send_fds(self._start(), [b"r"], [theirs.fileno()])
+                socket.send_fds(self._start(), [b"r"], fds)
 
     def _start(self) -> socket.socket:
         ours, helper_end = socket.socketpair()
@@ -95,17 +102,21 @@ def _rules(settings: Settings) -> tuple:
     return catalog, settings.handouts, settings.handout_code
 
 
-def read_apart(path: Path, settings: Settings) -> Reading:
-    """The reading of the notebook at `path` (blocking: call it in a worker thread). Raises
-    `ReadingFailed` when the reading ran past `settings.limits.reading` seconds or its memory,
-    or crashed."""
+def read_apart(path: Path, settings: Settings, uid: int | None = None) -> Reading:
+    """The reading of the notebook at `path` (blocking: call it in a worker thread), by a reader
+    that runs as `uid` when the grader is root (`reader_rights`). Raises `ReadingFailed` when
+    the reading ran past `settings.limits.reading` seconds or its memory, or crashed."""
     seconds = settings.limits.reading
-    request = {"args": (path, *_rules(settings)), "seconds": seconds, "memory_mb": MEMORY_MB}
-    data = pickle.dumps(request)
+    try:  # opened here, so that the reader needs no right to open anything
+        file = opened_submission(path)
+    except UnreadableNotebook as error:
+        return Reading(unreadable=str(error))
+    request = {"name": path.name, "rules": _rules(settings), "uid": uid}
+    data = pickle.dumps(request | {"seconds": seconds, "memory_mb": MEMORY_MB})
     ours, theirs = socket.socketpair()
     with ours:
-        with theirs:
-            _HELPER.send(theirs)
+        with theirs, file:
+            _HELPER.send(theirs, file.fileno())
         ours.sendall(LENGTH.pack(len(data)) + data)
         answer = _answer(ours, time.monotonic() + seconds + SPARE_SECONDS)
     if answer is None:

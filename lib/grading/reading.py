@@ -24,7 +24,7 @@ from lib.grading.exercise_code import exercise_code
 from lib.grading.grading_job import Program, programs
 from lib.grading.notebook import identify_lesson, solutions_opened, written_answers
 from lib.grading.prepare import prepared
-from lib.grading.submissions import UnreadableNotebook, read_notebook
+from lib.grading.submissions import Handed, UnreadableNotebook, read_notebook
 
 
 def own_code_reasons(
@@ -45,12 +45,13 @@ def own_code_reasons(
 
 
 def read(
-    path: Path,
+    path: Path | Handed,
     catalog: dict[int, list[Exercise]],
     handouts: dict[int, set[str]],
     handout_code: dict[int, Handout],
 ) -> dict:
-    """The reading of the notebook at `path` (see the module's docstring), as JSON-ready data:
+    """The reading of the notebook at `path` (in the reader: a descriptor the grader opened, see
+    `reading_server`), as JSON-ready data (see the module's docstring):
     the reply `reading_reply.decoded` reads, with programs as `[exercises, {cell: code}]` pairs
     and cells as `[type, source]` pairs."""
     try:

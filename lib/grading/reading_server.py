@@ -95,6 +95,11 @@ def _watcher(conn: socket.socket, file: int) -> None:
 def serve(control: socket.socket) -> None:
     """Fork a watcher (and its reader) for each request's socket sent on `control`, until the
     grader closes it."""
+    # Modules the reading imports on first use (found by reading every lesson and broken
+    # notebooks): imported now, as a reader's user may not reach the interpreter's folder (a
+    # Python under /root, as pyenv installs it for root).
+    for module in LATER_IMPORTS:
+        importlib.import_module(module)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the watchers are reaped by the kernel
     while True:
         _, fds, _, _ = socket.recv_fds(control, 16, 2)
@@ -113,9 +118,4 @@ def serve(control: socket.socket) -> None:
 
 
 if __name__ == "__main__":
-    # Modules the reading imports on first use (found by reading every lesson and broken
-    # notebooks): imported here, since a reader's user may not reach the interpreter's folder
-    # (a Python under /root, as pyenv installs it for root).
-    for module in LATER_IMPORTS:
-        importlib.import_module(module)
     serve(socket.socket(fileno=int(sys.argv[1])))

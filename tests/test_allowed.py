@@ -74,8 +74,8 @@ HONEST = {
     "    return [row[:] for row in rows] + [mean[:] for _ in range(n_new)]",
     "uint16_bytes": "import itertools\n"
     "def uint16_bytes(ids):\n"
-    "    if any(not 0 <= i <= 0xFFFF for i in ids):\n"
-    "        raise ValueError('an id does not fit in 16 bits')\n"
+    "    for i in itertools.filterfalse(range(0x10000).__contains__, ids):\n"
+    "        raise ValueError(f'id {i} does not fit in 16 bits')\n"
     "    return bytes(itertools.chain.from_iterable((i & 0xFF, i >> 8) for i in ids))",
     "dropout_bpe": "import itertools\n"
     "def dropout_bpe(word, ranks, p, draws):\n"

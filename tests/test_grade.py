@@ -89,8 +89,9 @@ def earns_what_its_code_earns(record: dict, student: str, cell: float = 3) -> No
 # The toy class is a whole batch: the main run grades it once (`end_to_end`). On the README's
 # other Pythons (tests/test_other_pythons.py), what can change with the Python is what a kernel of
 # it does when a cell loops, ignores the interrupt, exits or is killed, and when grading kills it:
-# one student for each (`sleeper`, `slow_grading` and `deaf_grading` take paths these take).
-KERNEL_BEHAVIOUR = ["alice", "looper", "deaf", "exiter", "os_exiter", "killer", "crash_grading"]
+# one student for each (`sleeper`, `slow_grading` and `deaf_grading` take paths these take; and
+# `alice`'s plain run is each one's too, whose solved exercises must still earn full marks).
+KERNEL_BEHAVIOUR = ["looper", "deaf", "exiter", "os_exiter", "killer", "crash_grading"]
 
 
 @pytest.mark.skipif(

@@ -235,3 +235,13 @@ def test_taking_the_shortest_wordpiece_first_is_named():
     for other in (wordpiece_without_marks, wordpiece_with_or_without_marks):
         reason = lesson7.wordpiece_word.grade({"wordpiece_word": other}).reason
         assert "shortest piece" not in reason
+
+
+def test_viterbi_hints_ask_only_about_prefixes_that_occur():
+    """Review G4: hint 3 asked what "a prefix that no piece can end" holds, but every character
+    of every case is a piece, so such a prefix never occurs and a newcomer hunts for it."""
+    cases = lesson7.viterbi.grading_cases()
+    assert all(set(case.args[0]) <= set(case.args[1]) for case in cases)
+    hints = " ".join(lesson7.viterbi.hints)
+    assert "no piece can end" not in hints
+    assert "before you have tried any piece that ends there" in hints

@@ -130,6 +130,26 @@ def test_an_exception_is_judged_by_its_builtin_kinds_without_calling_its_str():
     assert exercise.judge(exercise.cases(), outcomes).status == "passed"
 
 
+def test_an_expected_error_must_name_what_it_is_asked_to():
+    """Raises(ValueError, naming="7"): the right kind of error whose message leaves out "7" fails,
+    and the learner reads why."""
+
+    def fail(message):
+        def target():
+            raise ValueError(message)
+
+        return target
+
+    exercise = exercise_of(Case(expected=Raises(ValueError, naming="7")), name="e")
+    judged = [
+        exercise.judge(exercise.cases(), run_cases(fail(message), [((), {})], 2))
+        for message in ("id 7 is too big", "out of range", None)
+    ]
+    assert [result.score for result in judged] == [1, 0, 0]
+    assert "raises ValueError naming 7" in judged[1].reason
+    assert "the right error, but its message does not name 7" in judged[1].reason
+
+
 def test_answers_too_big_or_too_deep_are_refused():
     deep: list = []
     for _ in range(MAX_DEPTH + 5):
@@ -234,4 +254,5 @@ def test_floats_are_shown_without_their_noise_but_judged_on_their_value():
     result = strict.judge(strict.cases(), [{"returned": 0.30000000000000004}])
     assert result.status == "failed"
     assert "expected: 0.3\ngot:      0.3\ndiffers:  only in the last digits:" in result.reason
-    assert "0.30000000000000004 against 0.3" in result.reason
+    # whose value is whose (review G6): the learner's first, then the right one
+    assert "you returned 0.30000000000000004; expected 0.3" in result.reason

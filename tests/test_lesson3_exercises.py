@@ -99,6 +99,18 @@ def test_a_rare_pair_is_explained_by_its_count(capsys):
     assert "(b'b', b',') occurs 1 times, but some pairs occur 2" in capsys.readouterr().out
 
 
+def test_pairs_written_as_str_fail_and_are_told_to_write_bytes(capsys):
+    """Review H3: str pairs passed texts 1 and 2 (they were encoded before comparing), and text
+    3's 💡 said the right pair, as str, was not in the tally."""
+    as_text = [("a", "b"), ("c", "a"), ("\xe0", "\xa4")]
+    assert ex.first_merges.grade({"first_merges": as_text}).score == 0
+    assert ex.first_merges.grade({"first_merges": [(b"a", "b"), *as_text[1:]]}).score == 0
+    ex.first_merges.check({"first_merges": as_text})
+    out = " ".join(capsys.readouterr().out.split())
+    assert "your pairs are str; the merges are bytes: write b'a'" in out, out
+    assert "not in its tally" not in out
+
+
 def skip_after_equal_pair(ids: list[int]) -> dict:
     """Another way to undercount overlaps: jump past both ids of a pair of equal ones."""
     counts, i = {}, 0

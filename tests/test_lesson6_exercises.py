@@ -3,6 +3,9 @@ nothing, the honest answer earns every point, and the grader runs cases `check()
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -12,6 +15,7 @@ from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 from tests.test_exercises import run
 
+NOTEBOOK_6 = Path(__file__).parent.parent / "notebooks" / "06_multilingual_comparison.ipynb"
 HONEST_FACTORS = """\
 def premium_factors(counts, lang, reference="eng_Latn"):
     def ratio(step):
@@ -187,3 +191,45 @@ def test_a_float_amount_is_refused_with_how_to_write_it():
     mix = {"eng_Latn": 4e3, "spa_Latn": 4_000, "rus_Cyrl": 9_000, "hin_Deva": 14_000}
     reason = ex.training_mix.grade({"training_mix": mix | {"tam_Taml": 19_000}}).reason
     assert "must be an int (write 4_000, not 4e3 or 4000.0)" in " ".join(reason.split()), reason
+
+
+SORTED_GINI = """\
+def gini(values):
+    values.sort()
+    n = len(values)
+    return sum((2 * i - n + 1) * x for i, x in enumerate(values)) / (n * sum(values))
+"""
+
+
+@pytest.mark.parametrize(
+    "source",
+    [SORTED_GINI, SORTED_GINI.replace("    values.sort()\n", "")],
+    ids=["sorts the caller's list", "assumes sorted values"],
+)
+def test_gini_by_the_sorted_formula_fails_a_shown_case_unless_it_sorts_a_copy(source):
+    """Review G2: every shown case was sorted, so `values.sort()` got ✅ in check() and lost a
+    hidden case; the sorted formula without a sort passed check() too."""
+    shown = ex.gini.cases()
+    result = ex.gini.judge(shown, run_cases(run(source)["gini"], ex.gini.inputs(shown), 10))
+    assert result.status in ("partial", "failed"), result.reason
+    honest = source.replace("    values.sort()\n", "").replace(
+        "enumerate(values)", "enumerate(sorted(values))"
+    )
+    result = ex.gini.judge(shown, run_cases(run(honest)["gini"], ex.gini.inputs(shown), 10))
+    assert result.status == "passed", result.reason
+
+
+def test_gini_is_asked_as_averages_and_its_hints_stop_short_of_the_formula():
+    """The prompt gave the code's formula (sum over pairs / (2 × n × sum)), and hint 2 said it
+    again: the exercise was transcription. Now the prompt defines it with averages, and the last
+    hint works an example by hand, whose numbers must be true."""
+    cells = nbformat.read(NOTEBOOK_6, as_version=4).cells
+    prompt = next(c.source for c in cells if "### ✏️ Exercise 3: the Gini" in c.source)
+    assert "2 × n" not in prompt and "**average**" in prompt
+    for hint in ex.gini.hints:
+        assert "2 * n" not in hint and "sum(values)" not in hint and "len(values)" not in hint
+    values = [0, 0, 0, 4]
+    gaps = [abs(x - y) for x in values for y in values]
+    assert len(gaps) == 16 and "16 picks" in ex.gini.hints[1]
+    assert sum(gaps) / len(gaps) / (2 * sum(values) / len(values)) == 0.75
+    assert "0.75" in ex.gini.hints[1]

@@ -1,15 +1,20 @@
 """Claims in lessons 7 and 8's prose, run: exercise 2's promise that its Viterbi cases have no
-ties, and lesson 8's account of the cut that GPT-2's pattern, in both versions, gets wrong."""
+ties, lesson 7's two worked examples (WordPiece's score against BPE's count, one Unigram E step
+by hand), and lesson 8's account of the cut that GPT-2's pattern, in both versions, gets wrong."""
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from pathlib import Path
 
 import nbformat
+import pytest
 import regex
 
-from lib import patterns
+from lib import patterns, unigram_train
 from lib.exercises import lesson7
+from lib.unigram import Unigram
 
 NOTEBOOKS = Path(__file__).parents[1] / "notebooks"
 
@@ -17,6 +22,45 @@ NOTEBOOKS = Path(__file__).parents[1] / "notebooks"
 def markdown(name: str) -> str:
     cells = nbformat.read(NOTEBOOKS / name, as_version=4).cells
     return "\n".join(c.source for c in cells if c.cell_type == "markdown")
+
+
+def run_cells(name: str, *ids: str) -> dict:
+    """Run the lesson's code cells with these ids, in order, in one namespace, as a kernel would
+    (with the imports their lesson made earlier), and return that namespace."""
+    cells = {c.id: c for c in nbformat.read(NOTEBOOKS / name, as_version=4).cells}
+    found = {"Counter": Counter, "math": math, "Unigram": Unigram, "unigram_train": unigram_train}
+    for cell_id in ids:
+        exec(cells[cell_id].source, found)
+    return found
+
+
+def test_lesson_7_shows_wordpiece_score_picking_another_pair_than_bpes_count():
+    """Review H2: the score freq(ab) / (freq(a) freq(b)) was named, never shown; the toy corpus
+    must make the two rules disagree, on the numbers the prose quotes."""
+    run = run_cells("07_beyond_bpe.ipynb", "wordpiece-score")
+    counts, score, freq = run["pair_freq"], run["score"], run["freq"]
+    assert max(counts, key=counts.get) == ("##a", "##t")
+    assert max(score, key=score.get) == ("t", "##h")
+    assert sorted(score.values(), reverse=True)[:2] == [
+        pytest.approx(5 / 35),
+        pytest.approx(1 / 28),
+    ]
+    assert freq["t"] == 5 and counts["t", "##h"] == 5 and freq["##h"] == 7
+    assert "`t` is rare (5 times)" in markdown("07_beyond_bpe.ipynb")
+
+
+def test_lesson_7_e_step_by_hand_is_what_the_trainer_computes():
+    """Review H2: one E step by hand on c17's `abc`, before the library's forward-backward."""
+    run = run_cells("07_beyond_bpe.ipynb", "8e6c9ca8", "unigram-e-step")
+    by_hand, by_library = run["expected"], run["by_library"]
+    assert set(by_hand) == set(by_library) == {"a", "b", "c", "ab", "bc", "abc"}
+    for piece, count in by_hand.items():
+        assert count == pytest.approx(by_library[piece])
+    rounded = {piece: round(count, 3) for piece, count in by_hand.items()}
+    assert rounded == {"a": 0.552, "bc": 0.451, "c": 0.325, "ab": 0.224, "abc": 0.224, "b": 0.101}
+    prose = " ".join(markdown("07_beyond_bpe.ipynb").split())
+    assert "`a` is expected 0.552 times: it is in `a + bc` (probability 0.451)" in prose
+    assert "and in `a + b + c` (0.101)" in prose and "yet its expected count is 0.224" in prose
 
 
 def test_the_viterbi_cases_have_one_best_segmentation_as_the_spec_says():

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from lib.grading import kernel_users, parallel_grading, sandbox
-from tests.red_team_support import as_user
+from tests.red_team_support import as_user, box_runs
 
 pytestmark = [
     pytest.mark.machine,  # see pyproject's markers
@@ -145,7 +145,7 @@ def test_no_file_in_the_working_folder_runs_before_the_kernel(mode):
     modules the root and student runners import, each in the working folder, never run."""
     from lib.notebooks import ThisPython
 
-    if mode == "box" and not _box_runs():
+    if mode == "box" and not box_runs():
         pytest.skip("bubblewrap cannot run here")
     folder = Path(tempfile.mkdtemp(prefix="red-team-3-start-"))
     try:
@@ -168,14 +168,6 @@ def test_no_file_in_the_working_folder_runs_before_the_kernel(mode):
         assert "student code ran" not in done.stdout + done.stderr
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _box_runs() -> bool:
-    try:
-        sandbox.check_available()
-        return True
-    except sandbox.SandboxUnavailable:
-        return False
 
 
 # --- What the copy leaves out, named in the record ----------------------------------------------

@@ -56,6 +56,7 @@ FIXTURES = ROOT / "tests" / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
 from toy_class import SOLVED, toy  # noqa: E402
 
+pytestmark = pytest.mark.machine  # runs code as a sandbox user: the main run only (pyproject)
 UID = sandbox.FIRST_UID + 951  # far from the users a grader beside us claims, and rounds 1-8's
 TOY = {"registry": "toy_exercises", "import_paths": (str(ROOT), str(FIXTURES)), "progress": False}
 

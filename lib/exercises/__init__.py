@@ -1,7 +1,7 @@
 """The lessons' exercises: `from lib.exercises import lesson1 as ex`, then `ex.utf8_encode.check()`.
 
-Each lesson has one place: a module (`lesson7`, `lesson8`), or a package when one module would be
-too long to read (`lesson1` … `lesson6`, `lesson9`: one module a part of the lesson). Either
+Each lesson has one place: a module (`lesson7`), or a package when one module would be too long
+to read (`lesson1` … `lesson6`, `lesson8`, `lesson9`: one module a part of the lesson). Either
 defines the lesson's `Exercise` objects and lists them in `EXERCISES`; the framework itself is in
 `core`.
 """

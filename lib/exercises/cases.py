@@ -29,12 +29,15 @@ class Case:
 
 @dataclass(frozen=True)
 class Raises:
-    """The expected answer of a case whose call must raise `error`: `Case(expected=Raises(...))`."""
+    """The expected answer of a case whose call must raise `error`: `Case(expected=Raises(...))`.
+    With `naming`, the error's message must hold that text too (e.g. the id that does not fit):
+    an error raised by some built-in on the way, which names nothing, is not enough."""
 
     error: type[BaseException]
+    naming: str = ""
 
     def __repr__(self) -> str:
-        return f"raises {self.error.__name__}"
+        return f"raises {self.error.__name__}" + (f" naming {self.naming}" if self.naming else "")
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,12 @@ def answers_fit(cases: list[Case], answers: list[Any], other: Callable[..., Any]
     raised too, or returned nothing readable)."""
     failed = [(c, a) for c, a in zip(cases, answers, strict=False) if a != c.expected]
     return bool(failed) and all(a == _given_by(other, c) for c, a in failed)
+
+
+def answers_match(cases: list[Case], answers: list[Any], other: Callable[..., Any]) -> bool:
+    """Does `other` give every answer, right ones included? Of several known wrong answers that
+    fit the failed cases (`answers_fit`), the one that also fits the passed ones is the closer."""
+    return all(a == _given_by(other, c) for c, a in zip(cases, answers, strict=False))
 
 
 def _given_by(other: Callable[..., Any], case: Case) -> Any:

@@ -70,28 +70,69 @@ def changed_line(case: Case, where: int | str, after: Any, names: list[str]) -> 
     return f"changed:  {name_of(where, names)} was {show(given(case, where), 60)}, now {became}"
 
 
-def tip(case: Case, where: int | str, after: Any, names: list[str]) -> str:
-    """The 💡 for a changed argument. It names the argument (or the item inside it that changed)
-    and its type, never a value, so it tells nothing of a hidden case's input."""
+def tip(changed: list[tuple[Case, int | str, Any]], names: list[str], right: bool) -> str:
+    """The 💡 for the arguments a function changed, each as (a case it changed in, position or
+    keyword, value after). It names every argument (or the items inside one that changed) and
+    its type, never a value, so it tells nothing of a hidden case's input. `right`: the answers
+    were right apart from the changes, which the 💡 then says first, since expected and got
+    look the same on the screen."""
+    opening = "your function changed"
+    opening = f"your answers are right, but {opening}" if right else opening
+    advice = [_advice(*one, names) for one in changed]
+    if len(advice) == 1:
+        where, what, note = advice[0]
+        it = "them" if where.startswith("the ") else "it"
+        return f"{opening} {where}: {what} (the caller may still need {it}).{note}"
+    each = "".join(f"\n- {where}: {what}.{note}" for where, what, note in advice)
+    return f"{opening} {len(advice)} of its arguments (the caller may still need them):{each}"
+
+
+def _advice(case: Case, where: int | str, after: Any, names: list[str]) -> tuple[str, str, str]:
+    """For one argument: what changed, what to do instead, and a note (" A copy ..." or "")."""
     name, before = name_of(where, names), given(case, where)
-    inner = _changed_item(before, after)
-    if inner is not None:
-        where_words = f"`{name}[{inner}]`, inside its argument `{name}`"
-        name, before = f"{name}[{inner}]", before[inner]
-    else:
-        where_words = f"`{name}`, its argument"
-    kind = KINDS.get(type(before))
-    build = f"build a new {kind} of your own" if kind else "work on a copy"
+    inner = _changed_items(before, after)
+    if not inner:
+        kind = KINDS.get(type(before))
+        build = f"build a new {kind} of your own" if kind else "work on a copy"
+        return f"`{name}`, its argument", f"{build} and leave `{name}` as it was", ""
+    kind = KINDS[type(before[inner[0]])]
+    # `dict(counts)` alone would change nothing: say so, or the learner comes round again
+    note = f" A copy of `{name}` still shares the {kind}s inside it."
+    several = "build new ones of your own and leave those as they were"
+    if type(before) is dict and case.hidden:  # a dict's keys are input: a hidden case's stay secret
+        if len(inner) > 1:
+            return f"the {kind}s inside its argument `{name}`", several, note
+        build = f"build a new {kind} of your own and leave that one as it was"
+        return f"a {kind} inside its argument `{name}`", build, note
+    labels = [f"`{name}[{show(key, 30)}]`" for key in inner]
+    if len(inner) == 1:
+        build = f"build a new {kind} of your own and leave {labels[0]} as it was"
+        return f"{labels[0]}, inside its argument `{name}`", build, note
+    more = f" and {len(labels) - 2} more" if len(labels) > 2 else ""
     return (
-        f"your function changed {where_words}: {build} and leave `{name}` as it was"
-        " (the caller may still need it)"
+        f"the {kind}s inside its argument `{name}` ({', '.join(labels[:2])}{more})",
+        several,
+        note,
     )
 
 
-def _changed_item(before: Any, after: Any) -> int | None:
-    """The one item of a list that changed, when the list kept its length (e.g. the first of
-    several dicts, used to add the others into); None otherwise."""
-    if type(before) is not list or type(after) is not list or len(before) != len(after):
-        return None
-    differ = [i for i, (b, a) in enumerate(zip(before, after, strict=True)) if b != a]
-    return differ[0] if len(differ) == 1 else None
+def _changed_items(before: Any, after: Any) -> list[Any]:
+    """The items that changed inside a list or dict that kept its length or keys, when each is
+    itself a list, dict, set or bytearray (e.g. the first of several dicts, used to add the
+    others into); [] otherwise, where the container itself is what changed."""
+    if type(before) is not type(after) or type(before) not in (list, dict):
+        return []
+    if type(before) is list:
+        if len(before) != len(after):
+            return []
+        keys: list[Any] = list(range(len(before)))
+    elif list(before) != list(after):
+        return []
+    else:
+        keys = list(before)
+    differ = [key for key in keys if before[key] != after[key]]
+    if not all(
+        type(before[key]) in KINDS and type(after[key]) is type(before[key]) for key in differ
+    ):
+        return []
+    return differ

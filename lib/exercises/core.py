@@ -192,14 +192,18 @@ class Exercise:
         passed, answered, answers = 0, 0, []
         first_failure = hidden_failure = detail = ""
         names = parameter_names(self.solution_code, self.target)
-        changed: tuple | None = None  # (case, where, after) of the first argument changed
+        changed: dict = {}  # position or keyword -> (the first case it changed in, it, after)
+        right_but_changed = 0  # cases that failed only because an argument changed
         for index, case in enumerate(cases):
             outcome = outcomes[index] if index < len(outcomes) else {"not_run": True}
             ok, got = verdict(case, outcome, self.compare)
             moved = changes(outcome) if self.keeps_arguments else []
             if moved:
-                ok, got = False, f"{got}\n{changed_line(case, *moved[0], names)}"
-                changed = changed or (case, *moved[0])
+                right_but_changed += ok
+                lines = [changed_line(case, where, after, names) for where, after in moved]
+                ok, got = False, "\n".join(filter(None, [got, *lines]))
+                for where, after in moved:
+                    changed.setdefault(where, (case, where, after))
             answers.append(answer_of(outcome))
             passed += ok
             answered += (
@@ -227,7 +231,8 @@ class Exercise:
         if any(len(answer) > 3 and answer in turn for answer in secret):
             turn = ""  # the hint would quote the student's answer to a hidden case
         if changed:  # names the argument and its type only: safe for a hidden case
-            turn += tip_lines(tip(*changed, names))
+            right = right_but_changed == total - passed
+            turn += tip_lines(tip(list(changed.values()), names, right))
         first = first_failure or hidden_failure
         reason = f"{total - passed} of {total} cases failed\n{first}{turn}"
         return self._result(status, score, reason, detail)

@@ -6,15 +6,30 @@ Hugging Face `tokenizers` and SentencePiece.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lib import unigram, wordpiece
-from lib.exercises.cases import answers_fit
+from lib.exercises.cases import answers_fit, answers_match
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts, rng
 
 # A small vocabulary written for these checks: English, German and Hindi pieces, with traps for
 # a shortest-match or a forgotten "##".
-_VOCAB = {"[UNK]", "un", "##aff", "##able", "##a", "##ff", "a", "able", "token", "##izer"}
-_VOCAB |= {"##s", "##iz", "##er", "haus", "##haus", "##tür", "tür", "##en", "नम", "##स्", "##ते", "न"}
+WORDPIECE_VOCAB = {"[UNK]", "un", "##aff", "##able", "##a", "##ff", "a", "able", "token", "##izer"}
+WORDPIECE_VOCAB |= {
+    "##s",
+    "##iz",
+    "##er",
+    "haus",
+    "##haus",
+    "##tür",
+    "tür",
+    "##en",
+    "नम",
+    "##स्",
+    "##ते",
+    "न",
+}
 
 _WORDS = [
     "unaffable",  # un ##aff ##able: the longest first, not ##a ##ff
@@ -36,7 +51,9 @@ _WORDS = [
 
 def _pieces(words: list[str]) -> list[Case]:
     return [
-        Case(args=(word, set(_VOCAB)), expected=wordpiece.encode_word(word, _VOCAB))
+        Case(
+            args=(word, set(WORDPIECE_VOCAB)), expected=wordpiece.encode_word(word, WORDPIECE_VOCAB)
+        )
         for word in words
     ]
 
@@ -48,7 +65,7 @@ def _wordpiece_cases() -> list[Case]:
 def _hidden_wordpiece_cases() -> list[Case]:
     """Words glued from the vocabulary's pieces (some with a stray letter), never shown."""
     draw = rng(71)
-    stems = sorted(piece.removeprefix("##") for piece in _VOCAB if piece != "[UNK]")
+    stems = sorted(piece.removeprefix("##") for piece in WORDPIECE_VOCAB if piece != "[UNK]")
     words = ["".join(draw.choices(stems, k=draw.randint(1, 4))) for _ in range(20)]
     return _pieces(words + [word + draw.choice("xyzü") for word in words[:5]])
 
@@ -149,17 +166,31 @@ def _shortest_at(word: str, start: int, vocab: set[str]) -> str | None:
     return next((piece for piece in pieces if piece in vocab), None)
 
 
-def _shortest_first(word: str, vocab: set[str]) -> list[str]:
-    """Greedy WordPiece that tries the lengths at a position from one character up, so it takes
-    the shortest piece the vocabulary has (and may then reach a dead end)."""
+def _greedy(word: str, vocab: set[str], ends: Callable[[int, int], range]) -> list[str]:
+    """Greedy WordPiece that tries, at each position `start`, the pieces ending at
+    `ends(start, len(word))` in that order: a model of the learner's loop over the lengths."""
     pieces, start = [], 0
     while start < len(word):
-        piece = _shortest_at(word, start, vocab)
+        mark = "##" if start else ""
+        tried = (mark + word[start:end] for end in ends(start, len(word)))
+        piece = next((piece for piece in tried if piece in vocab), None)
         if piece is None:
             return ["[UNK]"]
         pieces.append(piece)
-        start += len(piece.removeprefix("##"))
+        start += len(piece) - len(mark)
     return pieces
+
+
+def _shortest_first(word: str, vocab: set[str]) -> list[str]:
+    """Lengths tried from one character up: the shortest piece wins (and may reach a dead end)."""
+    return _greedy(word, vocab, lambda start, n: range(start + 1, n + 1))
+
+
+# Loops over the lengths that stop one short at either end, and what each never tries.
+_ONE_SHORT = {
+    "the piece that runs to the end of the word": lambda start, n: range(n - 1, start, -1),
+    "a piece of one character": lambda start, n: range(n, start + 1, -1),
+}
 
 
 def _shorter_piece(cases: list[Case], answers: list) -> str:
@@ -188,6 +219,16 @@ def _wordpiece_turns(cases: list[Case], answers: list) -> str | None:
         return (
             "your answers fit looking pieces up without their '##': inside a word, look up "
             f"'##' + the text{_unmarked_example(cases, answers)}. See hint 2."
+        )
+    models = {never: (lambda w, v, e=ends: _greedy(w, v, e)) for never, ends in _ONE_SHORT.items()}
+    short = {never: m for never, m in models.items() if answers_fit(cases, answers, m)}
+    # both fit when only one-character pieces fail; the closer also gives the passed answers
+    closer = [never for never, model in short.items() if answers_match(cases, answers, model)]
+    if short:
+        return (
+            "your answers fit a loop over the lengths that stops one short: it never tries "
+            f"{(closer or list(short))[0]}. At each position try every length, from the rest of"
+            " the word down to one character: check where your range starts and stops."
         )
     if answers_fit(cases, answers, _shortest_first):
         return (
@@ -247,8 +288,9 @@ viterbi = Exercise(
         " then walk back from the end of the text to collect the pieces.",
         "Fill the table by hand for 'abc' before you write the loop: the best for 'ab' is "
         "'ab' (-3.9), and for 'abc' 'a' + 'bc' (-6.5). Which entry must the empty prefix "
-        "have, so that a first piece has something to add its score to? What does a prefix "
-        "that no piece can end hold? And in which order does the walk back meet the pieces?",
+        "have, so that a first piece has something to add its score to? What must a "
+        "prefix's entry say before you have tried any piece that ends there, so that the "
+        "first one you try is kept? And in which order does the walk back meet the pieces?",
     ),
     solution_code="""\
 def viterbi(text: str, scores: dict[str, float]) -> list[str]:

@@ -36,14 +36,20 @@ def verdict(
             right = False
         where = "" if right else first_difference(got, case.expected)
         if not right and shown == f"got:      {show(case.expected)}":  # rounding hid the gap
-            exact = f"{show(got, exact=True)} against {show(case.expected, exact=True)}"
+            exact = (
+                f"you returned {show(got, exact=True)}; expected {show(case.expected, exact=True)}"
+            )
             where = where or f"only in the last digits: {exact}"
         return right, shown + (f"\ndiffers:  {where}" if where else "")
     if raised_expected(case, outcome):
         return True, ""
     if "raised" in outcome:
         message = str(outcome.get("message", ""))[:300]
-        return False, f"raised:   {str(outcome['raised'])[:60]}: {message}".rstrip(": ")
+        shown = f"raised:   {str(outcome['raised'])[:60]}: {message}".rstrip(": ")
+        if _right_kind(case, outcome):  # only the message is wrong: say so
+            missing = case.expected.naming
+            shown += f"\ndiffers:  the right error, but its message does not name {missing}"
+        return False, shown
     if "not_plain" in outcome:
         return False, f"got:      {str(outcome['not_plain'])[:300]}"
     if "timeout" in outcome:
@@ -119,7 +125,18 @@ def is_stub(outcome: dict) -> bool:
 
 
 def raised_expected(case: Case, outcome: dict) -> bool:
-    """Raising the exception the case expects is the right answer."""
+    """Raising the exception the case expects, with a message that names what it must, is the
+    right answer."""
+    if not _right_kind(case, outcome):
+        return False
+    message = outcome.get("message")
+    return not case.expected.naming or (
+        isinstance(message, str) and case.expected.naming in message
+    )
+
+
+def _right_kind(case: Case, outcome: dict) -> bool:
+    """Did the call raise the kind of exception the case expects (whatever its message)?"""
     kinds = outcome.get("kinds")
     return (
         isinstance(case.expected, Raises)

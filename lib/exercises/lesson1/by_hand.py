@@ -6,7 +6,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
-from lib.exercises.cases import answers_fit
+from lib.exercises.cases import answers_fit, answers_match
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_code_points, random_texts
 from lib.exercises.lesson1.texts import BOUNDARY_CODE_POINTS, TEXTS
@@ -74,21 +74,28 @@ def _encode_turns(cases: list[Case], answers: list) -> str | None:
             "bytes() makes one from a list of ints: bytes([72, 105]) is b'Hi'."
         )
     slipped = [which for which in itertools.product((False, True), repeat=3) if any(which)]
-    for slip in MIDDLE_SLIPS:
-        if any(
-            answers_fit(cases, answers, lambda cp, w=w, s=slip: _unmasked_middle(cp, w, s))
-            for w in slipped
-        ):
-            late = slip in MIDDLE_SLIPS[2:]
-            return (
-                "a byte holds 8 bits: after a shift, one of your middle bytes still has the bits "
-                "above its lowest 6, so mask it (& 0b111111) before adding the marker 10."
-                if not late
-                else "mask a middle byte (& 0b111111) before adding the marker 10, not after: "
-                "a mask after it cuts the marker off (& 0b111111) or keeps bits above the lowest "
-                "6 (& 0xFF)."
-            )
-    return None
+    models = [
+        (slip, lambda cp, w=w, s=slip: _unmasked_middle(cp, w, s))
+        for slip in MIDDLE_SLIPS
+        for w in slipped
+    ]
+    fits = [(slip, model) for slip, model in models if answers_fit(cases, answers, model)]
+    if not fits:
+        return None
+    # Several can fit the failed cases (with cp >> 12 under 256, `0x80 | x` and its `& 0xFF`
+    # agree); the better fit also gives the answers that passed (`& 0xFF` passes 0x10FFFF, where
+    # the unmasked byte raises).
+    exact = [slip for slip, model in fits if answers_match(cases, answers, model)]
+    slip = (exact or [fits[0][0]])[0]
+    if slip not in MIDDLE_SLIPS[2:]:
+        return (
+            "a byte holds 8 bits: after a shift, one of your middle bytes still has the bits "
+            "above its lowest 6, so mask it (& 0b111111) before adding the marker 10."
+        )
+    return (
+        "mask a middle byte (& 0b111111) before adding the marker 10, not after: a mask after "
+        "it cuts the marker off (& 0b111111) or keeps bits above the lowest 6 (& 0xFF)."
+    )
 
 
 utf8_encode = Exercise(

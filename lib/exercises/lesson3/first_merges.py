@@ -47,12 +47,21 @@ class _FirstMerge:
 
 
 def _as_pair(item: Any) -> tuple[bytes, bytes] | None:
-    """("e", " ") or (b"e", b" ") as a pair of bytes; None for anything else."""
+    """(b"e", b" ") as a pair of bytes; None for anything else. ("e", " ") is None too: merges
+    are bytes, and "\xe0" as text is two bytes in UTF-8, not the one byte b"\xe0"."""
     try:
-        left, right = (p.encode("utf-8") if isinstance(p, str) else p for p in item)
+        left, right = item
     except (TypeError, ValueError):
         return None
     return (left, right) if isinstance(left, bytes) and isinstance(right, bytes) else None
+
+
+def _holds_str(got: Any) -> bool:
+    """Is some item of the learner's list of pairs written as text: ("a", "b")?"""
+    try:
+        return any(isinstance(part, str) for item in got for part in item)
+    except TypeError:
+        return False
 
 
 def _first_merges_cases() -> list[Case]:
@@ -72,6 +81,11 @@ def _predicted(got: Any, expected: _FirstMerge) -> bool:
 def _why_not(cases: list[Case], answers: list[Any]) -> str | None:
     """Say what is wrong with the first wrong prediction, without naming the right one."""
     got = answers[0] if answers else None
+    if isinstance(got, list | tuple) and _holds_str(got):
+        return (
+            "your pairs are str; the merges are bytes: write b'a', and b'\\xe0' for a byte of "
+            "128 or more."
+        )
     for case in cases:
         index = case.expected.index
         try:

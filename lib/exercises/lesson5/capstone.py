@@ -188,10 +188,12 @@ gpt4_encode = Exercise(
         "pairs whose joined bytes are in `priority`, join the one learned first, again and "
         "again, as in exercise 1. The ids come from `ids`: GPT-4's single bytes do not have "
         "their byte value as id.",
-        "The tables, once, outside gpt4_encode: tiktoken_files.load gives GPT-4's ranks, "
-        "pattern and special tokens (a dict from string to id), and a rank is an id. Your "
-        "recover_merges turns the ranks into merges; a merge's place in that list is its "
-        "priority. gpt4_encode then only passes its text and allowed_special on.",
+        "The cell that loaded gpt4_ranks, gpt4_pattern and gpt4_specials gave you almost "
+        "everything. What does a token's rank in tiktoken's table stand for in the ids it "
+        "returns? Then which of tokenize's two tables needs no work, and which one needs your "
+        "recover_merges? Check yourself, with nothing allowed: 'hello world' gives [15339, "
+        "1917] and ' 2024!' gives [220, 2366, 19, 0] (the pattern keeps at most three digits "
+        "together); with it allowed, '<|endoftext|>' gives [100257].",
     ),
     solution_code="""\
 import regex

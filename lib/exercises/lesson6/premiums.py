@@ -127,15 +127,18 @@ gini = Exercise(
     lesson=6,
     points=1,
     target="gini",
-    cases=lambda: _gini_cases([[0, 0, 0, 4], [1, 2, 3, 4], [52835, 253270, 404265]]),
+    # one list out of order: the sorted formula needs a sort, and it must not be the caller's
+    cases=lambda: _gini_cases([[0, 0, 0, 4], [4, 1, 3, 2], [52835, 253270, 404265]]),
     hidden_cases=lambda: _gini_cases([[7], [10, 30], [2, 2, 2, 2, 12], [1.5, 0.5]]),
     compare=close,
     hints=(
-        "The formula compares every value with every value, itself included: two loops, "
-        "or one loop over the pairs, summing the absolute differences.",
-        "With n values there are n * n ordered pairs (x with itself too, and x, y as well"
-        " as y, x). Sum their absolute differences, then divide by 2 * n * n times the "
-        "mean. Check: equal values give 0; [0, 0, 0, 1] gives 0.75.",
+        "A pick is an ordered pair (x, y), and x may be picked twice: every value meets every"
+        " value, itself included, so two loops (or one over the pairs) visit them all. An "
+        "average is a sum divided by how many things were summed.",
+        "Work [0, 0, 0, 4] out by hand first: of its 16 picks, which have a gap, and how big"
+        " is it? What are the average gap and the average value, and does the first divided"
+        " by twice the second come to 0.75? The order of the values must not matter (nor may"
+        " your function change it).",
     ),
     solution_code="""\
 def gini(values):

@@ -89,8 +89,13 @@ def _rows_close(got: object, expected: list[list[float]]) -> bool:
 def _uint16_cases(id_lists: list[list[int]]) -> list[Case]:
     cases = []
     for ids in id_lists:
-        fits = all(0 <= i < 2**16 for i in ids)
-        expected = np.asarray(ids, dtype="<u2").tobytes() if fits else Raises(ValueError)
+        too_big = [i for i in ids if not 0 <= i < 2**16]
+        # The error must name the id (hint 2): bytes() raises a ValueError of its own, naming none.
+        expected = (
+            Raises(ValueError, naming=str(too_big[0]))
+            if too_big
+            else np.asarray(ids, dtype="<u2").tobytes()
+        )
         cases.append(Case(args=(ids,), expected=expected))
     return cases
 

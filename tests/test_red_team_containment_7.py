@@ -169,8 +169,9 @@ def test_a_malformed_reply_costs_one_row_not_the_batch(tmp_path, monkeypatch):
 
 @pytest.mark.end_to_end  # two helpers started: about 10 s on a loaded machine
 def test_a_reader_that_kills_the_helper_costs_no_other_reading(tmp_path, monkeypatch):
-    """The helper is shared by every reading; one that dies (here killed by a reader, as the
-    OOM killer could) is started again at the next request: the next notebooks are read."""
+    """The helper is shared by every reading; one that dies (here killed by a reader before it
+    gives up its rights, as the OOM killer could) is started again at the next request: the
+    next notebooks are read."""
     from toy_exercises import EXERCISES
 
     helper = read_apart._Helper("tests.lying_reader")

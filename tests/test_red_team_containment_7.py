@@ -262,3 +262,31 @@ def test_a_root_grader_without_cap_sys_admin_still_refuses_keys(shared_tmp):
         assert (int(key), seccomp) == (-1, "2"), done.stdout + done.stderr
     finally:
         sandbox.reap(UID, seconds=30)
+
+
+# Run as a child: a machine that refuses seccomp filters (prctl(PR_SET_SECCOMP) and seccomp(2)
+# answer EPERM, as some container profiles do), then the kernel's start, which must refuse.
+NO_FILTERS = """
+import ctypes, os, sys
+from lib.grading import kernel_start as k
+rules = [(0x20, 0, 0, 0), (k.EQUAL, 0, 2, 157), (0x20, 0, 0, 16), (k.EQUAL, 1, 0, 22),
+         (k.EQUAL, 0, 1, 317), (k.RETURN, 0, 0, k.REFUSE), (k.RETURN, 0, 0, k.ALLOW)]
+table = (k._Rule * len(rules))(*(k._Rule(*rule) for rule in rules))
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(k.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+assert libc.prctl(k.PR_SET_SECCOMP, k.SECCOMP_MODE_FILTER,
+                  ctypes.byref(k._Program(len(rules), table)), 0, 0) == 0
+os.execv(sys.executable, [sys.executable, "-I", "-c", open(k.__file__).read(), "echo", "started"])
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root's grader refuses keys to its kernels")
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="prctl's and seccomp's numbers")
+def test_a_kernel_whose_key_filter_cannot_be_installed_is_not_started():
+    """Where no filter can be installed at all, the kernel is not started, and says why: never
+    silently without the refusal of keys."""
+    done = subprocess.run(
+        [sys.executable, "-c", NO_FILTERS], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert "started" not in done.stdout and done.returncode != 0, done.stdout + done.stderr
+    assert "could not refuse the kernel the system calls of keys" in done.stderr

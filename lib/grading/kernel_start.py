@@ -83,19 +83,21 @@ def keys_to_refuse() -> bool:
     return os.geteuid() == 0 and platform.machine() in KEY_CALLS
 
 
-def refuse_keys() -> bool:
-    """Refuse the system calls of keys (EPERM) to this process and all it starts, for good; any
-    call of another ABI too (a 32-bit call has other numbers). True if the filter is in place."""
+def refuse_keys(more: tuple[int, ...] = ()) -> bool:
+    """Refuse the system calls of keys (EPERM) to this process and all it starts, for good, and
+    the calls numbered `more` (a reader's: `reader_rights`); any call of another ABI too (a
+    32-bit call has other numbers). True if the filter is in place."""
     if not keys_to_refuse():
         return False
     arch, *calls = KEY_CALLS[platform.machine()]
+    calls += more
     rules = [
         (LOAD, 0, 0, 4),  # seccomp_data.arch
         (EQUAL, 1, 0, arch),
         (RETURN, 0, 0, REFUSE),
         (LOAD, 0, 0, 0),  # seccomp_data.nr
-        (AT_LEAST, 4, 0, X32),
-        *((EQUAL, 3 - i, 0, call) for i, call in enumerate(calls)),
+        (AT_LEAST, len(calls) + 1, 0, X32),  # to the last rule: refused
+        *((EQUAL, len(calls) - i, 0, call) for i, call in enumerate(calls)),
         (RETURN, 0, 0, ALLOW),
         (RETURN, 0, 0, REFUSE),
     ]

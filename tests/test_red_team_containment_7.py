@@ -246,9 +246,11 @@ print(key, open("/proc/self/status").read().split("Seccomp:")[1].split()[0])
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="add_key's number on x86_64")
 def test_a_root_grader_without_cap_sys_admin_still_refuses_keys(shared_tmp):
-    """Round 9: root without CAP_SYS_ADMIN (a container's default capabilities) could not install
-    `refuse_keys`' filter, silently, and add_key worked. Held now: no_new_privs comes first, and a
-    kernel whose filter fails is not started."""
+    """Measured before: a root grader without CAP_SYS_ADMIN (a container's default capabilities
+    with no seccomp profile of its own) could not install `refuse_keys`' filter: prctl failed
+    unseen, the kernel ran with Seccomp 0 and add_key succeeded. `refuse_keys` now sets
+    no_new_privs first, as a process without CAP_SYS_ADMIN must (and a kernel whose filter still
+    fails is not started: the next test)."""
     (shared_tmp / "kernel.py").write_text(ADD_KEY)
     kernel = [sys.executable, "-I", str(shared_tmp / "kernel.py")]
     readonly = [str(shared_tmp), *sandbox.readonly_paths(())]

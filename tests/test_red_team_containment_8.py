@@ -6,10 +6,11 @@ change of user), against the real `reap`. Marked `xfail(strict=True)` while the 
 tests are attacks the fence holds against, kept as guards.
 
 What round 10 tried: what Landlock leaves out at the fence's rights (sockets, TCP, the size and
-the count of what /dev/shm may hold), and the fence's own edges (special files, links and renames into
-/dev/shm, reopening through /proc/self/fd, truncating a file others may write). All without a
-box (Gradescope's mode) and as root. About 8 s in all (the /dev/shm fill runs in a mount
-namespace of its own, over a 64 MB tmpfs, so that the machine's /dev/shm is never filled).
+the count of what /dev/shm may hold), and the fence's own edges (special files, links and
+renames into /dev/shm, reopening through /proc/self/fd, truncating a file others may write).
+All without a box (Gradescope's mode) and as root. About 8 s in all (the /dev/shm fill runs in
+a mount namespace of its own, over a 64 MB tmpfs, so that the machine's /dev/shm is never
+filled).
 
 Where the fence is deployed (the Gradescope entry point: one student's submission a container),
 the slots are that student's own notebooks, so what crosses slots here harms or helps only the

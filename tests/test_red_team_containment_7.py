@@ -25,8 +25,9 @@ to another user (rounds 2, 1 and 6 hold them); the user keyring inside bubblewra
 namespace is not the uid's outside (different serials, measured); no o+w folder deeper than
 `ROOTS_DEPTH` on this machine; files in the shared /tmp, /var/tmp, /dev/shm (being redesigned).
 
-Marked `xfail(strict=True)` while the hole is open (the reason says what the attack got, measured;
-"Fix:" what would close it by design); plain tests are guards the design holds. The unit checks
+The six holes found are closed by design (issue 28: `reading_reply`, `reader_rights`, the
+refusal in `kernel_start`); their tests, once strict xfails, are plain now, each docstring saying
+what the attack got and what holds. The unit checks
 and machine checks take about 8 s; the batches and helper starts are `end_to_end` (10 to 30 s each
 on a loaded machine).
 """

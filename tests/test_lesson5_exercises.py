@@ -254,6 +254,47 @@ def test_the_byte_order_mistake_is_caught_by_the_check():
     assert "byte value as id" in result.reason  # and the mistake is named
 
 
+CAPSTONE_SLIPS = {
+    # The split pattern run on the whole text: '<|endoftext|>' becomes '.<|', 'endoftext', '|>'.
+    "pattern before specials": (
+        """    for piece in pieces:
+        if piece in allowed_special:
+            out.append(special_tokens[piece])
+            continue
+        for chunk in regex.findall(pattern, piece):
+""",
+        """    for chunk in regex.findall(pattern, text):
+        if chunk in allowed_special:
+            out.append(special_tokens[chunk])
+            continue
+        if True:
+""",
+    ),
+    # Python's own re, which has no \p{...}: "bad escape \p at position 28".
+    "re for regex": ("regex", "re"),
+}
+CAPSTONE_TIPS = {
+    "pattern before specials": "Cut the text at the allowed special tokens first",
+    "re for regex": "the third-party `regex` module",
+}
+
+
+@pytest.mark.parametrize("slip", sorted(CAPSTONE_SLIPS))
+def test_the_capstones_common_slips_are_named(slip):
+    """Review H4: both failed with ids or "bad escape \\p" only, and no 💡."""
+    exercise = lesson5.gpt4_encode
+    wrong = exercise.solution_code.replace(*CAPSTONE_SLIPS[slip])
+    assert wrong != exercise.solution_code
+    shown = exercise.cases()
+    target = defined(wrong)[exercise.target]
+    result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
+    assert result.status in ("partial", "failed"), slip
+    words = " ".join(result.reason.split())  # as one line, unwrapped
+    assert CAPSTONE_TIPS[slip] in words, result.reason
+    other = next(tip for name, tip in CAPSTONE_TIPS.items() if name != slip)
+    assert other not in words  # and only the mistake made
+
+
 def test_the_capstone_builds_its_tables_once_and_each_call_is_quick():
     """The published answer builds GPT-4's tables when its cell runs (they were rebuilt at every
     call: 0.29 s a sentence at load 8); all 38 cases the grader runs now take well under a

@@ -51,10 +51,10 @@ def pattern_before_specials(cases: list[Case], answers: list[Any]) -> str | None
         ):
             return (
                 "Your special token came out as ordinary pieces: the split pattern cuts a "
-                "special token such as '<|endoftext|>' into '<|', 'endoftext' and '|>' (the "
-                "first joined to any punctuation before it), so no chunk is ever the special "
-                "token. Cut the text at the allowed special tokens first, and run the pattern "
-                "only on what lies between them."
+                "special token such as '<|endoftext|>' into pieces ('<|', or '.<|' after a "
+                "full stop; 'endoftext'; '|>'), so no chunk is ever the special token. Cut the "
+                "text at the allowed special tokens first, and run the pattern only on what "
+                "lies between them."
             )
     return None
 

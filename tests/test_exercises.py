@@ -350,17 +350,20 @@ def test_a_failed_hidden_case_is_named_by_number_and_kind_only():
     assert "square(34)" in result.detail
 
 
-def test_a_hint_quoting_a_hidden_answer_is_dropped_but_none_quotes_nothing():
-    """A 💡 that would show the student's answer to a hidden case is left out. An answer of None
-    (what a call that raised gives) quotes nothing: lesson 3's 'holds the pair (7, None)' was
-    dropped in the grader whenever another slip raised on a hidden case."""
+def test_a_hint_quotes_shown_cases_only():
+    """A 💡 is worked out from the shown cases, so it quotes only what the learner sees (this
+    hook speaks even of right answers); only where the shown cases name no mistake is it asked
+    with the hidden ones too, and then a hint quoting a value is left out (`shown_only`; every
+    lesson's hooks: `test_wrong_turns_shown_only`). Lesson 3's 'holds the pair (7, None)' once
+    went missing whenever another slip raised on a hidden case: the shown cases now give it."""
     hidden = lambda: [Case(args=(n,), expected=n * n) for n in (40, 34)]  # noqa: E731
     words = lambda cases, answers: f"your last answer is {answers[-1]}"  # noqa: E731
     exercise = make_square(hidden_cases=hidden, wrong_turns=words)
     cases = exercise.grading_cases()
     for body, shown in [
-        ("return n * n + 1", ""),  # it would show 1157, the answer to square(34)
-        ("return n * n + 1 if n != 34 else [][0]", "💡 your last answer is None"),
+        ("return n * n + 1", "💡 your last answer is 10"),  # the shown square(3), never 1157
+        ("return n * n + 1 if n != 34 else [][0]", "💡 your last answer is 10"),
+        ("return n * n + (n == 34)", "💡 your last answer is 9"),  # right, and shown
     ]:
         target = run(f"def square(n):\n    {body}\n")["square"]
         reason = exercise.judge(cases, run_cases(target, exercise.inputs(cases), 5)).reason

@@ -64,7 +64,7 @@ def test_every_name_a_fresh_kernel_adds_to_the_builtins_may_not_be_bound(shell):
         (
             "class utf8_encode:\n    def __getattr__(self, name):\n        return name",
             "binds `__getattr__`, a name Python itself gives a meaning: choose another name"
-            " (a class may define `__contains__`, `__eq__`",
+            " (a class may define `__init__`, `__repr__`, operators such as `__add__`",
         ),
         (
             "import dataclasses\n\n@dataclasses.dataclass(init=False)\nclass utf8_encode(str):\n"

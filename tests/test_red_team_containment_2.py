@@ -115,10 +115,18 @@ def test_a_file_in_the_students_folder_never_replaces_the_kernel(shared_tmp, mod
     argv = ThisPython().get_kernel_spec("python3").argv  # as the grader starts every kernel
     kernel = [arg.replace("{connection_file}", str(shared_tmp / "kernel.json")) for arg in argv]
     readonly, caps, boxed = sandbox.readonly_paths(()), sandbox.Caps(), mode == "box"
+    scratch, env = None, None  # boxed: the box's own /tmp
+    if not boxed:  # its own TMPDIR, as the grader gives it: the machine's /tmp is fenced off
+        scratch = shared_tmp / "scratch"
+        scratch.mkdir()
+        sandbox.give_to(UID, scratch)
+        env = {**os.environ, "TMPDIR": str(scratch)}
     command = sandbox.command(
-        [*kernel, "--version"], shared_tmp, shared_tmp, readonly, caps, UID, boxed
+        [*kernel, "--version"], shared_tmp, shared_tmp, readonly, caps, UID, boxed, scratch
     )
-    done = subprocess.run(command, cwd=shared_tmp, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        command, cwd=shared_tmp, capture_output=True, text=True, timeout=60, env=env
+    )
     assert done.returncode == 0, done.stderr[-500:]
     assert "launcher ran" not in done.stdout
 

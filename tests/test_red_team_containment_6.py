@@ -6,6 +6,10 @@ to `_5`, each run as a sandbox user runs, against the real `reap` and `sandbox.c
 `xfail(strict=True)` while the hole is open (the reason says what the attack got; "Fix:" what
 would close it); the plain tests are attacks the design holds against, kept as guards.
 
+The two walk attacks (a file hidden in a folder another slot closed; a neighbour's folders that
+lengthen every reset) are closed by design: without a box, a kernel writes only in its own
+folders (`kernel_start.fence`, Landlock), so no kernel makes a folder in a shared place.
+
 All run without a box (Gradescope's mode, where the machine's /tmp is shared by every slot) and
 need root: the sandbox users exist only when the grader runs as root. About 7 s in all.
 """
@@ -19,7 +23,7 @@ import time
 import pytest
 
 from lib.grading import sandbox, user_processes
-from tests.red_team_support import as_user, shared_folder
+from tests.red_team_support import shared_folder
 from tests.test_red_team_containment_5 import X86_64, as_kernel
 
 pytestmark = [
@@ -39,29 +43,35 @@ def shared_tmp():
 
 # --- The walk: a file of the user where the reset does not look ----------------------------------
 
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="A file of the user, written in another slot's folder while it was mode 777, survives "
-    "the user's reset (reap says True) once that slot's kernel makes the folder 0o711: the walk "
-    "looks only in folders others may write, and the next student of the uid reads the file by "
-    "its name. Fix: find the user's files by owner, not by the path the walk can take (root "
-    "lists every inode of the uid in the shared filesystems, or gives each slot its own /tmp, "
-    "/var/tmp and /dev/shm, a tmpfs mounted per user and emptied by root), and fail the reset "
-    "when any is left.",
+# Closed by design (kernel_start.fence): a kernel without a box writes only beneath its own
+# folders, and in /dev/shm only plain files, so no slot's kernel can make a folder in a shared
+# place, to hide a file in or to lengthen others' resets. The attacks run as kernels run
+# (`as_kernel`: sandbox.command, kernel_start); before the fence they got what their notes say.
+FENCED = pytest.mark.skipif(
+    not sandbox.fence_works(), reason="no Landlock here: the reset walk's limits hold"
 )
-def test_a_file_in_a_neighbours_folder_closed_meanwhile_outlives_the_reset():
+
+
+@FENCED
+def test_a_file_in_a_neighbours_folder_closed_meanwhile_outlives_the_reset(shared_tmp):
     """Student A (UID) writes answers into a neighbour's world-writable folder in /tmp; the
-    neighbour's kernel closes the folder to others before A's reset and opens it again after."""
+    neighbour's kernel closes the folder to others before A's reset and opens it again after.
+    Before the fence: the file survived A's reset (reap said True) and the next student of the
+    uid read it by its name. Now the neighbour cannot make the folder, nor A write in /tmp."""
     hideout = f"/tmp/red-team-6-hideout-{os.getpid()}"
     try:
-        as_user(NEIGHBOUR, f"import os; os.mkdir({hideout!r}); os.chmod({hideout!r}, 0o777)")
-        as_user(UID, f"open({hideout!r} + '/answers', 'w').write(\"student A's answers\")")
-        as_user(NEIGHBOUR, f"import os; os.chmod({hideout!r}, 0o711)")
+        made = as_kernel(
+            NEIGHBOUR, shared_tmp, f"import os; os.mkdir({hideout!r}); os.chmod({hideout!r}, 0o777)"
+        )
+        assert "PermissionError" in made and not os.path.exists(hideout), made
+        as_kernel(
+            UID, shared_tmp, f"open({hideout!r} + '/answers', 'w').write(\"student A's answers\")"
+        )
+        as_kernel(NEIGHBOUR, shared_tmp, f"import os; os.chmod({hideout!r}, 0o711)")
         reaped = sandbox.reap(UID)
-        as_user(NEIGHBOUR, f"import os; os.chmod({hideout!r}, 0o777)")
-        seen = as_user(UID, f"print(open({hideout!r} + '/answers').read())")
-        assert not (reaped and "student A's answers" in seen), seen
+        as_kernel(NEIGHBOUR, shared_tmp, f"import os; os.chmod({hideout!r}, 0o777)")
+        seen = as_kernel(UID, shared_tmp, f"print(open({hideout!r} + '/answers').read())")
+        assert reaped and "student A's answers" not in seen, seen
     finally:
         sandbox.reap(NEIGHBOUR, seconds=30)
         sandbox.reap(UID, seconds=30)
@@ -85,24 +95,19 @@ for i in range(150):
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="An honest user's reset walks every folder others may write, a neighbour's too, so "
-    "its time grows with what another slot's kernel made: 22,500 such folders in /dev/shm (made "
-    "in 1.1 s) took an honest user's reset from 0.3 s to 3.6 s here, past this test's 0.5 s; "
-    "about 60,000 pass reap's own 10 s and retire every user reset meanwhile. In /tmp the "
-    "neighbour's own reset of 40,000 did not finish in 30 s, so its tree stays (the neighbour "
-    "retired) for every later reset to walk: each slot's user is retired, and OwnUser then tries "
-    "up to 1,000 users at 10 s each. Fix: do not walk other users' trees from a user's reset "
-    "(per-slot scratch filesystems, or root finding the uid's files once by owner), and cap the "
-    "folders a kernel may make in shared places (a per-user inode quota, or no shared /tmp).",
-)
-def test_an_honest_users_reset_does_not_depend_on_a_neighbours_folders():
+@FENCED
+def test_an_honest_users_reset_does_not_depend_on_a_neighbours_folders(shared_tmp):
+    """Before the fence the tree was made (1.1 s) and took an honest user's reset from 0.3 s to
+    3.6 s; about 60,000 such folders passed reap's 10 s and retired every user meanwhile. Now
+    the neighbour's kernel cannot make a folder in /dev/shm (nor in /tmp or /var/tmp)."""
     hideout = f"/dev/shm/red-team-6-wide-{os.getpid()}"
     try:
-        as_user(NEIGHBOUR, WIDE_TREE, hideout)
-        assert os.path.isdir(f"{hideout}/149/149")
+        for place in (hideout, f"/tmp/red-team-6-wide-{os.getpid()}"):
+            made = as_kernel(NEIGHBOUR, shared_tmp, WIDE_TREE, place)
+            assert "PermissionError" in made and not os.path.exists(place), made
+        started = time.monotonic()
         assert sandbox.reap(UID, seconds=0.5)
+        assert time.monotonic() - started < 0.5
     finally:
         shutil.rmtree(hideout, ignore_errors=True)  # as root: the neighbour's reset is far slower
         sandbox.reap(NEIGHBOUR, seconds=30)

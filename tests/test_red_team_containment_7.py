@@ -289,18 +289,11 @@ print(key, open("/proc/self/status").read().split("Seccomp:")[1].split()[0])
 @pytest.mark.machine
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)")
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="add_key's number on x86_64")
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: a root grader without CAP_SYS_ADMIN (a container's default capabilities "
-    "with no seccomp profile of its own: `--security-opt seccomp=unconfined`, a Kubernetes pod "
-    "without RuntimeDefault) cannot install `refuse_keys`' filter without no_new_privs: prctl "
-    "fails, the result is ignored, the kernel runs with Seccomp 0 and add_key succeeds; the "
-    "run's summary names no such protection either way. Keys then reach the uid's keyrings, "
-    "which a kernel can lock for good (round 8: the uid retired until the machine restarts). "
-    "Fix: set PR_SET_NO_NEW_PRIVS before the filter when the box is no setuid bwrap (root's "
-    "never is), or refuse to grade / say so in the protections line when the filter fails",
-)
 def test_a_root_grader_without_cap_sys_admin_still_refuses_keys(shared_tmp):
+    """Measured before: a root grader without CAP_SYS_ADMIN (a container's default capabilities
+    with no seccomp profile of its own) could not install `refuse_keys`' filter: prctl failed
+    unseen, the kernel ran with Seccomp 0 and add_key succeeded. `refuse_keys` now sets
+    no_new_privs first, as a process without CAP_SYS_ADMIN must."""
     (shared_tmp / "kernel.py").write_text(ADD_KEY)
     kernel = [sys.executable, "-I", str(shared_tmp / "kernel.py")]
     readonly = [str(shared_tmp), *sandbox.readonly_paths(())]

@@ -1,7 +1,12 @@
 """Red team on the own-code reading, round 9 (after round 8's fix27h: one `is_builtin` mark that
-every name-based rule asks). Each hole is `xfail(strict=True)` until its door is closed; each
+every name-based rule asks). Each hole was `xfail(strict=True)` until its door was closed; each
 attack the rules held is a plain test. Read by `Notebook.borrowed`, as `check()` and the grader
 read it.
+
+Closed by fix27i, each by a rule: an allowed module's attribute is judged as the module it is or
+hands out (`module_names.engines`: doors 1 and 2); a written-out format template is read field
+by field, a computed one refused (`by_text.format_fields`); a 💡 hint quotes shown cases only
+(`shown_only`); operator and container dunders are definable; `type(x) is bytes` only compares.
 
 Doors found:
 
@@ -95,13 +100,6 @@ def test_the_template_door_gives_the_reference_answer_on_every_case():
     assert type(string.Template.pattern).__module__ == "re"  # what `Template` hands out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="read as own code in `digit_groups`, which forbids `re` and `regex`: a subclass of "
-    "`string.Template` has its `pattern` compiled by `re`, and `.findall` equals the reference "
-    "on 25 of 25 cases. Fix: an allowed module's member that hands out another module's engine "
-    "(`string.Template`: `re`) is judged as that module, out wherever it is forbidden",
-)
 @pytest.mark.parametrize(
     "cells",
     [
@@ -117,12 +115,9 @@ def test_template_is_re_where_re_is_forbidden(cells: str):
     assert "`re`" in verdict("digit_groups", cells) or "Template" in verdict("digit_groups", cells)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the real grader gave the `string.Template` answer to `digit_groups` full marks "
-    "(1 of 1; the honest rest of lesson 5 scored too: 2, 2, 2, 4), 87 s. Fix: as above",
-)
 def test_the_real_grader_gives_the_template_door_nothing(tmp_path: Path):
+    """One batch (about 50 s): the grader reads by the same `module_names.reached` that refuses
+    `dataclasses.re` below, so one door measured end to end shows the reading is the one used."""
     nbformat.write(
         trimmed("05_encoding.ipynb", {"digit_groups": TEMPLATE_REGEX}), tmp_path / "mallory_9.ipynb"
     )
@@ -148,15 +143,19 @@ def test_a_format_string_really_reads_a_dunder_as_text():
     assert namespace["seen"] == "f"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="read as own code: `str.format` / `format_map` read `__globals__`, `gi_frame` and "
-    "`f_locals` by names in text, as text only (no call; no marks measured). Fix: a literal "
-    "template's fields are judged as the attributes they name (`x.name`), a computed one refused",
-)
 @pytest.mark.parametrize("attack", FORMAT_TEXT)
 def test_attributes_named_in_a_format_string_are_judged(attack: str):
     assert verdict("train_bpe", FORMAT_TEXT[attack])
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["'{:>4} {}'.format(len(text), vocab_size)", "'{0[1]} {x.real:{w}}'.format(text, x=1, w=3)"]
+    + ["'{n}'.format_map({'n': vocab_size})", "'{0.__class__}'.format(text)"],
+)
+def test_a_template_written_out_is_read_field_by_field(line: str):
+    cells = f"def train_bpe(text, vocab_size):\n    seen = {line}\n    return []\n"
+    assert bool(verdict("train_bpe", cells)) == ("__class__" in line)
 
 
 # The honest refusal: everyday operator dunders on a helper class.
@@ -178,15 +177,26 @@ def test_the_operator_class_is_a_right_answer():
     assert all(answer(*c.args) == reference(*c.args) for c in exercise.cases())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="refused: 'binds `__add__`, a name Python itself gives a meaning' (so `__bool__`, "
-    "`__le__`, `__call__`, `__setitem__`). Fix: `DEFINABLE` grows by the operator and container "
-    "dunders Python calls only with the operands the code gave; those handed names as text or "
-    "classes (`__getattr__`, `__set_name__`, `__format__`, `__init_subclass__`) stay out",
-)
 def test_a_helper_class_with_operators_is_own_code():
     assert verdict("get_stats", OPERATORS) == ""
+    more = "    __slots__ = ('n',)\n    def __call__(self):\n        return self.n\n"
+    more += "    def __setitem__(self, key, value):\n        self.n = value\n"
+    assert (
+        verdict("get_stats", OPERATORS.replace("    def __add__", more + "    def __add__")) == ""
+    )
+
+
+@pytest.mark.parametrize(
+    "method",
+    ["__getattr__(self, name)", "__set_name__(self, owner, name)", "__format__(self, spec)"]
+    + ["__init_subclass__(cls)", "__exit__(self, kind, error, trace)", "__get__(self, o, t)"],
+)
+def test_dunders_handed_names_or_classes_stay_out(method: str):
+    """Python hands these attribute names as text, or classes: each reaches past the values."""
+    cells = OPERATORS.replace(
+        "    def __add__", f"    def {method}:\n        pass\n    def __add__"
+    )
+    assert "a name Python itself gives a meaning" in verdict("get_stats", cells)
 
 
 # Held.
@@ -268,13 +278,6 @@ def test_type_reaching_a_shadowed_builtins_name_stays_refused(route: str):
 
 
 # Hidden cases: a wrong-turn hint that counts what a hidden case's expected answer holds.
-@pytest.mark.xfail(
-    strict=True,
-    reason="with every shown case right and one hidden `stream_decode` case (case 72 of 91) "
-    "holding each '\ufffd' twice, the 💡 line says `your strings hold 2 '\ufffd' where 1 belong`: "
-    "the count in that hidden case's expected answer. Fix: `wrong_turns` hooks quote only shown "
-    "cases; for a failure only a hidden case shows, a hook's words may not depend on its values",
-)
 def test_a_wrong_turn_on_a_hidden_case_quotes_nothing_of_it():
     from lib.exercises.plain import to_wire
 
@@ -306,16 +309,22 @@ def test_isinstance_with_the_judged_class_is_own_code():
         assert verdict(name, honest) == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="refused: 'hands `bytes` on as a value, which could run `.encode` by another name' "
-    "(`str`, `.decode`, alike), though `type(x) is int` is what the rules' own message "
-    "recommends and `isinstance(out, bytes)` is accepted. Fix: a judged class only compared "
-    "(`is`, `==`, `in` beside `type(x)`: `type_use.class_asked`'s places) hands nothing on",
-)
 @pytest.mark.parametrize("name", ASKED)
 def test_type_compared_with_the_judged_class_is_own_code(name: str):
     assert verdict(name, ASKED[name]) == ""
+    assert (
+        verdict(name, ASKED[name].replace("type(out) is bytes", "type(out) in (bytes, str)")) == ""
+    )
+
+
+@pytest.mark.parametrize(
+    "use",
+    ["type(out) in [bytes, grab]", "type(out) == grab(bytes)", "(bytes, grab) == type(out)"]
+    + ["type(out) is bytes is grab", "bytes in type(out).mro()"],
+)
+def test_the_judged_class_beside_anything_else_stays_refused(use: str):
+    cells = ASKED["utf8_encode"].replace("type(out) is bytes", use)
+    assert verdict("utf8_encode", "def grab(*a):\n    return a\n", cells)
 
 
 # Door 2: `re` itself, as a public attribute of an allowed module, where `re` is forbidden.
@@ -342,23 +351,32 @@ def test_re_through_dataclasses_gives_the_reference_answer():
         assert "`re`" in verdict("digit_groups", cells)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="read as own code in `digit_groups`, which forbids `re`: `dataclasses.re` is the module "
-    "`re` (public, and on the list), equal to the reference on 25 of 25 cases; `from dataclasses "
-    "import re` is refused. Fix: an allowed module's attribute that is a module is judged as that "
-    "module, by the exercise's `forbidden` too",
-)
 def test_re_as_an_attribute_of_dataclasses_is_forbidden_re():
     assert "`re`" in verdict("digit_groups", RE_THROUGH_DATACLASSES)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the real grader gave `dataclasses.re` in `digit_groups` full marks (1 of 1; the "
-    "honest rest of lesson 5 scored too), 50 s. Fix: as for door 2",
-)
-def test_the_real_grader_gives_re_through_dataclasses_nothing(tmp_path: Path):
-    notebook = trimmed("05_encoding.ipynb", {"digit_groups": RE_THROUGH_DATACLASSES})
-    nbformat.write(notebook, tmp_path / "mallory_9b.ipynb")
-    attacks_score_nothing(tmp_path, {"mallory_9b": {"digit_groups": ""}})
+def test_each_listed_modules_member_is_judged_by_what_it_is():
+    """`engines` reads the objects themselves: among the listed modules' public members only
+    `string.Template` hands out another module's engine (its `pattern`, compiled by `re`), and
+    `dataclasses.re` is `re`. Where `re` is allowed, both stay usable."""
+    from lib.exercises.allowed import COMPUTING, MEMBERS
+    from lib.exercises.cell_reading import public_names
+    from lib.exercises.module_names import _module, engines
+
+    handing = {
+        f"{module}.{name}": engines(getattr(_module(module, set()), name, None), module)
+        for module in COMPUTING
+        if _module(module, set())
+        for name in public_names(module)
+        if name in MEMBERS.get(module, {name})
+    }
+    handing = {k: v for k, v in handing.items() if v and not k.startswith("dataclasses.")}
+    assert handing == {"string.Template": {"re"}}
+    assert (
+        verdict(
+            "get_stats",
+            "import dataclasses, string\n\nT = string.Template\n\n"
+            "def get_stats(ids):\n    dataclasses.re.compile('a')\n    T('x')\n    return {}\n",
+        )
+        == ""
+    )

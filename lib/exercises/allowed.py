@@ -6,9 +6,11 @@ A graded function, and every function of the notebook it reaches, may use
   (`own_code` reads what binds each of them by these same rules);
 - Python's builtins, except the few that run or find code (`exec`, `open`, `globals`...);
 - the standard-library modules below, which only compute, by their public names: an allowed
-  module's attribute is allowed if it is public (no leading `_`), is not a module off the list,
-  and is not a builtin that runs code (`reached`, which looks in the grader's own copy of the
-  module, so `collections._sys`, `dataclasses.builtins` and `re.enum` are out whatever they hold);
+  module's attribute is allowed if it is public (no leading `_`), is not a builtin that runs
+  code, and is judged as whatever module it is or hands out (`module_names.reached` and
+  `engines`, which look in the grader's own copy of the module: `collections._sys`,
+  `dataclasses.builtins` and `re.enum` are out whatever they hold, and `dataclasses.re` and
+  `string.Template`, whose `pattern` `re` compiles, are `re`, out where an exercise forbids it);
   a module is used by its names (`collections.Counter`), never handed on as a value nor changed;
 - what its exercise allows besides (`allowed_lib`: a course helper such as `lib.bpe.merge`, or
   a module such as `codecs`).

@@ -31,7 +31,6 @@ KERNEL_NAMES |= {"display", "copyright", "credits", "license"}
 # The dunders a class of the learner's may define (`__getattr__`, `__setattr__`... would catch
 # or hand over attributes by name); `__name__` and `__doc__`, the kernel's, are only read.
 DEFINABLE = ORDINARY_DUNDERS - {"__name__", "__doc__"}
-_DEFINABLE = ", ".join(f"`{name}`" for name in sorted(DEFINABLE))
 
 
 def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[str]) -> str:
@@ -63,7 +62,8 @@ def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[st
         if name[:2] == name[-2:] == "__" and name not in DEFINABLE:
             return (
                 f"binds `{name}`, a name Python itself gives a meaning: choose another name"
-                f" (a class may define {_DEFINABLE})"
+                " (a class may define `__init__`, `__repr__`, operators such as `__add__` and"
+                " `__eq__`, and container methods such as `__getitem__`)"
             )
         if name in KERNEL_NAMES:
             return f"binds `{name}`, a name the notebook's kernel already holds: choose another"

@@ -33,6 +33,10 @@ it runs names only attributes, which a class pattern matches by keyword (`class_
 are given, and `singledispatch` evaluates hints, which `hints` judges. `typing.NamedTuple` and
 `TypedDict` are not among `typing`'s allowed names (`allowed.MEMBERS`).
 
+- `str.format` and `format_map`, whose template's fields name attributes (`"{0.__globals__}"`):
+  a template written out is read field by field (`format_fields`, each attribute judged as
+  `x.name` is), one worked out at run time is refused (`format_outside`).
+
 `operator.attrgetter` and `methodcaller` would be two more, but `operator` is not allowed, and
 `string.Formatter` is refused where it is named (`python_itself.REACHES_IN`).
 """
@@ -40,6 +44,8 @@ are given, and `singledispatch` evaluates hints, which `hints` judges. `typing.N
 from __future__ import annotations
 
 import ast
+import re
+import string
 
 from lib.exercises.cell_reading import called_with_one
 from lib.exercises.dataclass_fields import field_use
@@ -83,3 +89,39 @@ def _decorates(node: ast.AST | None, kind: type) -> bool:
     kinds = (kind, ast.AsyncFunctionDef) if kind is ast.FunctionDef else kind
     decorated = getattr(node, "parent", None)
     return isinstance(decorated, kinds) and node in decorated.decorator_list
+
+
+FORMATS = frozenset({"format", "format_map"})
+
+
+def format_fields(item: ast.AST) -> list[str]:
+    """The attributes a written-out template's fields read (`"{0.x[k].y:{1.z}}".format`: x, y,
+    z), for `python_itself.attributes_read`; [] for anything else."""
+    template = getattr(item, "value", None)
+    if not (isinstance(item, ast.Attribute) and item.attr in FORMATS):
+        return []
+    if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+        return []
+    found, texts = [], [template.value]
+    while texts:
+        try:
+            fields = list(string.Formatter().parse(texts.pop()))
+        except ValueError:  # no template Python accepts: `format` raises before reading any
+            return found
+        for _, field, spec, _ in fields:
+            found += re.findall(r"\.([^.[]*)", re.sub(r"\[[^]]*\]", "", field or ""))
+            texts += [spec] if spec else []
+    return found
+
+
+def format_outside(item: ast.AST) -> str:
+    """ "" unless `item` is `.format` or `.format_map` of a template not written out in place."""
+    if not (isinstance(item, ast.Attribute) and item.attr in FORMATS):
+        return ""
+    template = item.value
+    if isinstance(template, ast.Constant) and isinstance(template.value, str):
+        return ""
+    return (
+        f"uses `.{item.attr}` on a template worked out at run time, whose fields can name any"
+        f' attribute: write the template in place (`"{{}} {{}}".{item.attr}(...)`) or an f-string'
+    )

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lib.exercises.cases import SOLUTION_MIME, STATUSES, Case, Raises, Result, close, show
+from lib.exercises.cases import SOLUTION_MIME, STATUSES, Case, Raises, Result, close
 from lib.exercises.changed_arguments import changed_line, changes, parameter_names, tip
 from lib.exercises.forbidden import forbidden_in_function
 from lib.exercises.kernel_code import hint_as_value, kernel_notebook
@@ -225,12 +225,6 @@ class Exercise:
             return self._result("passed", score, f"all {total} cases passed")
         status = "partial" if passed else ("failed" if answered else "error")
         turn = wrong_turn_words(self.wrong_turns, cases, answers)
-        # None (what a raise gives) tells nothing of a hidden case, and a hint may name None
-        secret = [
-            show(a) for a, c in zip(answers, cases, strict=True) if c.hidden and a is not None
-        ]
-        if any(len(answer) > 3 and answer in turn for answer in secret):
-            turn = ""  # the hint would quote the student's answer to a hidden case
         if changed:  # names the argument and its type only: safe for a hidden case
             right = right_but_changed == total - passed
             turn += tip_lines(tip(list(changed.values()), names, right))

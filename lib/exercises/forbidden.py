@@ -69,21 +69,39 @@ def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
 
 
 def _only_asked_about(item: ast.Name) -> bool:
-    """`isinstance(x, bytes)`, `issubclass(t, (str, int))`, `bytes.fromhex("e282ac")`: the class
-    is asked about, or builds bytes from hex digits, and nothing there converts text. The code
-    may not bind `isinstance` itself (`forbidden_names`), which could hand the class on. Needs
-    `parent` links."""
+    """`isinstance(x, bytes)`, `issubclass(t, (str, int))`, `type(x) is bytes`,
+    `bytes.fromhex("e282ac")`: the class is asked about, or builds bytes from hex digits, and
+    nothing there converts text. The code may not bind `isinstance` itself (`forbidden_names`),
+    which could hand the class on. Needs `parent` links."""
     parent = getattr(item, "parent", None)
     if isinstance(parent, ast.Attribute):
         return parent.attr == "fromhex"
-    if isinstance(parent, ast.Tuple):  # `isinstance(x, (bytes, bytearray))`
+    if isinstance(parent, ast.Tuple | ast.List | ast.Set):  # `isinstance(x, (bytes, str))`
         item, parent = parent, getattr(parent, "parent", None)
+    if isinstance(parent, ast.Compare) and len(parent.ops) == 1:  # `type(out) is bytes`
+        if parent.left is not item:  # `type(out) in (bytes, str)` too
+            return _type_of_one(parent.left)
+        compared = not isinstance(parent.ops[0], ast.In | ast.NotIn)
+        return compared and _type_of_one(parent.comparators[0])
     return (
         isinstance(parent, ast.Call)
         and isinstance(parent.func, ast.Name)
         and parent.func.id in {"isinstance", "issubclass"}
         and len(parent.args) == 2
         and parent.args[1] is item
+    )
+
+
+def _type_of_one(node: ast.AST) -> bool:
+    """`type(x)`: a class, which `is`, `==` or `in` only compares with the one named beside it
+    (`type_use.class_asked`), as Python's own `type.__eq__` does. The code may not bind `type`
+    (`allowed.JUDGED_BUILTINS`)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "type"
+        and len(node.args) == 1
+        and not node.keywords
     )
 
 

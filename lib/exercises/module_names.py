@@ -15,6 +15,7 @@ import ast
 import builtins
 import functools
 import importlib
+from collections.abc import Collection
 from types import MemberDescriptorType, ModuleType
 
 from lib.exercises.allowed import BUILTINS, COMPUTING, MEMBERS, RUNS_CODE, module_allowed
@@ -71,11 +72,15 @@ def held_as_code(name: str) -> bool:
     return any(callable(getattr(v, name, None)) for v in python_values())
 
 
-def reached(module: str, chain: list[str], allowed: set[str]) -> str:
+def reached(
+    module: str, chain: list[str], allowed: set[str], forbidden: Collection[str] = ()
+) -> str:
     """ "" if `module.a.b...` (the names in `chain`) stays within what may be used, else why not.
     Each step is looked up in the grader's own import of the module: a step from a module must be
-    public, and lead to an allowed module or to something that is no module and no builtin that
-    runs code; a step from anything else (a class, a function) is judged by `outside`."""
+    public, and lead to something that is no builtin that runs code and whose `engines` are
+    allowed and not `forbidden` (a module reached so is judged as itself from there on:
+    `dataclasses.re` is `re`); a step from anything else (a class, a function) is judged by
+    `outside`."""
     value: object = _module(module, allowed)
     where = module
     for name in chain:
@@ -89,14 +94,40 @@ def reached(module: str, chain: list[str], allowed: set[str]) -> str:
             hints = "use only names for type hints (`List[int]`)"
             return f"uses `{where}.{name}`: from `{where}`, {hints}"
         value, where = getattr(value, name, None), f"{where}.{name}"
-        if isinstance(value, ModuleType) and not module_allowed(value.__name__, allowed):
-            return f"reaches the module `{value.__name__}` through `{where}`"
         if any(value is getattr(builtins, name, None) for name in RUNS_CODE):
             return f"reaches `{where}`, a builtin that runs or finds code"
+        for engine in engines(value, where.rpartition(".")[0]):
+            if not module_allowed(engine, allowed):
+                return f"reaches the module `{engine}` through `{where}`"
+            if _root(engine) in forbidden or engine in forbidden:
+                return f"reaches `{engine}` through `{where}`: this exercise asks you to do without"
+        where = value.__name__ if isinstance(value, ModuleType) else where
     return ""
 
 
-def module_outside(item: ast.AST, modules: dict[str, str], allowed: set[str]) -> str:
+def engines(value: object, home: str) -> set[str]:
+    """The modules besides `home` (where `value` was found) and Python's builtins whose machinery
+    `value` is or hands out: a module itself, or the module of each object it holds as data,
+    where it is one (`re.IGNORECASE`) or a class's public attribute (`string.Template.pattern`
+    is compiled by `re`, so `Template` is `re`'s too). Classes and functions held are code, each
+    read where it is used."""
+    if isinstance(value, ModuleType):
+        return {value.__name__}
+    held = (
+        [v for k, v in vars(value).items() if k[:1] != "_"] if isinstance(value, type) else [value]
+    )
+    found = {type(v).__module__ for v in held if not hasattr(type(v), "__get__")}
+    return {m for m in found if _root(m) not in {"builtins", _root(home)}}
+
+
+def _root(module: str) -> str:
+    """A module's top package, as code names it: `_regex` is `regex`'s engine."""
+    return module.partition(".")[0].strip("_")
+
+
+def module_outside(
+    item: ast.AST, modules: dict[str, str], allowed: set[str], forbidden: Collection[str] = ()
+) -> str:
     """ "" unless this node, using a name bound to a module (`modules`: name -> module, from
     `imported`), reaches past its public names (see `reached`) or hands the module on as a value
     (`m = collections; m._sys` would read as a local `m`). Needs `parent` links."""
@@ -115,7 +146,7 @@ def module_outside(item: ast.AST, modules: dict[str, str], allowed: set[str]) ->
     where = ".".join([modules[item.id], *chain])
     if chain and isinstance(getattr(node, "ctx", None), ast.Store | ast.Del):
         return f"changes `{where}`: a module's names are used, never changed"  # seen by all
-    found = reached(modules[item.id], chain, allowed) or by_text(where, node)
+    found = reached(modules[item.id], chain, allowed, forbidden) or by_text(where, node)
     if not found and isinstance(_end(modules[item.id], chain, allowed), ModuleType):
         return f"hands the module `{where}` on as a value: use its names instead"  # `m = a.re`
     return found

@@ -16,12 +16,22 @@ import ast
 from collections.abc import Collection
 
 from lib.exercises.allowed import is_builtin
+from lib.exercises.by_text import format_fields
 from lib.exercises.scopes import class_names
 
-# The dunders a learner's own class defines or reads; the others reach into Python itself.
+# The dunders a learner's own class defines or reads: those Python calls only with the values
+# the code gave it (an operator's operands, a container's key). The others reach into Python
+# itself: they are handed attribute names as text or classes (`__getattr__`, `__set_name__`,
+# `__format__`, `__init_subclass__`, `__exit__`), or hold its machinery (`__globals__`).
+_OPERATORS = ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "pow", "lshift")
+_OPERATORS += ("rshift", "and", "xor", "or")
 ORDINARY_DUNDERS = frozenset(
     {"__init__", "__name__", "__doc__", "__len__", "__iter__", "__next__", "__getitem__"}
     | {"__contains__", "__eq__", "__lt__", "__hash__", "__repr__", "__str__", "__post_init__"}
+    | {"__ne__", "__le__", "__gt__", "__ge__", "__bool__", "__call__", "__setitem__"}
+    | {"__delitem__", "__missing__", "__reversed__", "__slots__", "__neg__", "__pos__"}
+    | {"__abs__", "__invert__", "__int__", "__float__", "__index__", "__round__", "__divmod__"}
+    | {f"__{side}{name}__" for name in _OPERATORS for side in ("", "r", "i")}
 )
 # `string.Formatter().get_field("0.__globals__", ...)` is getattr with a name in a string; a
 # running generator's or traceback's frame holds the namespaces of the code around it; its code
@@ -51,9 +61,9 @@ def private(name: str) -> bool:
 
 def attributes_read(item: ast.AST) -> list[str]:
     """The names of the attributes this one node reads: `x.name`, `getattr(x, "name")`, `case
-    C(name=x)` (a class pattern's keywords)."""
-    if isinstance(item, ast.Attribute):
-        return [item.attr]
+    C(name=x)` (a class pattern's keywords), `"{0.name}".format` (`by_text.format_fields`)."""
+    if isinstance(item, ast.Attribute):  # a written-out template's fields too
+        return [item.attr, *format_fields(item)]
     if named_by_text(item):
         return [item.args[1].value]  # type: ignore[attr-defined]
     return list(item.kwd_attrs) if isinstance(item, ast.MatchClass) else []

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from lib.exercises.allowed import BUILTINS, JUDGED_BUILTINS, builtin_outside, module_allowed
 from lib.exercises.bindings import KERNEL_NAMES, binds_judged
-from lib.exercises.by_text import by_text
+from lib.exercises.by_text import by_text, format_outside
 from lib.exercises.cell_reading import (
     is_import,
     lib_imports,
@@ -107,14 +107,14 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
                     lib_imports(*scope.imports),
                 )
             modules, lib = imports_of[id(scope)]
-            found = module_outside(item, modules, allowed) or lib_use(item, lib, allowed)
+            found = module_outside(item, modules, allowed, forbidden) or lib_use(item, lib, allowed)
             if found:
                 return found
             if not _falls_back(item, scope):
                 continue
-        found = module_outside(item, around.modules, allowed)  # `collections._sys`, `m = re`
+        found = module_outside(item, around.modules, allowed, forbidden)  # `m = re`
         found = found or lib_use(item, around.lib, allowed)
-        found = found or outside(item, allowed, around.members)
+        found = found or outside(item, allowed, around.members, forbidden)
         if isinstance(item, ast.Name) and item.id in around.members:  # `field(...)`, `wraps(f)`
             found = found or by_text(around.members[item.id], item)
         found = found or forbidden_name(item, forbidden)
@@ -157,7 +157,9 @@ def lib_use(item: ast.AST, lib: dict[str, str], allowed: set[str]) -> str:
     return "" if use in allowed else f"uses `{use}` from the course's library"
 
 
-def outside(item: ast.AST, allowed: set[str], members: Collection[str] = ()) -> str:
+def outside(
+    item: ast.AST, allowed: set[str], members: Collection[str] = (), forbidden: Collection[str] = ()
+) -> str:
     """ "" unless this one node uses something off the list; then what, in words. Names are
     judged by `own_code`, which knows what binds them; here: imports, attributes, calls.
     `members`: names bound by imports alone (`from dataclasses import field`), each use of which
@@ -174,7 +176,7 @@ def outside(item: ast.AST, allowed: set[str], members: Collection[str] = ()) -> 
         if names == [("*", None)]:  # `from string import *` binds `Formatter` too
             names = [(name, None) for name in public_names(item.module or "")]
         for name, alias in names if getattr(item, "module", None) else []:
-            found = reached(item.module, [name], allowed)  # `from re import enum`
+            found = reached(item.module, [name], allowed, forbidden)  # `from re import enum`
             if (alias or name) not in members:
                 found = found or by_text(f"{item.module}.{name}", item)
             if found:
@@ -183,4 +185,4 @@ def outside(item: ast.AST, allowed: set[str], members: Collection[str] = ()) -> 
     if isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
         return f"uses `{item.id}`, which reaches into Python itself"
     found = (reaching_in(name) for name in attributes_read(item))
-    return next(filter(None, found), "") or type_outside(item)
+    return next(filter(None, found), "") or type_outside(item) or format_outside(item)

@@ -13,6 +13,7 @@ from typing import Any
 
 from lib.exercises.cases import Case, Raises, show
 from lib.exercises.plain import NotPlain, from_wire, same
+from lib.exercises.shown_only import hook_words
 
 ORDINALS = ("first", "second", "third", "fourth")
 
@@ -178,11 +179,12 @@ def wrong_turn_words(
     answers: list[Any],
 ) -> str:
     """An exercise's `wrong_turns` words on a known mistake the answers fit, as a last line
-    ("" if none). A bug in the recogniser must never cost the learner their feedback."""
+    ("" if none), quoting shown cases only (`shown_only`). A bug in the recogniser must never
+    cost the learner their feedback."""
     if hook is None:
         return ""
     try:
-        words = hook(cases, answers)
+        words = hook_words(hook, cases, answers)
     except Exception:
         return ""
     if not isinstance(words, str) or not words:

@@ -47,6 +47,7 @@ OWN_USER = (
     "copy of your files; it could not write the grader's code, Python or the results, and every "
     "process it started was stopped before the results were written."
 )
+FENCED = "It could write only in its own folders, not in the container's shared /tmp."
 MEMORY_BOX = "Its memory was capped as a whole, all its processes together."
 MEMORY_PROCESS = "Its memory was capped per process (this container allows no memory cgroup)."
 CPU_SHARED = "All its processes together had one share of the CPU, however many it started."
@@ -115,9 +116,10 @@ def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> 
             )
         results = results_json(records, lesson)
         held = protections.in_common(records)[0]
-        memory = MEMORY_BOX if protections.MEMORY in held else MEMORY_PROCESS
-        memory += " " + CPU_SHARED if protections.CPU in held else ""
-        results["output"] += "\n\n" + (BOXED if boxed else OWN_USER) + " " + memory
+        notes = [BOXED if boxed else OWN_USER, *([FENCED] if protections.FENCE in held else [])]
+        notes.append(MEMORY_BOX if protections.MEMORY in held else MEMORY_PROCESS)
+        notes += [CPU_SHARED] if protections.CPU in held else []
+        results["output"] += "\n\n" + " ".join(notes)
     except Exception as error:  # the grader itself failed: say so rather than leave no results
         results = nothing(
             f"The autograder failed ({type(error).__name__}: {error}). Please tell your instructor."

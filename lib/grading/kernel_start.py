@@ -12,13 +12,31 @@ an earlier run of the same notebook in the same folder, before anything of the s
   nobody, root included, can clear it for the next student of the uid. A kernel needs no keys, so
   after joining that new session keyring, the system calls of keys (`add_key`, `request_key`,
   `keyctl`) are refused to it and all it starts, by a seccomp filter (as Docker's default
-  profile does). Only as root: a filter needs `no_new_privs` otherwise, which a setuid `bwrap`
-  would not survive; and only root's grader hands a uid from one student to the next.
+  profile does). Only as root (only root's grader hands a uid from one student to the next),
+  with `no_new_privs` set first: a root without CAP_SYS_ADMIN (a container's) may install a
+  filter only so, and root's `bwrap` needs no set-uid bit (a user's would not survive it).
 - **Not the working folder first on `sys.path`.** `python -m ipykernel_launcher` puts the
   working folder (the student's) first, so an `ipykernel_launcher.py` handed in, or written by
   the notebook's first run, would run as the kernel. `module_runner` starts the module with `-c`
   by lines that drop that entry before importing anything (`-P` does it on Python 3.11 and later
   only; `-I` would also drop `PYTHONPATH`, which is how the kernel finds `lib`).
+- **Writes only in its own folders, without a box** (`fence`). Unboxed, the machine's /tmp,
+  /var/tmp and /dev/shm are shared by every slot's kernel: a file left there outlived its user's
+  reset when another slot's kernel closed the folder it lay in, and a neighbour's 22,500 folders
+  made every other user's reset walk them (3.6 s). Walking smarter cannot fix either: what others
+  may write, others shape; finding a uid's files by owner is a walk too, and taking the shared
+  folders from the sandbox users by mode or ACL would change the machine's folders (to be put back
+  even after the grader is killed) and take /dev/shm from process pools. So a Landlock ruleset
+  (Linux 5.13+, unprivileged, inherited by all the kernel starts, kept across the change of user,
+  nothing on the machine changed and nothing to undo if the grader is killed) lets the kernel
+  create, remove or write files only beneath its own folders (working copy, connection folder,
+  scratch with TMPDIR and HOME, each removed by root), write to devices (/dev/null, a terminal),
+  and in /dev/shm only make, write and remove plain files: Python's process pools need their
+  semaphores there (glibc names no other place), but no folder can be made, to hide a file in from
+  a reset or to slow every reset: the folders `user_reset` walks are then the machine's, none a
+  kernel made. Reading is left as it is. Where the machine has no Landlock the grader knows before
+  any kernel starts (`sandbox.fence_works`) and says so in the run's summary; a kernel asked to be
+  fenced that cannot be never starts.
 - **A fresh IPython folder.** The same lines point `IPYTHONDIR` at a new folder in the kernel's
   `TMPDIR`: startup files an earlier run wrote there never run.
 
@@ -40,6 +58,14 @@ PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW; SECCOMP_RET_ERRNO with EPERM
 LOAD, EQUAL, AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, ..JGE, RET
 KEYCTL_JOIN_SESSION_KEYRING = 1  # with no name: a new anonymous keyring, this process's alone
+# Landlock's system calls (the same numbers on every machine) and its file rights, by ABI version:
+# writing, removing and making things (reading and executing are left alone); 2 adds linking or
+# moving across folders (REFER), 3 truncating.
+CREATE_RULESET, ADD_RULE, RESTRICT_SELF, ASK_VERSION, PATH_BENEATH = 444, 445, 446, 1, 1
+WRITE, REMOVE_DIR, REMOVE_FILE, MAKE_REG, MAKE_ALL = 1 << 1, 1 << 4, 1 << 5, 1 << 8, 0x1FC0
+REFER, TRUNCATE = 1 << 13, 1 << 14
+PR_SET_NO_NEW_PRIVS = 38
+WRITABLE = "--writable"  # kernel_start's own arguments: `--writable FOLDER... -- command...`
 # `python -c` puts "" (the working folder) first on sys.path: dropped before the first import.
 _RUN_MODULE = """\
 import sys
@@ -94,10 +120,50 @@ def refuse_keys() -> bool:
     table = (_Rule * len(rules))(*(_Rule(*rule) for rule in rules))
     program = _Program(len(rules), table)
     libc = ctypes.CDLL(None, use_errno=True)
+    # A root without CAP_SYS_ADMIN (a container's default capabilities) may install a filter only
+    # under no_new_privs; root's bwrap needs no set-uid bit, so nothing is lost by it.
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) == 0
 
 
+class _Beneath(ctypes.Structure):
+    _pack_ = 1  # struct landlock_path_beneath_attr is packed
+    _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def fence(own: list[str]) -> None:
+    """Let this process and all it starts write only beneath the folders `own`, to devices, and
+    plain files in /dev/shm (see the module's docstring); raise OSError where Landlock cannot."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    version = libc.syscall(CREATE_RULESET, None, 0, ASK_VERSION)
+    if version < 1:
+        raise OSError(ctypes.get_errno(), "Landlock is not available")
+    handled = WRITE | REMOVE_DIR | REMOVE_FILE | MAKE_ALL
+    handled |= (REFER if version >= 2 else 0) | (TRUNCATE if version >= 3 else 0)
+    shm = (WRITE | REMOVE_FILE | MAKE_REG | TRUNCATE) & handled
+    rules = [(folder, handled) for folder in own] + [("/dev", (WRITE | TRUNCATE) & handled)]
+    rules += [("/dev/shm", shm)] if os.path.isdir("/dev/shm") else []
+    ruleset = libc.syscall(CREATE_RULESET, ctypes.byref(ctypes.c_uint64(handled)), 8, 0)
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "Landlock refused a ruleset")
+    for folder, allowed in rules:
+        parent = os.open(folder, os.O_PATH | os.O_CLOEXEC)
+        rule = _Beneath(allowed, parent)
+        added = libc.syscall(ADD_RULE, ruleset, PATH_BENEATH, ctypes.byref(rule), 0)
+        os.close(parent)
+        if added != 0:
+            raise OSError(ctypes.get_errno(), f"Landlock refused a rule for {folder}")
+    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # what a process without CAP_SYS_ADMIN needs
+    if libc.syscall(RESTRICT_SELF, ruleset, 0) != 0:
+        raise OSError(ctypes.get_errno(), "Landlock would not restrict the kernel")
+    os.close(ruleset)
+
+
 if __name__ == "__main__":
+    command = sys.argv[1:]
+    if command[:1] == [WRITABLE]:  # never start a kernel that should be fenced unfenced
+        own, command = command[1 : command.index("--")], command[command.index("--") + 1 :]
+        fence(own)
     join_fresh_session_keyring()
     refuse_keys()
-    os.execvp(sys.argv[1], sys.argv[1:])
+    os.execvp(command[0], command)

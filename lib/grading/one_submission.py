@@ -44,7 +44,8 @@ class _Box:
         work, runtime = self.tmp / "work", self.tmp / "runtime"
         readonly = sandbox.readonly_paths(self.settings.import_paths)
         caps, boxed = self.settings.caps, self.settings.boxed
-        return sandbox.command(kernel, work, runtime, readonly, caps, self.uid, boxed)
+        scratch = None if boxed else self.tmp / "scratch"  # see `_set_up`
+        return sandbox.command(kernel, work, runtime, readonly, caps, self.uid, boxed, scratch)
 
 
 def _set_up(

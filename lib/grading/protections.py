@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import os
 
-from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, memory_capped
+from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_works, memory_capped
 
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
+FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders
 # Records graded before records said which protections held: sandboxed meant bubblewrap then.
 EARLIER = [BOX, OWN_USER] if os.geteuid() == 0 else [BOX]
 
 
 def held(sandboxed: bool, boxed: bool, uid: int | None) -> list[str]:
     """The protections a kernel of user `uid` had (the record's `protections`): the bubblewrap
-    box (`boxed`), a user of its own, and the cgroups its user's kernels share."""
+    box (`boxed`), a user of its own, the write fence of an unboxed kernel (`sandbox.command`),
+    and the cgroups its user's kernels share."""
     if not sandboxed:
         return []
     return [
@@ -27,6 +29,7 @@ def held(sandboxed: bool, boxed: bool, uid: int | None) -> list[str]:
         for name, yes in (
             (BOX, boxed),
             (OWN_USER, uid is not None),
+            (FENCE, not boxed and uid is not None and fence_works()),
             (MEMORY, memory_capped(uid)),
             (CPU, cpu_shared(uid)),
         )
@@ -65,6 +68,16 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
             "no bubblewrap (this machine refuses its namespaces): each kernel a user of its own "
             "in a private copy, every process of that user killed after each notebook"
         ]
+        if FENCE in common:
+            parts.append(
+                "each kernel writes only in its own folders and plain files in /dev/shm "
+                "(Landlock: the machine's /tmp, /var/tmp and /dev/shm are not its to fill)"
+            )
+        elif known and OWN_USER in common:
+            parts.append(
+                "the machine's /tmp, /var/tmp and /dev/shm shared by every kernel (no Landlock "
+                "here: a kernel's files there are found by a walk other kernels can shape)"
+            )
     parts.append(
         f"at most {caps.memory_mb} MB of memory per process, {caps.processes} processes, "
         f"{caps.file_mb} MB per file"

@@ -14,6 +14,7 @@ This module is the grader's one door to the sandbox: what `kernel_users`, `kerne
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -91,6 +92,15 @@ def choose(own_user_fallback: bool = False) -> bool:
         raise
 
 
+@functools.cache
+def fence_works() -> bool:
+    """Can an unboxed kernel be fenced here (`kernel_start.fence`: Landlock)? Tried once, as a
+    kernel starts, so that a machine without Landlock (an older kernel, a seccomp profile that
+    refuses it) is known before any kernel starts, and the run's summary says so."""
+    trial = [sys.executable, "-I", "-c", _START, kernel_start.WRITABLE, "/", "--", "true"]
+    return subprocess.run(trial, capture_output=True, timeout=60).returncode == 0
+
+
 def _check_a_user_can_run_this_python() -> None:
     """Without a box, kernels are this very Python run as an unprivileged user: if a folder on its
     way is private to root (pyenv's live under /root), every kernel dies at once and a whole
@@ -125,13 +135,16 @@ def command(
     caps: Caps,
     uid: int | None,
     boxed: bool = True,
+    scratch: Path | None = None,
 ) -> list[str]:
     """The command line that runs `kernel` boxed: `work` (its working folder) and `runtime` (the
     connection file and sockets) are the only writable places it shares with us; `uid` is the
     unprivileged user to become (needed when we are root). `boxed=False` (bubblewrap cannot run
-    here, see `choose`) keeps the user and the limits only. The kernel starts as `kernel_start`
-    says (its own session keyring and IPython folder, not the working folder on its path); an
-    empty `kernel` gives the prefix alone."""
+    here, see `choose`) keeps the user and the limits, and where the machine has Landlock, fences
+    the kernel's writes to `work`, `runtime` and its `scratch` folder (its TMPDIR and HOME):
+    the machine's /tmp, /var/tmp and /dev/shm are then not its to fill (`kernel_start.fence`).
+    The kernel starts as `kernel_start` says (its own session keyring and IPython folder, not
+    the working folder on its path); an empty `kernel` gives the prefix alone."""
     limits = [
         "prlimit",
         f"--data={caps.memory_mb * 2**20}",  # writable memory; address space counts reservations
@@ -162,6 +175,9 @@ def command(
     if kernel:  # its own session keyring first, then the box and the user
         kernel = kernel_start.module_runner(kernel)
         limits += [sys.executable, "-I", "-c", _START]
+        if not boxed and fence_works():  # a box's /tmp and /dev/shm are its own
+            own = [str(work), str(runtime), *([str(scratch)] if scratch else [])]
+            limits += [kernel_start.WRITABLE, *own, "--"]
     if not boxed:  # no namespaces here: only the user and the limits hold (see `choose`)
         if uid is not None:  # no box's pid 1 to take its orphans: they come back to us
             user_processes.adopt_orphans()

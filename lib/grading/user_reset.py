@@ -77,7 +77,9 @@ def remove_own_files(roots: list[str]) -> list[str]:
     """Remove what this user left in the folders any user may write (`roots`, found by root:
     `kernel_users.scratch_roots`) and in every folder below them that others may write too (a
     root-owned /tmp/.X11-unix, another user's folders made mode 777, however deeply nested).
-    Returns what could not be removed (empty: nothing of this user is left there)."""
+    Where kernels are fenced (`kernel_start.fence`), none can make such a folder, so this walk
+    meets the machine's folders only and no neighbour's kernel can hide a file from it or slow
+    it. Returns what could not be removed (empty: nothing of this user is left there)."""
     failed: list[str] = []
     for root in roots:
         _remove_below(root, failed)

@@ -3,7 +3,8 @@ helper (`python -m tests.lying_reader FD`), it reads like `reading_server`, then
 whose file name starts with `mallory`, adds to its well-formed answer what a reader taken over
 by the student's text would: another student's name in `info`, and every exercise's row as
 "not own code" with full marks, so that none of them is run; for `malformed`, a written answer
-that is no text. For `killer`, the reader kills the helper itself, then reads honestly; for
+that is no text. For `killer`, the helper is killed (by its reader before it gives up its
+rights), then the notebook is read honestly; for
 `whoami`, it answers with its own rights (uid, capabilities, no_new_privs, seccomp)."""
 
 from __future__ import annotations
@@ -17,13 +18,21 @@ from pathlib import Path
 
 from lib.grading import reading, reading_server
 
-_read = reading.read
+_read, _received = reading.read, reading_server._receive
+
+
+def _receive(conn):
+    """The request; for `killer`, the helper (the reader's parent's parent) is killed first, while
+    the reader still has the helper's rights: as the OOM killer could (the reader itself,
+    once it has given up its rights, cannot: `reader_rights`)."""
+    request, memory_mb = _received(conn)
+    if request["name"].startswith("killer"):
+        helper = int(Path(f"/proc/{os.getppid()}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        os.kill(helper, signal.SIGKILL)
+    return request, memory_mb
 
 
 def _lying(path: Path, catalog, *rules) -> dict:
-    if path.name.startswith("killer"):  # the helper (the reader's parent's parent) killed
-        helper = int(Path(f"/proc/{os.getppid()}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        os.kill(helper, signal.SIGKILL)
     if path.name.startswith("whoami"):  # what a reader taken over could do: its rights
         status = dict(
             line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines()
@@ -44,5 +53,5 @@ def _lying(path: Path, catalog, *rules) -> dict:
 
 
 if __name__ == "__main__":
-    reading.read = _lying
+    reading.read, reading_server._receive = _lying, _receive
     reading_server.serve(socket.socket(fileno=int(sys.argv[1])))

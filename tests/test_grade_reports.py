@@ -315,3 +315,12 @@ def test_a_hidden_case_in_full_reaches_only_the_instructors_grades():
     assert all("hidden case 4 of 4 failed" in page for page in student_sees)
     assert not any("double(34)" in page for page in student_sees)
     assert "input: double(34)" in grade_tables.grade_rows(hidden)[0]["reason"]
+
+
+def test_a_record_whose_page_cannot_be_made_costs_its_own_page_only():
+    """Round 9 stopped a batch in `feedback_pages.html` on an answer that was no text. A page
+    that cannot be made is replaced by one that says so; the other records' pages are made."""
+    markdown, html = reports._pages(record("mallory", answers={"why": ["no", "text"]}), [], {})
+    assert "could not be made (AttributeError)" in markdown and "could not be made" in html
+    markdown, _ = reports._pages(record("bob"), [], {})
+    assert "Score: 3 / 3" in markdown and "could not be made" not in markdown

@@ -14,7 +14,8 @@ from lib.exercises.lesson3 import speed
 from lib.exercises.lesson3.speed import speed_challenge
 from lib.exercises.lesson3.turns import count_pairs_once, train_first_seen, train_overlap_once
 from lib.exercises.running import run_cases
-from lib.grading.reading import own_code_rows
+from lib.grading.reading import own_code_reasons
+from lib.grading.reading_reply import Reading
 
 OWN_GET_STATS = """\
 def get_stats(ids):
@@ -57,7 +58,8 @@ def namespace_of(cells: list[str]) -> dict:
 def own_code_row(exercise: Exercise, cells: list[str]) -> dict | None:
     """The grader's verdict from reading the cells: a zero-score row, or None if it is own code."""
     notebook = new_notebook(cells=[new_code_cell(source) for source in cells])
-    return own_code_rows(notebook, [exercise])[0].get(exercise.name)
+    not_own, missing, _ = own_code_reasons(notebook, [exercise])
+    return Reading(not_own=not_own, missing=missing).skipped_rows([exercise]).get(exercise.name)
 
 
 def test_every_exercise_has_an_honest_and_a_wrapping_answer():

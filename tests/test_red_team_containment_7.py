@@ -25,8 +25,9 @@ to another user (rounds 2, 1 and 6 hold them); the user keyring inside bubblewra
 namespace is not the uid's outside (different serials, measured); no o+w folder deeper than
 `ROOTS_DEPTH` on this machine; files in the shared /tmp, /var/tmp, /dev/shm (being redesigned).
 
-Marked `xfail(strict=True)` while the hole is open (the reason says what the attack got, measured;
-"Fix:" what would close it by design); plain tests are guards the design holds. The unit checks
+The six holes found are closed by design (issue 28: `reading_reply`, `reader_rights`, the
+refusal in `kernel_start`); their tests, once strict xfails, are plain now, each docstring saying
+what the attack got and what holds. The unit checks
 and machine checks take about 8 s; the batches and helper starts are `end_to_end` (10 to 30 s each
 on a loaded machine).
 """
@@ -81,16 +82,9 @@ ROWS = {  # what a lying reader puts in `not_own`: every exercise "not own", yet
 
 
 # --- The reply of a reader that lies ----------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason='A reply with `info: {"student": "alice"}` is accepted (`info` is `dict(...)`, '
-    "unchecked) and spread into the record (`new_record(..., **read.info)`): the record says "
-    "student alice; in the unknown-lesson path `info.exercises` even sets rows of 999 points, "
-    "unclamped. Fix: decode `info` into fixed, typed fields (answers: dict[str, str], "
-    "solutions: list[str], code: dict[str, str], unparsable: list[str]), refuse any other key, "
-    "and never spread a reply into a record",
-)
 def test_a_reply_cannot_name_another_student_or_set_record_fields():
+    """Round 9 got the record to say alice through `info` (spread into it). Held now: a reply's
+    `info` has four typed fields, any other key refuses it, and a record names them one by one."""
     lie = {
         "lesson": None,
         "info": {"student": "alice", "exercises": [{"name": "double", "score": 999.0}]},
@@ -103,15 +97,9 @@ def test_a_reply_cannot_name_another_student_or_set_record_fields():
     assert (record["student"], record["exercises"]) == ("mallory", [])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`not_own` rows are taken as sent (`dict(v)`) and become the graded rows without "
-    "running (`Job.skip_grading`): `status: passed, score: 99` for every exercise is kept, and "
-    "`_checked` clamps it to full marks. Fix: the reply says only which exercises are not own "
-    "code and why (names checked against the lesson's, a reason string); the grader builds the "
-    'rows itself (`result_row(e, "not own code", why)`, score 0)',
-)
 def test_a_reply_cannot_skip_grading_with_full_marks():
+    """Round 9 skipped grading with rows of 99 points. Held now: a reply names exercises and a
+    reason only (text); the grader makes the rows itself, at zero."""
     lie = {"lesson": 1, "info": {}, "not_own": ROWS}
     try:
         read = read_apart._decoded(_framed(json.dumps(lie)), 6)
@@ -120,14 +108,8 @@ def test_a_reply_cannot_skip_grading_with_full_marks():
     assert all(not row.get("score") for row in read.not_own.values()), read.not_own
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="A written answer that is a list, not text, is accepted (`info` unchecked); the "
-    "feedback page then calls `.strip()` on it and the whole batch stops with AttributeError "
-    "(end to end: the honest students get no row). Fix: typed decoding of `info` (answers "
-    "are dict[str, str]), and a report that fails for one record costs that record's page",
-)
 def test_a_reply_whose_answer_is_no_text_is_refused():
+    """Round 9 stopped the batch with an answer that was a list. Held now: answers are text."""
     lie = {"lesson": 1, "info": {"answers": {"why": ["an answer", "that is no text"]}}}
     try:
         read = read_apart._decoded(_framed(json.dumps(lie)), 6)
@@ -136,16 +118,9 @@ def test_a_reply_whose_answer_is_no_text_is_refused():
     assert all(isinstance(text, str) for text in read.info.get("answers", {}).values())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="The cap on a reply counts `[` and `{` only: values in one list are not counted. "
-    "Measured: an 80 MB reply (under MAX_ANSWER_BYTES) of 41.9 million zeros in `info` was "
-    "decoded and kept (`Reading.info`), the grader's peak RSS +320 MB over the reply's own "
-    "160 MB, and 13 s of its CPU under load, in `json.loads`, which holds the GIL: every other "
-    "notebook's grading waits meanwhile; three at once pass a 2 GB cgroup. Fix: count values "
-    "(commas too) against the element cap before decoding, and accept only the fixed fields",
-)
 def test_a_reply_of_many_plain_values_is_refused_before_decoding():
+    """Round 9 had 41.9 million zeros decoded (+320 MB, 13 s with the GIL held). Held now: every
+    value is counted (commas and brackets) against a cap before decoding."""
     values = 2 * MAX_ELEMENTS + 1  # more than the cap on lists and objects, in a single list
     lie = b'{"lesson": 1, "info": {"x": [' + b"0," * (values - 1) + b"0]}}"
     with pytest.raises(read_apart.ReadingFailed):
@@ -174,15 +149,10 @@ def _batch(tmp_path: Path, attacker: str, monkeypatch) -> tuple[dict, list[dict]
 
 
 @pytest.mark.end_to_end
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: with a reader that lies for mallory.ipynb (stubs), the gradebook gave "
-    "alice (stubs, 0/3) 3/3 from mallory.ipynb, her own 0/3 version marked 'does not count', "
-    "her feedback/alice_lesson1.md says 'Submission: mallory.ipynb, Score 3 / 3'; mallory has no "
-    "row at all; bob kept 3/3. Fix: typed, closed decoding of the reply (see the unit tests); "
-    "the student's name comes from the submission only",
-)
 def test_a_lying_reader_in_a_class_cannot_grade_another_student(tmp_path, monkeypatch):
+    """Round 9: a lying reader for mallory gave alice 3/3 from mallory's file. Held now: the
+    reply's extra `info` field refuses it (mallory's row says the reading failed); names come
+    from the submission only."""
     totals, _ = _batch(tmp_path, "mallory", monkeypatch)
     assert totals["alice"] == (0.0, "alice.ipynb")
     assert totals["bob"] == (3.0, "bob.ipynb")
@@ -190,15 +160,9 @@ def test_a_lying_reader_in_a_class_cannot_grade_another_student(tmp_path, monkey
 
 
 @pytest.mark.end_to_end
-@pytest.mark.xfail(
-    strict=True,
-    raises=AttributeError,
-    reason="Measured: a reply whose answer is a list stopped the batch in "
-    "`feedback_pages.html` (AttributeError: 'list' object has no attribute 'strip') after the "
-    "attacker's row: records.jsonl held 1 line, alice and bob no row, no summary. Fix: typed "
-    "decoding of `info`; a report that fails for one record costs only that record",
-)
 def test_a_malformed_reply_costs_one_row_not_the_batch(tmp_path, monkeypatch):
+    """Round 9: an answer that was a list stopped the batch in the feedback pages. Held now: the
+    reply is refused (the attacker's row), and the others are graded."""
     totals, records = _batch(tmp_path, "malformed", monkeypatch)
     assert totals["alice"][0] == 0.0
     assert totals["bob"][0] == 3.0
@@ -206,8 +170,9 @@ def test_a_malformed_reply_costs_one_row_not_the_batch(tmp_path, monkeypatch):
 
 @pytest.mark.end_to_end  # two helpers started: about 10 s on a loaded machine
 def test_a_reader_that_kills_the_helper_costs_no_other_reading(tmp_path, monkeypatch):
-    """The helper is shared by every reading; one that dies (here killed by a reader, as the
-    OOM killer could) is started again at the next request: the next notebooks are read."""
+    """The helper is shared by every reading; one that dies (here killed by a reader before it
+    gives up its rights, as the OOM killer could) is started again at the next request: the
+    next notebooks are read."""
     from toy_exercises import EXERCISES
 
     helper = read_apart._Helper("tests.lying_reader")
@@ -226,18 +191,10 @@ def test_a_reader_that_kills_the_helper_costs_no_other_reading(tmp_path, monkeyp
 
 @pytest.mark.end_to_end  # a helper started: about 7 s on a loaded machine
 @pytest.mark.skipif(os.geteuid() != 0, reason="a grader run as root: its reader is root too")
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured as root's grader: the reader, which parses the student's file with "
-    "json, nbformat, re and ast, runs as uid 0 with every capability (CapEff "
-    "000001fffeffffff), no no_new_privs, no seccomp: a parser bug the student's text "
-    "reaches is the machine (the signing key, every submission and grades/, the sandbox "
-    "users). It needs only the submission's bytes. Fix: the grader opens the file and passes "
-    "the descriptor; the reader drops to an unprivileged user of its own (setresuid, no "
-    "capabilities, no_new_privs, a seccomp filter allowing read/write/exit/mmap), before "
-    "reading a byte",
-)
 def test_the_reader_has_no_rights_beyond_reading_its_notebook(tmp_path, monkeypatch):
+    """Round 9: the reader parsed the student's file as root with every capability. Held now: the
+    grader opens the file and hands the descriptor over; the reader drops to an unprivileged
+    user, no capabilities, no_new_privs, keys refused, before reading a byte."""
     from toy_exercises import EXERCISES
 
     monkeypatch.setattr(read_apart, "_HELPER", read_apart._Helper("tests.lying_reader"))
@@ -293,7 +250,8 @@ def test_a_root_grader_without_cap_sys_admin_still_refuses_keys(shared_tmp):
     """Measured before: a root grader without CAP_SYS_ADMIN (a container's default capabilities
     with no seccomp profile of its own) could not install `refuse_keys`' filter: prctl failed
     unseen, the kernel ran with Seccomp 0 and add_key succeeded. `refuse_keys` now sets
-    no_new_privs first, as a process without CAP_SYS_ADMIN must."""
+    no_new_privs first, as a process without CAP_SYS_ADMIN must (and a kernel whose filter still
+    fails is not started: the next test)."""
     (shared_tmp / "kernel.py").write_text(ADD_KEY)
     kernel = [sys.executable, "-I", str(shared_tmp / "kernel.py")]
     readonly = [str(shared_tmp), *sandbox.readonly_paths(())]
@@ -307,3 +265,31 @@ def test_a_root_grader_without_cap_sys_admin_still_refuses_keys(shared_tmp):
         assert (int(key), seccomp) == (-1, "2"), done.stdout + done.stderr
     finally:
         sandbox.reap(UID, seconds=30)
+
+
+# Run as a child: a machine that refuses seccomp filters (prctl(PR_SET_SECCOMP) and seccomp(2)
+# answer EPERM, as some container profiles do), then the kernel's start, which must refuse.
+NO_FILTERS = """
+import ctypes, os, sys
+from lib.grading import kernel_start as k
+rules = [(0x20, 0, 0, 0), (k.EQUAL, 0, 2, 157), (0x20, 0, 0, 16), (k.EQUAL, 1, 0, 22),
+         (k.EQUAL, 0, 1, 317), (k.RETURN, 0, 0, k.REFUSE), (k.RETURN, 0, 0, k.ALLOW)]
+table = (k._Rule * len(rules))(*(k._Rule(*rule) for rule in rules))
+libc = ctypes.CDLL(None, use_errno=True)
+libc.prctl(k.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+assert libc.prctl(k.PR_SET_SECCOMP, k.SECCOMP_MODE_FILTER,
+                  ctypes.byref(k._Program(len(rules), table)), 0, 0) == 0
+os.execv(sys.executable, [sys.executable, "-I", "-c", open(k.__file__).read(), "echo", "started"])
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="root's grader refuses keys to its kernels")
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="prctl's and seccomp's numbers")
+def test_a_kernel_whose_key_filter_cannot_be_installed_is_not_started():
+    """Where no filter can be installed at all, the kernel is not started, and says why: never
+    silently without the refusal of keys."""
+    done = subprocess.run(
+        [sys.executable, "-c", NO_FILTERS], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert "started" not in done.stdout and done.returncode != 0, done.stdout + done.stderr
+    assert "could not refuse the kernel the system calls of keys" in done.stderr

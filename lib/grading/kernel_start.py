@@ -15,6 +15,7 @@ an earlier run of the same notebook in the same folder, before anything of the s
   profile does). Only as root (only root's grader hands a uid from one student to the next),
   with `no_new_privs` set first: a root without CAP_SYS_ADMIN (a container's) may install a
   filter only so, and root's `bwrap` needs no set-uid bit (a user's would not survive it).
+  Where the filter still cannot be installed, the kernel is not started: never silently.
 - **Not the working folder first on `sys.path`.** `python -m ipykernel_launcher` puts the
   working folder (the student's) first, so an `ipykernel_launcher.py` handed in, or written by
   the notebook's first run, would run as the kernel. `module_runner` starts the module with `-c`
@@ -101,19 +102,26 @@ class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Rule))]
 
 
-def refuse_keys() -> bool:
-    """Refuse the system calls of keys (EPERM) to this process and all it starts, for good; any
-    call of another ABI too (a 32-bit call has other numbers). True if the filter is in place."""
-    if os.geteuid() != 0 or platform.machine() not in KEY_CALLS:
+def keys_to_refuse() -> bool:
+    """Whether `refuse_keys` applies here: a root grader, on a machine whose numbers we know."""
+    return os.geteuid() == 0 and platform.machine() in KEY_CALLS
+
+
+def refuse_keys(more: tuple[int, ...] = ()) -> bool:
+    """Refuse the system calls of keys (EPERM) to this process and all it starts, for good, and
+    the calls numbered `more` (a reader's: `reader_rights`); any call of another ABI too (a
+    32-bit call has other numbers). True if the filter is in place."""
+    if not keys_to_refuse():
         return False
     arch, *calls = KEY_CALLS[platform.machine()]
+    calls += more
     rules = [
         (LOAD, 0, 0, 4),  # seccomp_data.arch
         (EQUAL, 1, 0, arch),
         (RETURN, 0, 0, REFUSE),
         (LOAD, 0, 0, 0),  # seccomp_data.nr
-        (AT_LEAST, 4, 0, X32),
-        *((EQUAL, 3 - i, 0, call) for i, call in enumerate(calls)),
+        (AT_LEAST, len(calls) + 1, 0, X32),  # to the last rule: refused
+        *((EQUAL, len(calls) - i, 0, call) for i, call in enumerate(calls)),
         (RETURN, 0, 0, ALLOW),
         (RETURN, 0, 0, REFUSE),
     ]
@@ -122,7 +130,8 @@ def refuse_keys() -> bool:
     libc = ctypes.CDLL(None, use_errno=True)
     # A root without CAP_SYS_ADMIN (a container's default capabilities) may install a filter only
     # under no_new_privs; root's bwrap needs no set-uid bit, so nothing is lost by it.
-    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        return False
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) == 0
 
 
@@ -165,5 +174,10 @@ if __name__ == "__main__":
         own, command = command[1 : command.index("--")], command[command.index("--") + 1 :]
         fence(own)
     join_fresh_session_keyring()
-    refuse_keys()
+    if not refuse_keys() and keys_to_refuse():  # never silently without it
+        sys.exit(
+            "kernel_start: could not refuse the kernel the system calls of keys (seccomp), so it "
+            "was not started: a key could reach the next student of its user. Grade on a "
+            "machine that allows seccomp filters (docker: its default profile does)."
+        )
     os.execvp(command[0], command)

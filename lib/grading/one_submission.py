@@ -17,8 +17,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import nbformat
-
 from lib.exercises import Exercise
 from lib.grading import prepare, protections, sandbox, scratch_disk
 from lib.grading.execute import run_and_grade
@@ -109,12 +107,13 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     # own, killed past its deadline or memory (`read_apart`): one notebook's reading costs its
     # own row at worst. Waiting for it takes a worker thread, so the other notebooks go on.
     try:
-        read = await asyncio.to_thread(read_apart, submission.path, settings)
+        read = await asyncio.to_thread(read_apart, submission.path, settings, uid)
     except ReadingFailed as error:
         return new_record(submission, settings, outcome="error", note=str(error))
     if read.unreadable:
         return new_record(submission, settings, outcome="unreadable", note=read.unreadable)
-    info, lesson, label_note = read.info, read.lesson, read.label_note
+    # Named one by one (`record_fields`): a reply is never spread into a record.
+    info, lesson, label_note = read.record_fields(), read.lesson, read.label_note
     if lesson is None or lesson not in settings.catalog:
         note = "its cells match no lesson's exercises" + (f" ({label_note})" if label_note else "")
         return new_record(submission, settings, outcome="unknown lesson", note=note, **info)
@@ -132,7 +131,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
         cases=cases,
         limits=settings.limits,
         import_paths=list(settings.import_paths),
-        skip_grading=read.not_own,
+        skip_grading=read.skipped_rows(exercises),
         programs=read.programs,
     )
     events, outcome, note, left_out = [], "graded", label_note, []
@@ -143,7 +142,7 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
             _set_up, submission, settings, tmp, uid, left_out
         )
         job.owner = uid
-        notebook = nbformat.from_dict(read.notebook)
+        notebook = read.notebook()
         results, events = await run_and_grade(notebook, work, env, job, read.demos)
     except Exception as error:  # the kernel would not start, the disk is full...
         outcome = "error"

@@ -9,9 +9,10 @@ helper (`reading_server`) that has the course's reading code imported already, s
 grader: a reading costs two forks, not the second and a half that importing `lib` takes.
 Forking the grader itself, async and threaded, would be unsafe.
 
-What comes back is JSON, read here with a cap on its size and its number of lists and objects,
-then checked field by field (`_decoded`): the reader parsed the student's text, so its answer is
-treated as untrusted too. Nothing it sends is unpickled.
+What comes back is JSON, read here with a cap on its size and on its number of values, then
+decoded into a closed set of typed fields (`reading_reply`): the reader parsed the student's
+text, so its answer is treated as untrusted too. Nothing it sends is unpickled, and none of it
+is spread into a record.
 """
 
 from __future__ import annotations
@@ -29,15 +30,23 @@ import time
 from pathlib import Path
 
 from lib.exercises import Exercise
-from lib.grading.grading_job import Program
+from lib.grading import reading_reply
 from lib.grading.grading_settings import Settings
 from lib.grading.prepare import ROOT
-from lib.grading.reading import Reading
+from lib.grading.reading_reply import BadReply, Reading, too_many_values
 from lib.grading.reading_server import LENGTH, STATUS
-from lib.grading.submissions import MAX_BYTES, MAX_ELEMENTS
+from lib.grading.submissions import (
+    MAX_BYTES,
+    MAX_ELEMENTS,
+    UnreadableNotebook,
+    opened_submission,
+)
 
 MEMORY_MB = 2048  # address space of one reader; an honest lesson's reading needs far less
 MAX_ANSWER_BYTES = MAX_BYTES + 2**24  # the notebook without outputs, plus what was read of it
+# Values in an answer (`too_many_values`): as many as the notebook may hold lists and objects,
+# twice, the cap the reading itself has; an answer at the cap decodes in bounded time (tested).
+MAX_VALUES = 2 * MAX_ELEMENTS
 FIELDS = dataclasses.fields(Exercise)
 SPARE_SECONDS = 10  # past the reader's own alarm, how long we wait before giving up on it
 
@@ -55,13 +64,15 @@ class _Helper:
         self.module, self.lock = module, threading.Lock()
         self.control: socket.socket | None = None
 
-    def send(self, theirs: socket.socket) -> None:
-        """Hand `theirs` to the helper, starting it first if it is not running."""
+    def send(self, theirs: socket.socket, file: int) -> None:
+        """Hand `theirs` and the open `file` to the helper, starting it first if it is not
+        running."""
+        fds = [theirs.fileno(), file]
         with self.lock:  # one request at a time on the shared socket, and one helper
             try:
-                socket.send_fds(self.control or self._start(), [b"r"], [theirs.fileno()])
+                socket.send_fds(self.control or self._start(), [b"r"], fds)
             except OSError:  # it died (the OOM killer?): a new one, once
-                socket.send_fds(self._start(), [b"r"], [theirs.fileno()])
+                socket.send_fds(self._start(), [b"r"], fds)
 
     def _start(self) -> socket.socket:
         ours, helper_end = socket.socketpair()
@@ -91,22 +102,29 @@ def _rules(settings: Settings) -> tuple:
     return catalog, settings.handouts, settings.handout_code
 
 
-def read_apart(path: Path, settings: Settings) -> Reading:
-    """The reading of the notebook at `path` (blocking: call it in a worker thread). Raises
-    `ReadingFailed` when the reading ran past `settings.limits.reading` seconds or its memory,
-    or crashed."""
+def read_apart(path: Path, settings: Settings, uid: int | None = None) -> Reading:
+    """The reading of the notebook at `path` (blocking: call it in a worker thread), by a reader
+    that runs as `uid` when the grader is root (`reader_rights`). Raises `ReadingFailed` when
+    the reading ran past `settings.limits.reading` seconds or its memory, or crashed."""
     seconds = settings.limits.reading
-    request = {"args": (path, *_rules(settings)), "seconds": seconds, "memory_mb": MEMORY_MB}
-    data = pickle.dumps(request)
+    try:  # opened here, so that the reader needs no right to open anything
+        file = opened_submission(path)
+    except UnreadableNotebook as error:
+        return Reading(unreadable=str(error))
+    request = {"name": path.name, "rules": _rules(settings), "uid": uid}
+    data = pickle.dumps(request | {"seconds": seconds, "memory_mb": MEMORY_MB})
     ours, theirs = socket.socketpair()
     with ours:
-        with theirs:
-            _HELPER.send(theirs)
+        with theirs, file:
+            _HELPER.send(theirs, file.fileno())
         ours.sendall(LENGTH.pack(len(data)) + data)
         answer = _answer(ours, time.monotonic() + seconds + SPARE_SECONDS)
     if answer is None:
         raise ReadingFailed(_late(seconds))
-    return _decoded(answer, seconds)
+    try:
+        return reading_reply.checked(_decoded(answer, seconds), settings.catalog)
+    except BadReply as error:
+        raise _failed(0, f"an answer not understood: {error}") from None
 
 
 def _answer(conn: socket.socket, deadline: float) -> bytes | None:
@@ -155,7 +173,7 @@ def _failed(wait_status: int | None, failed: str = "") -> ReadingFailed:
 
 def _decoded(data: bytes, seconds: float) -> Reading:
     """The `Reading` in what the reader and its watcher sent (`reading_server`): the reader's
-    framed JSON, then its wait status. Every field is checked for its type."""
+    framed JSON, then its wait status. Any key or type not of the reading's is refused."""
     if len(data) < STATUS.size:
         raise _failed(None)
     (wait_status,) = STATUS.unpack(data[-STATUS.size :])
@@ -166,25 +184,13 @@ def _decoded(data: bytes, seconds: float) -> Reading:
         raise _failed(wait_status)
     if LENGTH.unpack(data[: LENGTH.size])[0] != len(body):
         raise _failed(wait_status, "an answer cut short")
-    if body.count(b"[") + body.count(b"{") > 2 * MAX_ELEMENTS:
+    if too_many_values(body, MAX_VALUES):
         raise _failed(wait_status, "an answer too large")
     try:
         found = json.loads(body)
-        if "failed" in found:
+        if type(found) is dict and "failed" in found:
             raise _failed(wait_status, str(found["failed"]))
-        lesson = found.get("lesson")
-        return Reading(
-            unreadable=str(found.get("unreadable", "")),
-            lesson=int(lesson) if lesson is not None else None,
-            label_note=str(found.get("label_note", "")),
-            info=dict(found.get("info", {})),
-            not_own={str(k): dict(v) for k, v in found.get("not_own", {}).items()},
-            programs=[
-                Program(tuple(map(str, names)), {int(i): str(c) for i, c in cells.items()})
-                for names, cells in found.get("programs", [])
-            ],
-            demos=frozenset(int(i) for i in found.get("demos", [])),
-            notebook=dict(found.get("notebook", {})),
-        )
-    except (TypeError, ValueError, AttributeError, RecursionError) as error:
-        raise _failed(wait_status, f"an answer not understood: {type(error).__name__}") from None
+        return reading_reply.decoded(found)
+    except (TypeError, ValueError, RecursionError) as error:  # BadReply is a ValueError
+        why = str(error) if isinstance(error, BadReply) else type(error).__name__
+        raise _failed(wait_status, f"an answer not understood: {why}") from None

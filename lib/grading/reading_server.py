@@ -2,12 +2,14 @@
 
 Run as `python -m lib.grading.reading_server FD` by the grader, it imports the reading code once
 (a second and a half), then waits on the socket `FD` for requests. Each request brings a socket
-of its own (SCM_RIGHTS), and the helper forks twice for it:
+of its own and the student's file, open (SCM_RIGHTS), and the helper forks twice for it:
 
 - the *reader* caps its address space (RLIMIT_AS), arms an alarm whose default action kills it
   at its deadline (also inside a regular expression or the parser: no handler needs to run),
-  reads the request (what to read and the rules: `reading.read`'s arguments, pickled by the
-  grader), and answers `WHAT` as 8 bytes of length, then JSON;
+  reads the request (the file's name, the rules: `reading.read`'s other arguments, and the user
+  to become, pickled by the grader), gives up its rights (`reader_rights`), reads the notebook
+  from the descriptor the grader opened and sent with the socket, and answers `WHAT` as 8
+  bytes of length, then JSON;
 - the *watcher* waits for the reader and adds its wait status, 4 bytes: how it ended (an exit, or
   the signal that killed it: SIGALRM past its deadline, SIGKILL, SIGSEGV...).
 
@@ -18,6 +20,7 @@ its end of `FD`.
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
@@ -28,10 +31,20 @@ import socket
 import struct
 import sys
 
-from lib.grading import reading
+from lib.grading import reader_rights, reading
+from lib.grading.submissions import Handed
 
 LENGTH = struct.Struct("!Q")  # the reader's answer: its length, then JSON
 STATUS = struct.Struct("!i")  # the watcher's: the reader's wait status
+LATER_IMPORTS = (
+    "encodings.ascii",
+    "encodings.latin_1",
+    "encodings.unicode_escape",
+    "encodings.utf_8",
+    "IPython.core.magics",
+    "ipykernel.zmqshell",
+    "timeit",
+)
 
 
 def _receive(conn: socket.socket) -> tuple[dict, int]:
@@ -44,16 +57,19 @@ def _receive(conn: socket.socket) -> tuple[dict, int]:
     return request, request["memory_mb"]
 
 
-def _reader(conn: socket.socket) -> None:
-    """Read one notebook under the request's limits and answer; never returns."""
+def _reader(conn: socket.socket, file: int) -> None:
+    """Read the notebook open on `file` under the request's limits, with no rights beyond that
+    (`reader_rights`), and answer; never returns."""
     status = 1
     try:
         request, memory_mb = _receive(conn)
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
         signal.alarm(max(1, math.ceil(request["seconds"])))
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
+        reader_rights.give_up_rights(request["uid"])  # before a byte of the student's is read
         try:
-            answer = json.dumps(reading.read(*request["args"])).encode()
+            handed = Handed(request["name"], file)
+            answer = json.dumps(reading.read(handed, *request["rules"])).encode()
         except (MemoryError, RecursionError) as error:  # said as such; anything else crashes
             answer = json.dumps({"failed": type(error).__name__}).encode()
         conn.sendall(LENGTH.pack(len(answer)) + answer)
@@ -62,12 +78,13 @@ def _reader(conn: socket.socket) -> None:
         os._exit(status)
 
 
-def _watcher(conn: socket.socket) -> None:
+def _watcher(conn: socket.socket, file: int) -> None:
     """Fork the reader, wait for it, then add how it ended; never returns."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the helper's SIG_IGN would reap it for us
     pid = os.fork()
     if pid == 0:
-        _reader(conn)
+        _reader(conn, file)
+    os.close(file)
     try:
         _, wait_status = os.waitpid(pid, 0)  # the reader's answer is all written by now
         conn.sendall(STATUS.pack(wait_status))
@@ -78,16 +95,26 @@ def _watcher(conn: socket.socket) -> None:
 def serve(control: socket.socket) -> None:
     """Fork a watcher (and its reader) for each request's socket sent on `control`, until the
     grader closes it."""
+    # Modules the reading imports on first use (found by reading every lesson and broken
+    # notebooks): imported now, as a reader's user may not reach the interpreter's folder (a
+    # Python under /root, as pyenv installs it for root).
+    for module in LATER_IMPORTS:
+        importlib.import_module(module)
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the watchers are reaped by the kernel
     while True:
-        _, fds, _, _ = socket.recv_fds(control, 16, 1)
+        _, fds, _, _ = socket.recv_fds(control, 16, 2)
         if not fds:
             return
-        conn = socket.socket(fileno=fds[0])
+        if len(fds) != 2:  # not a request of `read_apart`'s: nothing to answer on
+            for fd in fds:
+                os.close(fd)
+            continue
+        conn, file = socket.socket(fileno=fds[0]), fds[1]
         if os.fork() == 0:
             control.close()
-            _watcher(conn)
+            _watcher(conn, file)
         conn.close()
+        os.close(file)
 
 
 if __name__ == "__main__":

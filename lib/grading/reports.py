@@ -89,6 +89,24 @@ def _version_notice(record: dict, counting: dict) -> list[str]:
     ]
 
 
+def _pages(record: dict, notice: list[str], questions: dict) -> tuple[str, str]:
+    """One record's feedback pages, Markdown and HTML. A record they cannot be made of (one
+    from an older grader, or edited by hand) costs its own pages, never the batch's reports: it
+    gets a page that says so."""
+    try:
+        page = feedback.of_record(record, notice, questions.get(record["lesson"]))
+        return feedback_pages.markdown(page), feedback_pages.html(page)
+    except Exception as error:  # any record field of an unexpected type or shape
+        why = (
+            f"This feedback page could not be made ({type(error).__name__}): your grade is in "
+            "the instructor's tables. Please tell your instructor."
+        )
+        return (
+            f"# Feedback\n\n{why}\n",
+            f"<!DOCTYPE html>\n<html><body><p>{why}</p></body></html>\n",
+        )
+
+
 def write_all(
     out_dir: Path,
     records: list[dict],
@@ -120,10 +138,9 @@ def write_all(
     people = [person(r, matches[r["student"]].student if matches else None) for r in records]
     pages = set()
     for record, stem in zip(records, feedback_stems(records, people, counts), strict=True):
-        notice, asked = _version_notice(record, counting), questions.get(record["lesson"])
-        page = feedback.of_record(record, notice, asked)
-        write_text(out_dir / "feedback" / f"{stem}.md", feedback_pages.markdown(page))
-        write_text(out_dir / "feedback" / f"{stem}.html", feedback_pages.html(page))
+        markdown, html = _pages(record, _version_notice(record, counting), questions)
+        write_text(out_dir / "feedback" / f"{stem}.md", markdown)
+        write_text(out_dir / "feedback" / f"{stem}.html", html)
         pages |= {f"{stem}.md", f"{stem}.html"}
     for page in (out_dir / "feedback").glob("*.*"):  # pages named otherwise by an earlier run
         if page.suffix in (".md", ".html") and page.name not in pages:

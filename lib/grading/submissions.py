@@ -15,6 +15,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 import nbformat
 
@@ -114,11 +115,32 @@ def find_submissions(paths: list[str | Path]) -> list[Submission]:
     return list(found.values())
 
 
-def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """The notebook at `path` in nbformat 4, or `UnreadableNotebook` saying what is wrong. Only
-    a regular file is read, of at most `MAX_BYTES` and `MAX_ELEMENTS`."""
+@dataclass(frozen=True)
+class Handed:
+    """A submission opened by the grader and handed to its reader as a descriptor (`read_apart`),
+    so that the reader needs no right to open anything: `name` is the file's name (for words
+    and tests), `fd` the descriptor, open for reading."""
+
+    name: str
+    fd: int
+
+
+def opened_submission(path: Path) -> BinaryIO:
+    """The submission at `path` open for reading (`_opened`), or `UnreadableNotebook` saying why
+    not."""
     try:
-        with _opened(path) as file:
+        return _opened(path)
+    except OSError as error:
+        raise UnreadableNotebook(f"the file cannot be read ({error.strerror})") from None
+
+
+def read_notebook(source: Path | Handed) -> nbformat.NotebookNode:
+    """The notebook at `source` (a path, or a descriptor handed over) in nbformat 4, or
+    `UnreadableNotebook` saying what is wrong. Only a regular file is read, of at most
+    `MAX_BYTES` and `MAX_ELEMENTS`."""
+    try:
+        file = os.fdopen(source.fd, "rb") if isinstance(source, Handed) else _opened(source)
+        with file:
             data = file.read(MAX_BYTES + 1)
     except OSError as error:
         raise UnreadableNotebook(f"the file cannot be read ({error.strerror})") from None

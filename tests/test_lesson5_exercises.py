@@ -254,6 +254,47 @@ def test_the_byte_order_mistake_is_caught_by_the_check():
     assert "byte value as id" in result.reason  # and the mistake is named
 
 
+CAPSTONE_SLIPS = {
+    # The split pattern run on the whole text: '<|endoftext|>' becomes '.<|', 'endoftext', '|>'.
+    "pattern before specials": (
+        """    for piece in pieces:
+        if piece in allowed_special:
+            out.append(special_tokens[piece])
+            continue
+        for chunk in regex.findall(pattern, piece):
+""",
+        """    for chunk in regex.findall(pattern, text):
+        if chunk in allowed_special:
+            out.append(special_tokens[chunk])
+            continue
+        if True:
+""",
+    ),
+    # Python's own re, which has no \p{...}: "bad escape \p at position 28".
+    "re for regex": ("regex", "re"),
+}
+CAPSTONE_TIPS = {
+    "pattern before specials": "Cut the text at the allowed special tokens first",
+    "re for regex": "the third-party `regex` module",
+}
+
+
+@pytest.mark.parametrize("slip", sorted(CAPSTONE_SLIPS))
+def test_the_capstones_common_slips_are_named(slip):
+    """Review H4: both failed with ids or "bad escape \\p" only, and no 💡."""
+    exercise = lesson5.gpt4_encode
+    wrong = exercise.solution_code.replace(*CAPSTONE_SLIPS[slip])
+    assert wrong != exercise.solution_code
+    shown = exercise.cases()
+    target = defined(wrong)[exercise.target]
+    result = exercise.judge(shown, run_cases(target, exercise.inputs(shown), 30))
+    assert result.status in ("partial", "failed"), slip
+    words = " ".join(result.reason.split())  # as one line, unwrapped
+    assert CAPSTONE_TIPS[slip] in words, result.reason
+    other = next(tip for name, tip in CAPSTONE_TIPS.items() if name != slip)
+    assert other not in words  # and only the mistake made
+
+
 def test_the_capstone_builds_its_tables_once_and_each_call_is_quick():
     """The published answer builds GPT-4's tables when its cell runs (they were rebuilt at every
     call: 0.29 s a sentence at load 8); all 38 cases the grader runs now take well under a
@@ -415,6 +456,7 @@ WRONG_IDEAS = {
     ("digit_groups", "ASCII digits only"): DIGITS.replace(NUMBER_TEST, 'ch not in "0123456789"'),
     ("digit_groups", "str.isdigit"): DIGITS.replace(NUMBER_TEST, "not ch.isdigit()"),
     ("digit_groups", "str.isnumeric"): DIGITS.replace(NUMBER_TEST, "not ch.isnumeric()"),
+    ("digit_groups", "str.isdecimal"): DIGITS.replace(NUMBER_TEST, "not ch.isdecimal()"),
     # Groups of three from the right, as thousands separators would cut them.
     ("digit_groups", "from the right"): FROM_THE_RIGHT,
     # The count of three runs on across other characters.
@@ -463,14 +505,29 @@ def test_a_wrong_idea_fails_shown_cases_and_loses_points(name, idea):
     assert exercise.judge(cases, outcomes).score <= exercise.points * 0.75
 
 
-@pytest.mark.parametrize("idea", ["ASCII digits only", "str.isdigit", "str.isnumeric"])
+DIGIT_CLASS_SLIPS = {
+    # Each misses ½, Ⅻ or ①, which \\p{N} matches (isdigit keeps ² and ³, isdecimal not even those).
+    "ASCII digits only": "leave out characters that \\p{N} matches",
+    "str.isdigit": "leave out characters that \\p{N} matches",
+    "str.isdecimal": "leave out characters that \\p{N} matches",
+    # 五 and 一 are numeric to str, letters to \\p{N}.
+    "str.isnumeric": "hold characters that \\p{N} does not match",
+}
+
+
+@pytest.mark.parametrize("idea", sorted(DIGIT_CLASS_SLIPS))
 def test_digit_groups_names_the_character_class(idea):
-    """A wrong idea of which characters \\p{N} matches is named, with the test that is right."""
+    """A wrong idea of which characters \\p{N} matches is named, with the test that is right, and
+    which way it is wrong (review H7: "hold other characters" was said of answers missing some)."""
     exercise = lesson5.digit_groups
     result = exercise.grade(
         {exercise.target: defined(WRONG_IDEAS["digit_groups", idea])[exercise.target]}
     )
-    assert "category starts with N" in result.reason, result.reason
+    words = " ".join(result.reason.split())  # as one line, unwrapped
+    assert "category starts with N" in words, result.reason
+    assert DIGIT_CLASS_SLIPS[idea] in words, result.reason
+    others = set(DIGIT_CLASS_SLIPS.values()) - {DIGIT_CLASS_SLIPS[idea]}
+    assert not any(other in words for other in others)
 
 
 def test_digit_groups_texts_avoid_characters_unicodedata_and_regex_disagree_on():

@@ -220,6 +220,17 @@ def test_gini_by_the_sorted_formula_fails_a_shown_case_unless_it_sorts_a_copy(so
     assert result.status == "passed", result.reason
 
 
+def test_the_sorted_formula_on_values_out_of_order_is_told_to_sort_first():
+    """It failed [4, 1, 3, 2] with expected 0.25, got -0.1 and nothing more; the 💡 names the
+    cause, and only there: sorting the caller's list gets the changed-argument 💡 instead."""
+    shown = ex.gini.cases()
+    unsorted = SORTED_GINI.replace("    values.sort()\n", "")
+    for source, told in ((unsorted, True), (SORTED_GINI, False)):
+        outcomes = run_cases(run(source)["gini"], ex.gini.inputs(shown), 10)
+        words = " ".join(ex.gini.judge(shown, outcomes).reason.split())
+        assert ("assumes the values sorted" in words) is told, words
+
+
 def test_gini_is_asked_as_averages_and_its_hints_stop_short_of_the_formula():
     """The prompt gave the code's formula (sum over pairs / (2 × n × sum)), and hint 2 said it
     again: the exercise was transcription. Now the prompt defines it with averages, and the last

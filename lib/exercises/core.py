@@ -32,6 +32,7 @@ from lib.exercises.kernel_code import hint_as_value, kernel_notebook
 from lib.exercises.running import run_cases
 from lib.exercises.verdicts import (
     answer_of,
+    cause_of_errors,
     describe_failure,
     is_stub,
     raised_expected,
@@ -227,6 +228,7 @@ class Exercise:
         if changed:  # names the argument and its type only: safe for a hidden case
             right = right_but_changed == total - passed
             turn += tip_lines(tip(list(changed.values()), names, right))
+        turn += cause_of_errors(outcomes)  # its own words only: safe for a hidden case
         first = first_failure or hidden_failure
         reason = f"{total - passed} of {total} cases failed\n{first}{turn}"
         return self._result(status, score, reason, detail)

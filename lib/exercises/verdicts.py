@@ -146,6 +146,22 @@ def _right_kind(case: Case, outcome: dict) -> bool:
     )
 
 
+def cause_of_errors(outcomes: list[dict]) -> str:
+    """A 💡 for an error whose message names the symptom, not the cause ("" for none): Python's
+    `re` raises "bad escape \\p" on the split patterns, which need the `regex` module. The
+    message comes from the learner's kernel, possibly from a hidden case: it is only matched,
+    and the words are this function's own."""
+    messages = [str(o.get("message", "")) for o in outcomes if "raised" in o]
+    if not any("bad escape \\p" in m.lower() for m in messages):  # \P{...} too: the negation
+        return ""
+    return tip_lines(
+        "Python's own `re` has no \\p{...} classes, hence the 'bad escape \\p'. \\p{L}, "
+        "\\p{N} and their kind are Unicode categories (letters, numbers) in any script, and "
+        "the third-party `regex` module knows them: import it and use its functions in place "
+        "of re's, with the same pattern."
+    )
+
+
 def describe_failure(case: Case, target: str | None, got: str) -> str:
     """A failed case as the learner reads it: the call (`target` None for a value, not a
     function), the expected answer, and what came instead (`got`, from `verdict`)."""

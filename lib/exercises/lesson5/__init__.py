@@ -3,7 +3,7 @@
 - `encoding`: `encode` and `encode_with_specials`;
 - `numbers`: `digit_groups`, the number pieces of GPT-4's pattern in any text;
 - `capstone`: `recover_merges` and `gpt4_encode`, GPT-4's tokenizer in the learner's own code,
-  checked against tiktoken;
+  checked against tiktoken, and `capstone_turns`, the mistakes its 💡s name;
 - `texts`: the sentences they are checked on, written for them.
 """
 

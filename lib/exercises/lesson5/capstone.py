@@ -13,6 +13,7 @@ import functools
 from lib import bpe, tiktoken_files
 from lib.exercises.core import Case, Exercise, Raises
 from lib.exercises.generated import random_texts, rng
+from lib.exercises.lesson5.capstone_turns import gpt4_turns
 from lib.exercises.lesson5.texts import GPT4_HIDDEN, GPT4_SHOWN
 
 
@@ -143,25 +144,6 @@ def recover_merges(ranks: dict[bytes, int]) -> list[tuple[bytes, bytes]]:
 )
 
 
-def _byte_values_as_ids(cases: list[Case], answers: list) -> str:
-    """Name the byte-order mistake: single bytes given their byte value as id."""
-    byte_of = {i: token[0] for token, i in _ranks("cl100k_base").items() if len(token) == 1}
-    for case, answer in zip(cases, answers, strict=True):
-        expected = case.expected
-        if (
-            isinstance(expected, list)
-            and answer != expected
-            and any(i in byte_of for i in expected)
-        ):
-            if answer == [byte_of.get(i, i) for i in expected]:
-                return (
-                    "Your single bytes have their byte value as id. GPT-4 numbers its 256 "
-                    "single-byte tokens in GPT-2's order (section 4): look each one up in the "
-                    "vocabulary, like every other token."
-                )
-    return ""
-
-
 gpt4_encode = Exercise(
     name="gpt4_encode",
     lesson=5,
@@ -170,7 +152,7 @@ gpt4_encode = Exercise(
     allowed_lib=("lib.tiktoken_files.load", "lib.bpe.recover_merges"),
     cases=lambda: _gpt4_cases(GPT4_SHOWN),
     hidden_cases=lambda: _gpt4_cases(GPT4_HIDDEN + [(t, set()) for t in _made_up_texts()]),
-    wrong_turns=_byte_values_as_ids,
+    wrong_turns=gpt4_turns,
     well_done="Your tokenizer gives tiktoken's ids, id for id, from GPT-4's own file: you have "
     "rebuilt GPT-4's tokenizer, regex split, special tokens, merges and all.",
     # The course's answer takes about a millisecond a sentence (20 ms at most at load 10); one

@@ -3,6 +3,8 @@ from its piece `\\p{N}{1,3}+` alone. Expected values come from `lib.patterns.spl
 
 from __future__ import annotations
 
+from collections import Counter
+
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import rng
 
@@ -51,16 +53,26 @@ def _digit_cases(texts: list[str]) -> list[Case]:
 
 
 def _other_characters(cases: list[Case], answers: list) -> str | None:
-    """Name the class mistake: groups that hold other characters than the right ones."""
+    """Name the class mistake, and which way it goes: groups that leave out characters \\p{N}
+    matches (str's isdigit, isdecimal), hold others (isnumeric takes 五), or both."""
+    missing = extra = False
     for case, answer in zip(cases, answers, strict=True):
         if isinstance(answer, list) and all(isinstance(group, str) for group in answer):
-            if sorted("".join(answer)) != sorted("".join(case.expected)):
-                return (
-                    "Your groups hold other characters than \\p{N} matches. \\p{N} is every "
-                    "character whose Unicode category starts with N (Nd, Nl, No), whatever "
-                    "the script; str's isdigit and isnumeric draw other lines."
-                )
-    return None
+            got, right = Counter("".join(answer)), Counter("".join(case.expected))
+            missing, extra = missing or bool(right - got), extra or bool(got - right)
+    if not (missing or extra):
+        return None
+    if missing and extra:
+        which = "leave out characters that \\p{N} matches, and hold others it does not match"
+    elif missing:
+        which = "leave out characters that \\p{N} matches"
+    else:
+        which = "hold characters that \\p{N} does not match"
+    return (
+        "Your groups " + which + ". \\p{N} is every character whose Unicode category starts "
+        "with N, whatever the script: ½ and ² are No, Ⅻ is Nl, and 五 is a letter (Lo). str's "
+        "isdigit, isdecimal and isnumeric draw other lines."
+    )
 
 
 digit_groups = Exercise(

@@ -31,6 +31,8 @@ import socket
 import struct
 import sys
 
+import nbformat
+
 from lib.grading import reader_rights, reading
 from lib.grading.submissions import Handed
 
@@ -92,6 +94,17 @@ def _watcher(conn: socket.socket, file: int) -> None:
         os._exit(0)
 
 
+def _load_schemas() -> None:
+    """Read a notebook of every format version once, so that nbformat's validators are built
+    and kept: nbformat reads a version's JSON schema from its package folder on first use, and a
+    reader's user may not reach the environment (a virtual environment in a private folder)."""
+    empty = {"metadata": {}, "cells": []}
+    for minor in range(nbformat.v4.nbformat_minor + 1):
+        nbformat.reads(json.dumps(empty | {"nbformat": 4, "nbformat_minor": minor}), as_version=4)
+    old = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]}
+    nbformat.reads(json.dumps(old), as_version=4)
+
+
 def serve(control: socket.socket) -> None:
     """Fork a watcher (and its reader) for each request's socket sent on `control`, until the
     grader closes it."""
@@ -100,6 +113,7 @@ def serve(control: socket.socket) -> None:
     # Python under /root, as pyenv installs it for root).
     for module in LATER_IMPORTS:
         importlib.import_module(module)
+    _load_schemas()
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the watchers are reaped by the kernel
     while True:
         _, fds, _, _ = socket.recv_fds(control, 16, 2)

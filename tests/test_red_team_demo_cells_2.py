@@ -278,8 +278,10 @@ def test_reading_a_cell_with_many_imported_names_takes_linear_time():
 # (`cProfile.run`), changes `lib.bpe` under `Tokenizer` and empties the namespace (`reset -f`,
 # its prediction lost: 0 points in both runs); "reaches" changes `StreamingDecoder` through a
 # call's result and `sentence` through `__main__`. WHOLE is what the same notebooks gave graded
-# with no handout, every cell run (measured 2026-11-26; a second batch, ~10 CPU s, is not worth
-# repeating on every run): (cell, error) of each line of feedback. The first run reported none.
+# with no handout, every cell run (measured again 2026-11-27, after lesson 4's loop moved below
+# `vocab_from_merges`: the cells that used its `vocab` no longer follow the spoiled exercise; a
+# second batch, ~10 CPU s, is not worth repeating on every run): (cell, error) of each line of
+# feedback. The first run reported none.
 STUDENTS = {
     "spoils": lesson_4(
         vocab_from_merges="import cProfile\ncProfile.run('vocab = None')",
@@ -293,10 +295,9 @@ STUDENTS = {
 }
 SCORES = {"spoils": [1.0, 1.0, 2.0, 0.0], "reaches": [1.0, 1.0, 2.0, 1.0]}
 WHOLE = {
-    "spoils": [(15, "TypeError"), (17, "TypeError"), (34, "TypeError")]
-    + [(38, "NameError"), (40, "NameError"), (49, "NameError"), (50, "NameError")]
-    + [(51, "NameError"), (53, "NameError")],
-    "reaches": [(38, "TypeError"), (40, "TypeError"), (49, "TypeError"), (50, "TypeError")],
+    "spoils": [(35, "TypeError"), (39, "NameError"), (41, "NameError"), (50, "NameError")]
+    + [(51, "NameError"), (52, "NameError"), (54, "NameError")],
+    "reaches": [(39, "TypeError"), (41, "TypeError"), (50, "TypeError"), (51, "TypeError")],
 }
 
 

@@ -150,6 +150,24 @@ def test_an_expected_error_must_name_what_it_is_asked_to():
     assert "the right error, but its message does not name 7" in judged[1].reason
 
 
+def test_a_number_named_with_digit_groups_counts_and_a_longer_one_does_not():
+    """Review I1: the lesson's own text writes "65,536", so an honest message may write the id
+    as `70,000` or `70_000` (Python's `:,` and `:_`); 700001 is another number, not 70000."""
+
+    def fail(message):
+        def target():
+            raise ValueError(message)
+
+        return target
+
+    exercise = exercise_of(Case(expected=Raises(ValueError, naming="70000")), name="e")
+    messages = ("id 70,000 > 65,535", "id 70_000", "70000 does not fit", "id 700001", "id 170000")
+    scores = [
+        exercise.judge(exercise.cases(), run_cases(fail(m), [((), {})], 2)).score for m in messages
+    ]
+    assert scores == [1, 1, 1, 0, 0]
+
+
 def test_answers_too_big_or_too_deep_are_refused():
     deep: list = []
     for _ in range(MAX_DEPTH + 5):

@@ -7,6 +7,7 @@ answer, as wire data), or "raised" and "kinds", or "not_plain", "timeout", "stub
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Callable
 from typing import Any
@@ -130,10 +131,17 @@ def raised_expected(case: Case, outcome: dict) -> bool:
     right answer."""
     if not _right_kind(case, outcome):
         return False
-    message = outcome.get("message")
-    return not case.expected.naming or (
-        isinstance(message, str) and case.expected.naming in message
-    )
+    message, naming = outcome.get("message"), case.expected.naming
+    return not naming or (isinstance(message, str) and _names(message, naming))
+
+
+def _names(message: str, text: str) -> bool:
+    """Does `message` hold `text`? A number is read whole (70000 is not in 700001) and may be
+    written in groups, as the lessons write them: `70,000` and `70_000` (Python's `:,` and `:_`)."""
+    if not text.isdigit():
+        return text in message
+    ungrouped = re.sub(r"(?<=\d)[,_](?=\d{3})", "", message)
+    return re.search(rf"(?<!\d){text}(?!\d)", ungrouped) is not None
 
 
 def _right_kind(case: Case, outcome: dict) -> bool:

@@ -118,7 +118,8 @@ utf8_encode = Exercise(
         "Do € on paper first: U+20AC is 0010 000010 101100 in the 4 + 6 + 6 slots of the "
         "3-byte row. Which shift brings the top 4 bits to the bottom? Which shift and "
         "which mask leave only the middle 6? Check yourself: € gives e2 82 ac, 0x7F gives "
-        "7f and 0x80 c2 80 (each side of the first boundary), 0x10FFFF f4 8f bf bf.",
+        "7f and 0x80 c2 80 (each side of the first boundary), 0x10FFFF f4 8f bf bf, and "
+        "0xE0041 (917569, a case of the check) f3 a0 81 81.",
     ),
     solution_code="""\
 def utf8_encode(cp: int) -> bytes:

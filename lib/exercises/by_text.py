@@ -114,14 +114,19 @@ def format_fields(item: ast.AST) -> list[str]:
     return found
 
 
-def format_outside(item: ast.AST) -> str:
-    """ "" unless `item` is `.format` or `.format_map` of a template not written out in place."""
-    if not (isinstance(item, ast.Attribute) and item.attr in FORMATS):
+def format_outside(item: ast.AST, read: list[str]) -> str:
+    """ "" unless `item` reaches `.format` or `.format_map` of a template not written out in
+    place. `read` is what the node reads by name (`python_itself.attributes_read`): the method
+    reached any other way than `"...".format` (`getattr(t, "format")`, `case str(format=f)`)
+    gets a template the reading cannot see."""
+    name = next((n for n in read if n in FORMATS), "")
+    if not name:
         return ""
-    template = item.value
+    template = getattr(item, "value", None) if isinstance(item, ast.Attribute) else None
     if isinstance(template, ast.Constant) and isinstance(template.value, str):
         return ""
     return (
-        f"uses `.{item.attr}` on a template worked out at run time, whose fields can name any"
-        f' attribute: write the template in place (`"{{}} {{}}".{item.attr}(...)`) or an f-string'
+        f"uses `.{name}` on a template worked out at run time, whose fields can name any"
+        f' attribute: write the template in place (`"{{}} {{}}".{name}(...)`) or an f-string'
+        f" (a method of your own named `{name}`? rename it)"
     )

@@ -31,6 +31,7 @@ ORDINARY_DUNDERS = frozenset(
     | {"__ne__", "__le__", "__gt__", "__ge__", "__bool__", "__call__", "__setitem__"}
     | {"__delitem__", "__missing__", "__reversed__", "__slots__", "__neg__", "__pos__"}
     | {"__abs__", "__invert__", "__int__", "__float__", "__index__", "__round__", "__divmod__"}
+    | {"__bytes__", "__enter__"}
     | {f"__{side}{name}__" for name in _OPERATORS for side in ("", "r", "i")}
 )
 # `string.Formatter().get_field("0.__globals__", ...)` is getattr with a name in a string; a

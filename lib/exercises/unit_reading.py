@@ -184,5 +184,6 @@ def outside(
         return ""
     if isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
         return f"uses `{item.id}`, which reaches into Python itself"
-    found = (reaching_in(name) for name in attributes_read(item))
-    return next(filter(None, found), "") or type_outside(item) or format_outside(item)
+    read = attributes_read(item)
+    found = (reaching_in(name) for name in read)
+    return next(filter(None, found), "") or type_outside(item) or format_outside(item, read)

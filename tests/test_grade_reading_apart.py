@@ -9,6 +9,7 @@ step replaced), graded by the real grader beside an honest notebook, two at a ti
 from __future__ import annotations
 
 import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -61,3 +62,25 @@ def test_the_reading_gives_the_grader_plain_data_only():
     framed = read_apart.LENGTH.pack(len(pickled)) + pickled + read_apart.STATUS.pack(0)
     with pytest.raises(read_apart.ReadingFailed):
         read_apart._decoded(framed, 6)
+
+
+def test_the_helper_reads_no_schema_file_once_it_serves():
+    """A reader runs as a sandbox user, who may not reach the environment (a virtual environment
+    in a private folder: CI's other Pythons read every notebook as "unreadable"). After
+    `_load_schemas`, a notebook of any version is read with no file opened."""
+    code = """
+import builtins, io, json, nbformat
+from lib.grading import reading_server
+reading_server._load_schemas()
+def refused(*args, **kwargs):
+    raise PermissionError(13, "a reader opens no file", args[0])
+builtins.open = io.open = refused
+for minor in range(nbformat.v4.nbformat_minor + 1):
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "hi"}]
+    cells[0] |= {"id": "c1"} if minor >= 5 else {}
+    text = json.dumps({"nbformat": 4, "nbformat_minor": minor, "metadata": {}, "cells": cells})
+    print(minor, len(nbformat.reads(text, as_version=4).cells))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:-1] == [f"{minor} 1" for minor in range(6)]

@@ -14,7 +14,7 @@ filled).
 
 Where the fence is deployed (the Gradescope entry point: one student's submission a container),
 the slots are that student's own notebooks, so what crosses slots here harms or helps only the
-student; the protections line's "/dev/shm not its to fill" is wrong wherever it is printed.
+student; the protections line said "/dev/shm not its to fill" (now: its space is shared).
 """
 
 from __future__ import annotations
@@ -90,7 +90,8 @@ print("reset", sandbox.reap(student, seconds=30), sandbox.reap(neighbour, second
 
 @pytest.mark.xfail(
     strict=True,
-    reason="The summary says a fenced kernel's /dev/shm is 'not its to fill', yet one filled "
+    reason="A fenced kernel (the summary said /dev/shm was 'not its to fill'; it now says the "
+    "space is shared) filled "
     "Docker's default /dev/shm (64 MB) with one plain file (ENOSPC at 64 MB, 0.1 s), and the "
     "next slot's honest process pool (lesson 8's) failed: 'No space left on device'. On a "
     "machine whose /dev/shm is half its memory or more, ~100 such files (256 MB each, the "

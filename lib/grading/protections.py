@@ -71,7 +71,8 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
         if FENCE in common:
             parts.append(
                 "each kernel writes only in its own folders and plain files in /dev/shm "
-                "(Landlock: the machine's /tmp, /var/tmp and /dev/shm are not its to fill)"
+                "(Landlock: nothing in the machine's /tmp and /var/tmp, no folder in /dev/shm, "
+                "whose space every kernel shares: a memory group, where one is made, counts it)"
             )
         elif known and OWN_USER in common:
             parts.append(

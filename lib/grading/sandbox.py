@@ -142,7 +142,8 @@ def command(
     unprivileged user to become (needed when we are root). `boxed=False` (bubblewrap cannot run
     here, see `choose`) keeps the user and the limits, and where the machine has Landlock, fences
     the kernel's writes to `work`, `runtime` and its `scratch` folder (its TMPDIR and HOME):
-    the machine's /tmp, /var/tmp and /dev/shm are then not its to fill (`kernel_start.fence`).
+    it then makes nothing in the machine's /tmp and /var/tmp and only plain files in /dev/shm,
+    whose space it still shares with other kernels (`kernel_start.fence`).
     The kernel starts as `kernel_start` says (its own session keyring and IPython folder, not
     the working folder on its path); an empty `kernel` gives the prefix alone."""
     limits = [

@@ -54,8 +54,9 @@ def _by_pair(merges: dict[tuple[int, int], int]) -> dict[int, bytes]:
 
 
 def _out_of_order(cases: list[Case], answers: list) -> str | None:
-    """Name the order mistake: going through the merges sorted by their pair, or in the dict's
-    own order (the answer raised only on dicts not listed in id order)."""
+    """Name the order mistake the answers fit: the merges sorted by their pair; a raise even on
+    the dict listed in learned order (another order, or no single bytes to start from), where
+    the dict's order cannot be to blame; or raises only where the dict is out of order."""
     if answers_match(cases, answers, _by_pair):
         return (
             "Your code raised even on a dict that lists its merges in the order they were "

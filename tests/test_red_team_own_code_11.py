@@ -206,8 +206,9 @@ def _seen_by_mallory(graded: dict) -> str:
 @pytest.mark.xfail(
     strict=True,
     reason="door 1, measured in the real grader: mallory's feedback .md, .html and results.json"
-    " say 'could not be graded: KeyboardInterrupt: 58 431 1001 feed ...', her 30 hidden code"
-    " points of utf8_encode, every one (utf8_encode 0 / 2 that once; her table of them then 2 / 2)."
+    " say 'could not be graded: KeyboardInterrupt: 9 fb 9e52 ed51 ...', her 30 hidden code"
+    " points of utf8_encode, every one (utf8_encode 0 / 2 that once; her table of them then"
+    " 2 / 2)."
     " Fix: what a student sees of a grading cell that failed is the grader's own words, at most"
     " the error's name from a closed list, never its message (or catch BaseException in"
     " run_case and report it as an outcome, the time limit's own TimeLimitExceeded aside)",

@@ -471,7 +471,7 @@ def test_escape_sequences_in_a_notebooks_metadata_reach_no_output(batch):
     "outside strings (one linear scan), or send sources apart from the structure; and say which "
     "cell is too large",
 )
-def test_a_notebook_of_many_commas_in_its_prose_is_graded(batch):
+def test_a_notebook_of_many_commas_in_a_string_is_graded(batch):
     _, rows = batch
     erin = rows["erin"]
     assert (erin["outcome"], erin["score"]) == ("graded", "3"), (erin["notes"], erin["counts"])

@@ -127,16 +127,10 @@ def _uring_socket() -> int:
 
 
 @X86_64
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: socket(2) is refused (EPERM), yet one io_uring entry (IORING_OP_SOCKET) "
-    "gave the reader a TCP socket, connect(2) reached a listener on 127.0.0.1 and it received "
-    "the reader's 21 bytes: the network (and every local TCP port) is open to a taken-over "
-    "reader. Fix: refuse io_uring_setup, io_uring_enter and io_uring_register (425-427) in "
-    "REFUSED, better an allow-list of the calls a reader makes; Landlock's TCP rights (ABI 4) "
-    "as a second wall",
-)
 def test_a_reader_makes_no_socket_through_io_uring():
+    """Measured before: socket(2) refused, yet one io_uring entry (IORING_OP_SOCKET) gave the
+    reader a TCP socket that reached a listener on 127.0.0.1. Now io_uring's calls are refused
+    (`reader_rights.REFUSED`), and Landlock refuses TCP behind them."""
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(5)
     port = listener.getsockname()[1]
@@ -193,17 +187,10 @@ def _dropped_sleeper(uid: int | None) -> int:
 
 
 @X86_64
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: kill(2) is refused (EPERM), yet a reader killed another reader of its user "
-    "with SIGKILL through a pipe it owns (F_SETOWN, F_SETSIG, O_ASYNC). Without a sandbox user "
-    "(--no-sandbox as root) every reader is LONE_UID, so one student's reader can end a "
-    "classmate's, whose row then says the reading 'needed more than 2048 MB' (SIGKILL is read as "
-    "the OOM killer). Fix: Landlock's scoped signals (ABI 6, LANDLOCK_SCOPE_SIGNAL, which covers "
-    "F_SETOWN) in every reader, or refuse fcntl's F_SETOWN, F_SETOWN_EX and F_SETSIG by argument; "
-    "and a uid of its own per reader",
-)
 def test_a_reader_cannot_signal_another_reader_of_its_user():
+    """Measured before: kill(2) refused, yet a reader killed another reader of its user with
+    SIGKILL through a pipe it owns (F_SETOWN, F_SETSIG, O_ASYNC). Now fcntl's F_SETOWN,
+    F_SETOWN_EX and F_SETSIG are refused by argument, and Landlock scopes signals (ABI 6)."""
     victim = _dropped_sleeper(None)
     try:
         said = _as_reader(None, lambda: _kill_through_a_pipe(victim))
@@ -223,16 +210,10 @@ def with_kill(pid: int) -> None:
 
 
 # --- A grader run without root ----------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured (an instructor's uid 61976 playing a grader without root): its reader "
-    "stays the instructor with Seccomp 0 (the filter is root's only, `keys_to_refuse`), read "
-    "the instructor's 0600 signing key, unlinked it (RLIMIT_FSIZE stops no removal) and killed "
-    "the grader with SIGKILL: the whole batch, every row. Fix: in every reader, root or not, "
-    "the seccomp filter (no_new_privs is already set, so it needs no privilege) and a Landlock "
-    "ruleset that handles every file right and grants none (the notebook is handed over open)",
-)
 def test_the_reader_of_a_grader_without_root_cannot_reach_the_instructor(shared_tmp):
+    """Measured before (uid 61976 playing a grader without root): its reader had no seccomp
+    filter, read the instructor's 0600 key, unlinked it and killed the grader. Now every reader,
+    root's or not, has the filter and a Landlock ruleset granting no file right."""
     key = shared_tmp / "signing.key"
     key.write_text("SECRET")
     key.chmod(0o600)
@@ -341,30 +322,20 @@ def _immortal(folder: Path, uid: int | None, monkeypatch) -> list[int]:
     return user_processes.processes_of(reader_rights.LONE_UID if uid is None else uid)
 
 
-def test_a_slots_reader_that_ignores_its_alarm_is_ended_by_the_slots_reset(
+def test_a_slots_reader_that_ignores_its_alarm_is_ended_by_its_watcher(
     shared_tmp, lying_helper, monkeypatch
 ):
-    """With a sandbox user, a reader past its deadline is that user's, and the reset after the
-    notebook (`sandbox.reap`, before the slot's next student) ends it: /proc/PID is the user's
-    even though the reader is not dumpable."""
+    """With a sandbox user, a reader past its deadline is ended by its watcher, before the
+    slot's reset (`sandbox.reap`) would have to."""
     try:
-        assert _immortal(shared_tmp, UID, monkeypatch), "the reader should still run here"
-        assert sandbox.reap(UID, seconds=30)
-        assert user_processes.processes_of(UID) == []
+        assert _immortal(shared_tmp, UID, monkeypatch) == []
     finally:
         sandbox.reap(UID, seconds=30)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: a reader that set SIGALRM to SIG_IGN (rt_sigaction is allowed) ran on past "
-    "its deadline; the grader gave up on it (the row: 'took longer than 1 s'), yet 2 s later it "
-    "still ran as LONE_UID, which no reap ever sweeps (--no-sandbox as root; a grader without "
-    "root likewise): with no RLIMIT_CPU it may spin a core until the machine restarts. Fix: the "
-    "watcher, not the reader, enforces the deadline (wait on a pidfd with a timeout, then "
-    "SIGKILL), with RLIMIT_CPU as a second wall",
-)
 def test_a_reader_that_ignores_its_alarm_is_ended(shared_tmp, lying_helper, monkeypatch):
+    """Measured before: a reader that ignored SIGALRM ran on as LONE_UID, which no reap sweeps.
+    Now its watcher kills it a second past its deadline (and RLIMIT_CPU is a second wall)."""
     try:
         left = _immortal(shared_tmp, None, monkeypatch)
     finally:

@@ -107,28 +107,45 @@ def keys_to_refuse() -> bool:
     return os.geteuid() == 0 and platform.machine() in KEY_CALLS
 
 
-def refuse_keys(more: tuple[int, ...] = ()) -> bool:
+def refuse_keys() -> bool:
     """Refuse the system calls of keys (EPERM) to this process and all it starts, for good, and
-    the calls numbered `more` (a reader's: `reader_rights`); any call of another ABI too (a
-    32-bit call has other numbers). True if the filter is in place."""
-    if not keys_to_refuse():
+    any call of another ABI (a 32-bit call has other numbers). True if the filter is in place."""
+    return keys_to_refuse() and refuse(())
+
+
+def refuse(calls: tuple[int, ...], by_argument: tuple[tuple[int, int, int], ...] = ()) -> bool:
+    """Refuse (EPERM) to this process and all it starts, for good: the calls of keys, the calls
+    numbered `calls`, each call `(number, argument, value)` of `by_argument` whose argument
+    (0-5, its low 32 bits) is that value, and any call of another ABI. Needs no privilege (it
+    sets `no_new_privs` first). True if the filter is in place; False on an unknown machine."""
+    if platform.machine() not in KEY_CALLS:
         return False
-    arch, *calls = KEY_CALLS[platform.machine()]
-    calls += more
+    arch, *keys = KEY_CALLS[platform.machine()]
+    refused = -1  # a jump to the last rule, which refuses; resolved below
     rules = [
         (LOAD, 0, 0, 4),  # seccomp_data.arch
         (EQUAL, 1, 0, arch),
         (RETURN, 0, 0, REFUSE),
         (LOAD, 0, 0, 0),  # seccomp_data.nr
-        (AT_LEAST, len(calls) + 1, 0, X32),  # to the last rule: refused
-        *((EQUAL, len(calls) - i, 0, call) for i, call in enumerate(calls)),
-        (RETURN, 0, 0, ALLOW),
-        (RETURN, 0, 0, REFUSE),
+        (AT_LEAST, refused, 0, X32),
+        *((EQUAL, refused, 0, call) for call in (*keys, *calls)),
     ]
+    for call, argument, value in by_argument:  # not this call: past the next three rules
+        rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]  # seccomp_data.args
+        rules += [(EQUAL, refused, 0, value), (LOAD, 0, 0, 0)]  # else the number again
+    rules += [(RETURN, 0, 0, ALLOW), (RETURN, 0, 0, REFUSE)]
+    last = len(rules) - 1
+    rules = [
+        (op, last - i - 1 if t == refused else t, f, k) for i, (op, t, f, k) in enumerate(rules)
+    ]
+    return _install(rules)
+
+
+def _install(rules: list[tuple[int, int, int, int]]) -> bool:
     table = (_Rule * len(rules))(*(_Rule(*rule) for rule in rules))
     program = _Program(len(rules), table)
     libc = ctypes.CDLL(None, use_errno=True)
-    # A root without CAP_SYS_ADMIN (a container's default capabilities) may install a filter only
+    # A process without CAP_SYS_ADMIN (a container's root, or any user) may install a filter only
     # under no_new_privs; root's bwrap needs no set-uid bit, so nothing is lost by it.
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False

@@ -48,6 +48,7 @@ MAX_ANSWER_BYTES = MAX_BYTES + 2**24  # the notebook without outputs, plus what 
 # twice, the cap the reading itself has; an answer at the cap decodes in bounded time (tested).
 MAX_VALUES = 2 * MAX_ELEMENTS
 FIELDS = dataclasses.fields(Exercise)
+LATE = (signal.SIGALRM, signal.SIGXCPU)  # its deadline, or its CPU time's limit
 SPARE_SECONDS = 10  # past the reader's own alarm, how long we wait before giving up on it
 
 
@@ -177,7 +178,7 @@ def _decoded(data: bytes, seconds: float) -> Reading:
     if len(data) < STATUS.size:
         raise _failed(None)
     (wait_status,) = STATUS.unpack(data[-STATUS.size :])
-    if os.WIFSIGNALED(wait_status) and os.WTERMSIG(wait_status) == signal.SIGALRM:
+    if os.WIFSIGNALED(wait_status) and os.WTERMSIG(wait_status) in LATE:
         raise ReadingFailed(_late(seconds))
     body = data[LENGTH.size : -STATUS.size]
     if wait_status != 0 or len(data) < LENGTH.size + STATUS.size:

@@ -25,6 +25,7 @@ import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -162,7 +163,7 @@ def _failed(wait_status: int | None, failed: str = "") -> ReadingFailed:
     if failed == "MemoryError" or number == signal.SIGKILL:  # SIGKILL: the kernel's OOM killer
         why = f"needed more than {MEMORY_MB} MB of memory"
     elif failed:
-        why = f"failed ({failed[:60]})"
+        why = f"failed ({textwrap.shorten(failed, 120, placeholder=' ...')})"
     elif signalled:
         why = f"crashed ({signal.Signals(number).name})"
     elif wait_status is not None:
@@ -185,8 +186,8 @@ def _decoded(data: bytes, seconds: float) -> Reading:
         raise _failed(wait_status)
     if LENGTH.unpack(data[: LENGTH.size])[0] != len(body):
         raise _failed(wait_status, "an answer cut short")
-    if too_many_values(body, MAX_VALUES):
-        raise _failed(wait_status, "an answer too large")
+    if too_many_values(body, MAX_VALUES):  # outside strings: a few a cell, honestly
+        raise _failed(wait_status, f"an answer of more than {MAX_VALUES:,} values: fewer cells?")
     try:
         found = json.loads(body)
         if type(found) is dict and "failed" in found:

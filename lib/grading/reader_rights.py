@@ -12,12 +12,13 @@ over as a descriptor, and its answer goes back on a socket it already holds:
   what the instructor can (no way to change user without root), and all that follows holds.
 - **No way back:** `no_new_privs`, so no setuid program or file capability gives rights again.
 - **No file, no network, no one else's signals** (Landlock, `landlock.restrict`, root or not):
-  every file right the machine's Landlock knows is handled and none is granted, so the reader
-  opens, reads, writes, makes or removes nothing by a path (not a classmate's notebook beside its
-  own, nor an instructor's key when the grader runs without root), while the descriptors it
-  holds stay usable; TCP is refused (ABI 4), and abstract sockets and signals reach only its own
-  processes (ABI 6: kill, and F_SETOWN's signals too, cannot reach the grader or another
-  reader). Where the machine has no Landlock, the reader reads without it.
+  every file right the machine's Landlock knows is handled and only reading is granted, beneath
+  Python's own folders (`LIBRARY`: a module imported late, nbformat's schemas), so the reader
+  writes, makes or removes nothing and reads nothing else by a path (not a classmate's notebook
+  beside its own, nor an instructor's key when the grader runs without root), while the
+  descriptors it holds stay usable; TCP is refused (ABI 4), and abstract sockets and signals
+  reach only its own processes (ABI 6: kill, and F_SETOWN's signals too, cannot reach the
+  grader or another reader). Where the machine has no Landlock, the reader reads without it.
 - **No system call it has no use for** (a seccomp filter, `kernel_start.refuse`, root or not:
   `no_new_privs` makes it legal unprivileged): the calls of keys (a key left in a sandbox
   user's keyring would outlive the notebook) and, on x86_64, `REFUSED`: running a program, new
@@ -42,6 +43,7 @@ import math
 import os
 import platform
 import resource
+import sysconfig
 
 from lib.grading import kernel_start, kernel_users, landlock
 
@@ -56,6 +58,9 @@ REFUSED = {
 }
 F_SETOWN, F_SETSIG, F_SETOWN_EX = 8, 10, 15
 BY_ARGUMENT = {"x86_64": tuple((72, 1, command) for command in (F_SETOWN, F_SETSIG, F_SETOWN_EX))}
+# What a reader may read by a path: Python's standard library and installed packages (a module
+# imported late, nbformat's schemas), never the course's folder, a submission or --out.
+LIBRARY = sorted({p for k, p in sysconfig.get_paths().items() if "lib" in k and os.path.isdir(p)})
 LONE_UID = kernel_users.FIRST_UID - 1  # a reader's user when its notebook has no sandbox user
 
 
@@ -77,8 +82,9 @@ def give_up_rights(uid: int | None) -> None:
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "no_new_privs refused")
-    if landlock.version():  # every file right handled, none granted
-        landlock.restrict(landlock.file_rights(landlock.version()), [])
+    if landlock.version():  # every file right handled; reading granted in Python's own folders
+        read = landlock.READ_FILE | landlock.READ_DIR
+        landlock.restrict(landlock.file_rights(landlock.version()), [(f, read) for f in LIBRARY])
     machine = platform.machine()
     refused = kernel_start.refuse(REFUSED.get(machine, ()), BY_ARGUMENT.get(machine, ()))
     if not refused and machine in kernel_start.KEY_CALLS:

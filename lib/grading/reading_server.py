@@ -35,6 +35,7 @@ import signal
 import socket
 import struct
 import sys
+import warnings
 
 import nbformat
 
@@ -111,14 +112,20 @@ def _watcher(conn: socket.socket, file: int) -> None:
 
 
 def _load_schemas() -> None:
-    """Read a notebook of every format version once, so that nbformat's validators are built
-    and kept: nbformat reads a version's JSON schema from its package folder on first use, and a
-    reader's user may not reach the environment (a virtual environment in a private folder)."""
+    """Read a notebook of every format version once, valid and not, so that nbformat's
+    validators are built and kept: nbformat reads a version's JSON schema from its package
+    folder on first use (and another validator's, to word an error), and a reader may open no
+    file (`reader_rights`: Landlock)."""
     empty = {"metadata": {}, "cells": []}
-    for minor in range(nbformat.v4.nbformat_minor + 1):
-        nbformat.reads(json.dumps(empty | {"nbformat": 4, "nbformat_minor": minor}), as_version=4)
+    heading = {"cell_type": "heading", "source": "", "metadata": {}}  # an error to word
     old = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]}
-    nbformat.reads(json.dumps(old), as_version=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for minor in range(nbformat.v4.nbformat_minor + 2):  # and one from the future
+            for cells in ([], [heading]):
+                version = {"nbformat": 4, "nbformat_minor": minor, "cells": cells}
+                nbformat.reads(json.dumps(empty | version), as_version=4)
+        nbformat.reads(json.dumps(old), as_version=4)
 
 
 def serve(control: socket.socket) -> None:

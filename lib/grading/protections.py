@@ -15,6 +15,7 @@ from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_abi, memory_capp
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
 FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders
 NO_TCP, SCOPED = "no tcp", "scoped"  # the fence's newer rights: no TCP; sockets, signals its own
+SHM_CAP = "shm cap"  # a fenced kernel's files in /dev/shm, bounded by `shm_guard`
 # Records graded before records said which protections held: sandboxed meant bubblewrap then.
 EARLIER = [BOX, OWN_USER] if os.geteuid() == 0 else [BOX]
 
@@ -34,6 +35,7 @@ def held(sandboxed: bool, boxed: bool, uid: int | None) -> list[str]:
             (FENCE, fenced and fence_abi() >= 1),
             (NO_TCP, fenced and fence_abi() >= 4),
             (SCOPED, fenced and fence_abi() >= 6),
+            (SHM_CAP, fenced and fence_abi() >= 1),  # `sandbox.command` guards every fenced one
             (MEMORY, memory_capped(uid)),
             (CPU, cpu_shared(uid)),
         )
@@ -75,8 +77,15 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
         if FENCE in common:
             parts.append(
                 "each kernel writes only in its own folders and plain files in /dev/shm "
-                "(Landlock: nothing in the machine's /tmp and /var/tmp, no folder in /dev/shm, "
-                "whose space every kernel shares: a memory group, where one is made, counts it)"
+                "(Landlock: nothing in the machine's /tmp and /var/tmp, no folder in /dev/shm)"
+            )
+            parts.append(
+                f"at most {caps.shm_mb} MB (and a quarter of its size) and {caps.shm_files} "
+                "files in the shared /dev/shm per kernel, checked every 0.05 s: past them all "
+                "its user's processes are killed and its files removed (what it writes between "
+                "two checks, or unlinks and keeps open, only a memory group counts)"
+                if SHM_CAP in common
+                else "the space of /dev/shm shared by every kernel and not bounded per kernel"
             )
             parts.append(
                 "no TCP (neither bind nor connect; UDP is not refused)"

@@ -3,18 +3,19 @@
 Unboxed, a kernel writes plain files in the machine's /dev/shm (Python's process pools put their
 semaphores there, and glibc names no other place), and that space is shared with every other
 kernel and the machine: Docker's default is 64 MB, elsewhere half the memory, and no limit of a
-process counts it. Without a memory group nothing caps it, and a user of mount rights is the
-one thing a grader without namespaces lacks, so no private tmpfs (nor a tmpfs quota) can be had.
+process counts it. Without a memory group nothing caps it, and a grader without namespaces has
+no mount rights either, so no private tmpfs (nor a tmpfs quota) can be had.
 
 What holds without them: the fence (`kernel_start.fence`) lets a kernel make only plain files in
 /dev/shm, in no folder, so one listing of /dev/shm finds everything its user keeps there. This
-file, started by `sandbox.command` in front of the kernel, starts the kernel as its child and
-lists /dev/shm every `PERIOD` seconds (and once more when the kernel ends). Past `max_bytes` (at
-most a quarter of /dev/shm's size) or `max_files` files of the kernel's user, it kills every
-process of that user (`kill(-1)` as the user: each call reaches all of them, daemons included),
-removes the user's files there, says so on stderr and exits with `STOPPED`. Between two listings a
-kernel can write more, as fast as memory takes it; what a kernel unlinks but keeps open is
-invisible to a listing and is bounded only by a memory group, as any shared memory is.
+file, started by `sandbox.command` in front of the kernel, starts the kernel as its child (in its
+process group: the grader's kill of the group reaches both) and lists /dev/shm every `PERIOD`
+seconds (and once more when the kernel ends). Past `max_bytes` (at most a quarter of /dev/shm's
+size) or `max_files` files of the kernel's user, it kills every process of that user (`kill(-1)` as
+the user: each call reaches all of them, daemons included), removes the user's files there, says so
+on stderr and exits with `STOPPED`. Between two listings a kernel can write more, as fast as memory
+takes it; what a kernel unlinks but keeps open is invisible to a listing and is bounded only by a
+memory group, as any shared memory is.
 
 Only the standard library: it runs as `python -I -S -c <this file>`, nothing of the course.
 """
@@ -28,7 +29,7 @@ import sys
 import time
 
 SHM = "/dev/shm"
-PERIOD = 0.05  # seconds between two listings: ~20 us each for an ordinary /dev/shm
+PERIOD = 0.05  # seconds between two listings: ~30 us each for an all but empty /dev/shm
 STOPPED = 125  # the exit status of a kernel stopped here
 # kill(-1) rounds, 10 ms apart: a process forking as the first comes either meets it or is made
 # after it, and meets the next (the grader's reset after the notebook makes sure: `reap`).
@@ -74,6 +75,8 @@ def stop(uid: int, folder: str = SHM) -> None:
 def guard(uid: int, max_bytes: int, max_files: int, command: list[str]) -> int:
     """Run `command` (the kernel) as our child, watching its user's /dev/shm use; return its
     exit status, or `STOPPED` if it went past the caps."""
+    if not os.path.isdir(SHM):  # nothing to guard (the fence then allows no file there)
+        os.execvp(command[0], command)
     shm = os.statvfs(SHM)
     max_bytes = min(max_bytes, shm.f_blocks * shm.f_frsize // 4)
     kernel = os.fork()

@@ -11,10 +11,17 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
-from lib.grading import protections, sandbox, shm_guard
+from lib.grade import Limits, grade_submissions
+from lib.grading import kernel_users, protections, sandbox, shm_guard
 from tests.red_team_support import shared_folder
+from tests.test_gradescope_container import DOCKER_BWRAP
+
+FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
+sys.path.insert(0, str(FIXTURES))
+from toy_class import SOLVED, toy  # noqa: E402
 
 UID = sandbox.FIRST_UID + 962  # far from the users of graders and of other tests
 AS_ROOT = [
@@ -143,3 +150,42 @@ def test_the_summary_says_what_of_dev_shm_is_bounded():
     assert "checked every 0.05 s" in said and "only a memory group counts" in said
     earlier = [{"outcome": "graded", "protections": [protections.OWN_USER, protections.FENCE]}]
     assert "not bounded per kernel" in protections.line(True, earlier)
+
+
+# A cell that leaves 300 empty files in /dev/shm (no space taken: the count is the cap it passes)
+# and then waits; the guard stops it, and the notebook is run again without that cell.
+MANY_FILES = """import os, time
+for i in range(300):
+    open(f"/dev/shm/course-guard-test-{os.getpid()}-{i}", "w").close()
+time.sleep(20)"""
+
+
+@as_root
+def test_the_feedback_says_a_kernel_was_stopped_for_dev_shm_and_the_rest_is_graded(
+    tmp_path, monkeypatch
+):
+    """Through the real grader, own user (a `bwrap` failing as Docker's first on PATH)."""
+    fake = tmp_path / "docker-bin"
+    fake.mkdir()
+    (fake / "bwrap").write_text(DOCKER_BWRAP)
+    (fake / "bwrap").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    monkeypatch.setattr(kernel_users, "FIRST_UID", UID + 1)  # users of this test's own
+    monkeypatch.setattr(kernel_users, "USERS", 2)
+    classroom = tmp_path / "submissions"
+    classroom.mkdir()
+    nbformat.write(toy(**SOLVED, before=[MANY_FILES]), classroom / "mallory.ipynb")
+    toy_settings = {"registry": "toy_exercises", "import_paths": (str(FIXTURES.parent.parent),
+                                                                  str(FIXTURES))}  # fmt: skip
+    try:
+        [record] = grade_submissions(
+            [classroom], tmp_path / "out", own_user_fallback=True, progress=False,
+            limits=Limits(cell=30, notebook=90, probe=2), **toy_settings,
+        )  # fmt: skip
+        said = " ".join(record["events"])
+        assert "kept more in /dev/shm than a kernel may, so the kernel was stopped" in said
+        assert [e["score"] for e in record["exercises"]] == [2, 1], record
+        assert protections.SHM_CAP in record["protections"]
+    finally:
+        for uid in (UID + 1, UID + 2):
+            assert sandbox.reap(uid, seconds=30)

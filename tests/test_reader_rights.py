@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from lib.grading import kernel_start, landlock, reader_rights, sandbox
+from tests.red_team_support import in_child
 
 UID = sandbox.FIRST_UID + 952  # far from the users a grader beside us claims
 TRIES = {  # what a reader taken over by a student's text might try
@@ -95,24 +96,6 @@ def test_a_reader_without_a_sandbox_user_is_not_roots_either():
     assert (rights["Uid"], rights["NoNewPrivs"], rights["fork"]) == (str(expected), "1", "refused")
 
 
-def _forked(attempt) -> object:
-    """What `attempt()` returned (or the name of the error it raised) in a forked child."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: no pytest machinery past this point, only os._exit
-        try:
-            found = attempt()
-        except BaseException as error:  # noqa: BLE001 - said to the parent, by name
-            found = type(error).__name__
-        os.write(write, json.dumps(found).encode())
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read) as answer:
-        found = json.loads(answer.read() or "null")
-    os.waitpid(pid, 0)
-    return found
-
-
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="x86_64's system calls")
 def test_the_filter_refuses_io_uring_and_signals_by_descriptor_alone():
     """The seccomp filter by itself (no Landlock): io_uring_setup and fcntl's F_SETOWN,
@@ -130,7 +113,7 @@ def test_the_filter_refuses_io_uring_and_signals_by_descriptor_alone():
             said.append(libc.fcntl(read, command, 0) == -1 and ctypes.get_errno())
         return said
 
-    assert _forked(attempt) == [-1, errno.EPERM, False, errno.EPERM, errno.EPERM, errno.EPERM]
+    assert in_child(attempt) == [-1, errno.EPERM, False, errno.EPERM, errno.EPERM, errno.EPERM]
 
 
 @pytest.mark.skipif(landlock.version() < landlock.SCOPE_ABI, reason="Landlock ABI 6")
@@ -157,7 +140,7 @@ def test_landlock_alone_leaves_no_file_no_tcp_and_no_signal_out():
         return said
 
     with listener:
-        said = _forked(attempt)
+        said = in_child(attempt)
     os.close(held)
     assert said == [10, "EACCES", "EACCES", "EPERM"], said
 

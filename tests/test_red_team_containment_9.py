@@ -49,7 +49,7 @@ import pytest
 
 from lib.grading import read_apart, reader_rights, sandbox, user_processes
 from lib.grading.grading_settings import Settings
-from tests.red_team_support import as_user, shared_folder
+from tests.red_team_support import as_user, in_child, shared_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "grading_fixtures"
@@ -78,21 +78,7 @@ def _as_reader(uid: int | None, attack: Callable[[], object]) -> object:
     """What `attack` returns (or the error it raised, as text) when run in a forked process that
     has given up its rights as a reader does (`give_up_rights(uid)`). Everything the attack uses
     is imported beforehand: a reader's user cannot reach the interpreter's folder here."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: no pytest machinery past this point, only os._exit
-        try:
-            reader_rights.give_up_rights(uid)
-            found = attack()
-        except BaseException as error:  # noqa: BLE001 - said to the parent, as text
-            found = f"{type(error).__name__}: {error}"
-        os.write(write, json.dumps(found).encode())
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read) as answer:
-        found = json.loads(answer.read() or "null")
-    os.waitpid(pid, 0)
-    return found
+    return in_child(lambda: (reader_rights.give_up_rights(uid), attack())[1])
 
 
 # --- io_uring: a socket without socket(2) -----------------------------------------------------

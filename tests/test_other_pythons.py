@@ -296,3 +296,13 @@ def _marked_once(source: str) -> bool:
             names = {n.attr for n in ast.walk(node.value) if isinstance(n, ast.Attribute)}
             return bool(names & {"machine", "end_to_end"})
     return False
+
+
+def test_property_tests_draw_a_fifth_of_their_examples_on_the_other_pythons(monkeypatch):
+    import property_budget
+
+    assert property_budget.ON_OTHER_PYTHON == bool(os.environ.get(INSIDE))
+    monkeypatch.setattr(property_budget, "ON_OTHER_PYTHON", True)
+    assert [property_budget.examples(n) for n in (300, 60, 40, 10)] == [60, 20, 20, 10]
+    monkeypatch.setattr(property_budget, "ON_OTHER_PYTHON", False)
+    assert [property_budget.examples(n) for n in (300, 60, 10)] == [300, 60, 10]

@@ -754,6 +754,15 @@ def test_uint16_bytes_says_the_error_must_name_the_id():
     assert "naming the id" in exercise.hints[-1]
 
 
+def test_uint16_bytes_takes_an_id_written_with_digit_groups_negative_ones_too():
+    """Review J8: `f"id {i:,} ..."` passed check() and lost points in the grader on the hidden
+    [-65536], whose message reads "-65,536"."""
+    exercise = EXERCISES["uint16_bytes"]
+    grouped = exercise.solution_code.replace('f"id {i} ', 'f"id {i:,} ')
+    assert grouped != exercise.solution_code
+    assert graded(exercise, namespace(grouped)[exercise.target]) == ("passed", exercise.points)
+
+
 def test_stream_decode_hints_name_every_reason_and_show_separate_chunks():
     """Hint 2 offered a choice of two reasons (a third decides 19 of 61 cases), and hint 3 read
     as one chunk '\\ufffda' where the reference gives two."""

@@ -571,6 +571,9 @@ WRONG_IDEAS = {
         'len(text.encode("utf-8")) / len(text)',
         'len(text.replace(" ", "").encode("utf-8")) / len(text.replace(" ", ""))',
     ),
+    # Review J1: each rule of the exercise's text read loosely, and each got 25/25 and 2/2.
+    ("is_valid_utf8", "a lead read as >= 0xF0"): ("lead >> 3 == 0b11110", "lead >= 0xF0"),
+    ("is_valid_utf8", "a continuation read as >= 0x80"): ("byte >> 6 != 0b10", "byte < 0x80"),
     # Fails only on an empty vocabulary, where max() has nothing to look at: n is len(vocab).
     ("encode_chars", "n as the largest id + 1"): ("len(vocab)", "(max(vocab.values()) + 1)"),
     # Its only feedback was "raised: ValueError: bytes must be in range(0, 256)".
@@ -716,6 +719,8 @@ NAMED_SLIPS = {
     ("wordpiece_word", "lengths stop one short of one character"): (
         "never tries a piece of one character"
     ),
+    ("is_valid_utf8", "a lead read as >= 0xF0"): "a lead byte of 4 is 11110xxx exactly",
+    ("is_valid_utf8", "a continuation read as >= 0x80"): "a continuation byte is 10xxxxxx, not",
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",
     ("first_bad_token", "a token ending at the position"): "one token early",

@@ -637,6 +637,12 @@ WRONG_IDEAS = {
     ),
     ("first_bad_token", "where the trouble ends"): ("end > error.start", "end >= error.end"),
     ("first_bad_token", "characters counted as bytes"): CHARACTERS_AS_BYTES,
+    # Review J3: the position in characters, hint 2's middle option; its 💡 said "not tokens".
+    ("first_bad_token", "the error's position in characters"): (
+        "        end = 0\n",
+        '        return len(b"".join(vocab[i] for i in ids)[: error.start].decode())\n'
+        "        end = 0\n",
+    ),
     ("vocab_from_merges", "the dict's own order"): (
         "sorted(merges.items(), key=lambda item: item[1])",
         "merges.items()",
@@ -732,6 +738,7 @@ NAMED_SLIPS = {
     ("is_valid_utf8", "a continuation read as >= 0x80"): "a continuation byte is 10xxxxxx, not",
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",
+    ("first_bad_token", "the error's position in characters"): "(not tokens, not characters)",
     ("first_bad_token", "a token ending at the position"): "one token early",
     ("first_bad_token", "where the trouble ends"): "not where it ends",
     ("stream_decode", "each token decoded alone"): "a later token completes",

@@ -23,6 +23,9 @@ FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
 from toy_class import SOLVED, toy  # noqa: E402
 
+# Sandbox users, the guard and bubblewrap: the machine's, once, in the main run (pyproject).
+pytestmark = pytest.mark.machine
+
 UID = sandbox.FIRST_UID + 962  # far from the users of graders and of other tests
 AS_ROOT = [
     pytest.mark.machine,  # runs code as a sandbox user: the main run only (pyproject)

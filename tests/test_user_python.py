@@ -126,3 +126,19 @@ def test_told_to_go_on_it_warns_now_and_the_protections_line_says_it_first(
     line = protections.line(True, graded)
     assert line.startswith("Protections in force: KERNELS CANNOT START PYTHON"), line
     assert str(private) in line
+
+
+def test_told_to_go_on_gradescope_says_it_first(private_venv, no_namespaces, monkeypatch, tmp_path):
+    """Where the student and the instructor look first: before the score's reasons. The grading
+    itself (a whole lesson 8 run, a minute, where 4 cells raise PermissionError) and the write
+    permissions taken off the Python's folder (this machine's shared venv) are left out."""
+    private, python = private_venv
+    monkeypatch.setattr(sys, "executable", python)
+    monkeypatch.setattr(gradescope, "grade_submissions", lambda *args, **kwargs: [])
+    monkeypatch.setattr(gradescope, "_not_writable_by_others", lambda folders: None)
+    submission = tmp_path / "submission"
+    submission.mkdir()
+    results_path = tmp_path / "results" / "results.json"
+    results = gradescope.run(submission, results_path, allow_blocked_python=True)
+    assert results["output"].startswith("KERNELS CANNOT START PYTHON"), results["output"]
+    assert f"chmod o+x {private}" in results["output"]

@@ -125,8 +125,9 @@ def run(
         notes = [BOXED if boxed else OWN_USER, *([FENCED] if protections.FENCE in held else [])]
         notes.append(MEMORY_BOX if protections.MEMORY in held else MEMORY_PROCESS)
         notes += [CPU_SHARED] if protections.CPU in held else []
-        notes += [user_python.blocked()] if not boxed and user_python.blocked() else []
         results["output"] += "\n\n" + " ".join(notes)
+        if not boxed and user_python.blocked():  # graded on with --allow-blocked-python: first
+            results["output"] = f"{user_python.blocked()}\n\n{results['output']}"
     except Exception as error:  # the grader itself failed: say so rather than leave no results
         results = nothing(
             f"The autograder failed ({type(error).__name__}: {error}). Please tell your instructor."

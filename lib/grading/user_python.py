@@ -21,6 +21,7 @@ from lib.grading import python_reach
 from lib.grading.kernel_users import NOBODY, SandboxUnavailable, a_user_can_start, become
 
 _PROBE = Path(python_reach.__file__).read_text()  # run as `-c`: the user may not read `lib`
+_WARNED: set[str] = set()
 HOW_TO_FIX = (
     "Let every user pass through that folder (`chmod o+x {folder}`: they may then reach what "
     "it holds by name, not list it), or install the course into a Python every user can run, "
@@ -46,7 +47,8 @@ def check(allow_blocked: bool = False) -> None:
         raise SandboxUnavailable(
             f"{problem} To grade anyway, knowing those cells will fail, add --allow-blocked-python."
         )
-    if problem:
+    if problem and problem not in _WARNED:  # once, though the batch checks again
+        _WARNED.add(problem)
         print(f"WARNING: {problem}", file=sys.stderr)
 
 

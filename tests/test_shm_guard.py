@@ -190,6 +190,7 @@ def test_through_the_grader_a_guarded_kernel_is_stopped_or_interrupted_and_the_r
     try:
         [record] = grade_submissions(
             [classroom], tmp_path / "out", own_user_fallback=True, progress=False,
+            allow_blocked_python=True,  # its kernels start no Python
             limits=Limits(cell=5, notebook=90, probe=5), **toy_settings,
         )  # fmt: skip
         assert said in " ".join(record["events"]), record["events"]

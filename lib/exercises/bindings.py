@@ -11,6 +11,7 @@ import builtins
 
 from lib.exercises.allowed import JUDGED_BUILTINS
 from lib.exercises.cell_reading import binds
+from lib.exercises.class_patterns import plain_class
 from lib.exercises.python_itself import ORDINARY_DUNDERS
 from lib.exercises.scopes import class_names
 
@@ -98,3 +99,22 @@ def _looked_up_outside(node: ast.AST) -> set[str]:
         elif isinstance(item, ast.comprehension):
             names.update(n.id for n in ast.walk(item.target) if isinstance(n, ast.Name))
     return names | class_names(node)
+
+
+def known(units: dict[str, list], names: tuple[dict, dict]) -> dict[str, ast.stmt]:
+    """The notebook's names (`units`: each name's units) that one statement alone binds, to a
+    value the reading knows: a string written out (`TEMPLATE = "{}"`, read as that text), or a
+    class Python alone makes (`class_patterns.plain_class`; `names`: the names bound to modules
+    and to their members). Where no scope of a unit binds the name, that is what it holds."""
+    found = {}
+    for name, bound in units.items():
+        statement = bound[0][1] if len(bound) == 1 else None
+        assigned = isinstance(statement, ast.Assign | ast.AnnAssign)
+        targets = getattr(statement, "targets", [getattr(statement, "target", None)])
+        value = getattr(statement, "value", None)
+        written = isinstance(value, ast.Constant) and isinstance(value.value, str)
+        if (assigned and written and all(isinstance(t, ast.Name) for t in targets)) or plain_class(
+            statement, names
+        ):
+            found[name] = statement
+    return found

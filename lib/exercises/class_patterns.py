@@ -62,6 +62,18 @@ def _bindings(unit: ast.AST, name: str) -> list[ast.AST]:
     return found
 
 
+def plain_class(node: ast.AST, names: tuple[dict, dict]) -> bool:
+    """Is `node` a `class` statement with no bases and no metaclass, decorated by nothing but
+    `dataclass`? Python alone makes its class, so an instance's attributes are the class's or
+    its own, never a `str`'s: `Table().format` is no `str.format`."""
+    return (
+        isinstance(node, ast.ClassDef)
+        and not node.bases
+        and not node.keywords
+        and all(_dataclass(d, node, names) for d in node.decorator_list)
+    )
+
+
 def _only_dataclasses(bindings: list[tuple[ast.AST, ast.AST]], name: str, names: tuple) -> bool:
     """Is each binding (with the unit it is in) a `class name` statement decorated by the
     module's `dataclass` (`@dataclasses.dataclass`, `@dataclass` imported alone, or called)?"""

@@ -61,6 +61,7 @@ class Surroundings:
     modules: dict[str, str]
     members: dict[str, str]  # names only imports bind to an allowed module's member: full names
     defined: set[str]  # the private names the notebook's code defines (`self._seen`)
+    known: dict[str, ast.stmt]  # names one statement alone binds, to what (`bindings.known`)
 
     def subscriptable(self, name: str) -> bool:
         """May a type hint subscript `name`? A builtin no cell rebinds, or a name that only
@@ -94,6 +95,7 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
             mine = id(item) in scopes
             item.means = "" if mine else around.members.get(item.id, "")  # type: ignore[attr-defined]
             item.builtin = not mine and item.id in BUILTINS and item.id not in around.units  # type: ignore[attr-defined]
+            item.known = None if mine else around.known.get(item.id)  # type: ignore[attr-defined]
     imports_of: dict[int, tuple[dict[str, str], dict[str, str]]] = {}  # by scope, worked out once
     later = ""  # said only if nothing more telling is found (`collections._sys` by its module)
     for item in ast.walk(node):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from lib.exercises.allowed import is_builtin
-from lib.exercises.cell_reading import captured
+from lib.exercises.cell_reading import bound_names
 
 
 def pattern_outside(
@@ -50,16 +50,7 @@ def pattern_outside(
 
 def _bindings(unit: ast.AST, name: str) -> list[ast.AST]:
     """Every node of `unit` that binds `name`, however."""
-    found = []
-    for node in ast.walk(unit):
-        named = getattr(node, "name", None) if not isinstance(node, ast.alias) else None
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            named = node.id
-        elif isinstance(node, ast.alias):
-            named = node.asname or node.name.partition(".")[0]
-        if named == name or name in captured(node):
-            found.append(node)
-    return found
+    return [node for node in ast.walk(unit) if name in bound_names(node)]
 
 
 def plain_class(node: ast.AST, names: tuple[dict, dict]) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Collection
 
 from lib.exercises.allowed import is_builtin
 from lib.exercises.by_text import format_fields
+from lib.exercises.cell_reading import bound_names
 from lib.exercises.scopes import class_names
 
 # The dunders a learner's own class defines or reads: those Python calls only with the values
@@ -134,19 +135,6 @@ def accessor(decorator: ast.AST, owner: ast.ClassDef) -> bool:
         and [is_builtin(d, "property") for d in s.decorator_list] == [True]
     ]
     return decorator.attr in {"setter", "getter", "deleter"} and decorator.value.id in getters
-
-
-def bound_names(node: ast.AST) -> set[str]:
-    """The names this one node binds: a store, a parameter, a capture, `except ... as`,
-    `global`, an import."""
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        return {node.id}
-    if isinstance(node, ast.Global | ast.Nonlocal):
-        return set(node.names)
-    if isinstance(node, ast.alias):
-        return {node.asname or node.name.partition(".")[0]}
-    name = getattr(node, "arg", None) if isinstance(node, ast.arg) else getattr(node, "name", None)
-    return {name} if isinstance(name, str) else set()
 
 
 def named_by_text(item: ast.AST) -> bool:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from lib.exercises.cell_reading import captured
+from lib.exercises.cell_reading import bound_names
 
 _FUNCTION = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _COMPREHENSION = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
@@ -81,8 +81,7 @@ def _walk(unit: ast.AST) -> tuple[list[tuple[ast.Name, Scope | None]], list[Scop
 def _children(node: ast.AST, scope: Scope | None) -> list[tuple[ast.AST, Scope | None]]:
     """`node`'s children, each with the scope it is evaluated in; records what `node` binds."""
     if isinstance(node, _FUNCTION | ast.ClassDef):
-        if not isinstance(node, ast.Lambda):
-            _bind(scope, node.name)
+        _record(node, scope)  # its name, if it has one
         outside = [*getattr(node, "decorator_list", []), *getattr(node, "bases", [])]
         outside += [k.value for k in getattr(node, "keywords", [])]
         inner = Scope("class" if isinstance(node, ast.ClassDef) else "function", scope)
@@ -115,27 +114,17 @@ def _children(node: ast.AST, scope: Scope | None) -> list[tuple[ast.AST, Scope |
 
 
 def _record(node: ast.AST, scope: Scope | None) -> None:
-    """What a node other than a scope binds or declares in `scope`."""
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        _bind(scope, node.id)
-    elif isinstance(node, ast.ExceptHandler) and node.name:
-        _bind(scope, node.name)
-    elif isinstance(node, ast.Import | ast.ImportFrom):
-        for alias in node.names:
-            _bind(scope, alias.asname or alias.name.partition(".")[0])
-        if scope is not None:
-            scope.imports.append(node)
-    elif isinstance(node, ast.Global | ast.Nonlocal) and scope is not None:
+    """What a node binds or declares in `scope` (None: the notebook's), a function or class its
+    name: its parameters are its own scope's (`_children`)."""
+    if scope is None:
+        return
+    if isinstance(node, ast.Global | ast.Nonlocal):
         scope.outer.update(node.names)
-        if isinstance(node, ast.Global):
-            scope.globals.update(node.names)
-    for name in captured(node):
-        _bind(scope, name)
-
-
-def _bind(scope: Scope | None, name: str) -> None:
-    if scope is not None:
-        scope.bound.add(name)
+        scope.globals.update(node.names if isinstance(node, ast.Global) else [])
+        return
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        scope.imports.append(node)
+    scope.bound.update(bound_names(node))
 
 
 def _lookup(name: str, scope: Scope | None) -> Scope | None:

@@ -21,7 +21,6 @@ from lib.exercises.by_text import by_text, format_outside
 from lib.exercises.cell_reading import (
     is_import,
     lib_imports,
-    local_names,
     public_names,
     type_hints,
 )
@@ -86,7 +85,7 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
         for child in ast.iter_child_nodes(parent):
             child.parent = parent  # type: ignore[attr-defined]
     judged = JUDGED_BUILTINS | forbidden_names(forbidden)
-    found = binds_judged(node, local_names(node), judged, {*around.modules, *around.lib})
+    found = binds_judged(node, judged, {*around.modules, *around.lib})
     if found:
         return found
     scopes = resolve(node)

@@ -15,7 +15,7 @@ modules (`allowed.COMPUTING`) these are:
 - `dataclasses.make_dataclass`, whose field names are text: refused, a class can be written out;
 - `dataclasses.asdict`, `astuple` and `replace`, which read each field with getattr by the name
   its `Field` holds. A class body's names are judged where it binds them
-  (`forbidden._class_attributes`), but a `Field`'s name can be set later
+  (`forbidden.forbidden_name`), but a `Field`'s name can be set later
   (`fields(C)[0].name = ...`, or a `field()` kept in a variable): refused, as the fields can be
   read by their names (`(t.lead, t.rest)`). A `Field` itself may be read, never held
   (`dataclass_fields`): a dataclass made later from a subclass writes its name into code.

@@ -47,35 +47,31 @@ class Scope:
 def resolve(unit: ast.AST) -> dict[int, Scope]:
     """For each `ast.Name` in `unit` (by `id`) that names a variable of one of the unit's own
     scopes, that scope."""
-    uses, _ = _walk(unit)
-    found = {}
-    for name, scope in uses:
-        owner = _lookup(name.id, scope)
-        if owner is not None:
-            found[id(name)] = owner
-    return found
+    uses: list[tuple[ast.Name, Scope | None]] = []
+    todo: list[tuple[ast.AST, Scope | None]] = [(unit, None)]
+    while todo:  # without recursion: a unit may be deeply nested
+        node, scope = todo.pop()
+        uses += [(node, scope)] if isinstance(node, ast.Name) else []
+        todo.extend(_children(node, scope))
+    owners = ((name, _lookup(name.id, scope)) for name, scope in uses)  # once all are bound
+    return {id(name): owner for name, owner in owners if owner is not None}
 
 
 def class_names(unit: ast.AST) -> set[str]:
     """Every name a class body of `unit` binds, however (`=`, `def`, `class`, `import`,
     `except ... as`, a `match` capture...): a class body looks it up outside where unbound."""
-    return {name for scope in _walk(unit)[1] if scope.kind == "class" for name in scope.bound}
+    classes = (node for node in ast.walk(unit) if isinstance(node, ast.ClassDef))
+    return {name for node in classes for name in body_names(node)}
 
 
-def _walk(unit: ast.AST) -> tuple[list[tuple[ast.Name, Scope | None]], list[Scope]]:
-    """Each `ast.Name` of `unit` with the scope it is used in, and every scope of the unit's.
-    Walked without recursion: a unit may be deeply nested."""
-    uses: list[tuple[ast.Name, Scope | None]] = []
-    scopes: dict[int, Scope] = {}
-    todo: list[tuple[ast.AST, Scope | None]] = [(unit, None)]
+def body_names(cls: ast.ClassDef) -> set[str]:
+    """The names `cls`'s own body binds, its attributes: not its methods' locals, nor what a
+    class inside it binds (read once each, so a unit's classes take time in proportion to it)."""
+    body = Scope("class", None)
+    todo: list[ast.AST] = list(cls.body)
     while todo:
-        node, scope = todo.pop()
-        if isinstance(node, ast.Name):
-            uses.append((node, scope))
-        if scope is not None:
-            scopes[id(scope)] = scope
-        todo.extend(_children(node, scope))
-    return uses, list(scopes.values())
+        todo += [child for child, scope in _children(todo.pop(), body) if scope is body]
+    return body.bound
 
 
 def _children(node: ast.AST, scope: Scope | None) -> list[tuple[ast.AST, Scope | None]]:

@@ -36,7 +36,7 @@ _COMPREHENSION = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
 class Scope:
     """A function's, a comprehension's or a class body's names."""
 
-    kind: str  # "function", "comprehension" or "class"
+    kind: str  # "function", "comprehension", "class" (or "notebook", for `module_imports`)
     parent: Scope | None  # None: the notebook's globals
     bound: set[str] = field(default_factory=set)
     outer: set[str] = field(default_factory=set)  # declared `global` or `nonlocal`
@@ -67,11 +67,21 @@ def class_names(unit: ast.AST) -> set[str]:
 def body_names(cls: ast.ClassDef) -> set[str]:
     """The names `cls`'s own body binds, its attributes: not its methods' locals, nor what a
     class inside it binds (read once each, so a unit's classes take time in proportion to it)."""
-    body = Scope("class", None)
-    todo: list[ast.AST] = list(cls.body)
+    return _own(cls.body, Scope("class", None)).bound
+
+
+def module_imports(statement: ast.stmt) -> list[ast.Import | ast.ImportFrom]:
+    """The imports of a top-level statement that bind the notebook's names (`try: import regex
+    as re`), not those inside a function or class, which bind its locals."""
+    return _own([statement], Scope("notebook", None)).imports
+
+
+def _own(body: list[ast.AST], scope: Scope) -> Scope:
+    """`scope` with what the nodes of `body` bind and import in it, not in a scope inside."""
+    todo = list(body)
     while todo:
-        todo += [child for child, scope in _children(todo.pop(), body) if scope is body]
-    return body.bound
+        todo += [child for child, inner in _children(todo.pop(), scope) if inner is scope]
+    return scope
 
 
 def _children(node: ast.AST, scope: Scope | None) -> list[tuple[ast.AST, Scope | None]]:
@@ -134,16 +144,3 @@ def _lookup(name: str, scope: Scope | None) -> Scope | None:
             return scope
         scope, first = scope.parent, False
     return None
-
-
-def module_imports(statement: ast.stmt) -> list[ast.Import | ast.ImportFrom]:
-    """The imports of a top-level statement that bind the notebook's names (`try: import regex
-    as re`), not those inside a function or class, which bind its locals."""
-    found, todo = [], [statement]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            found.append(node)
-        elif not isinstance(node, _FUNCTION | ast.ClassDef):
-            todo.extend(ast.iter_child_nodes(node))
-    return found

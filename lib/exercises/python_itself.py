@@ -13,7 +13,7 @@ and no class of Python's or of an allowed module has one so named. `type` is jud
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from lib.exercises.allowed import is_builtin
 from lib.exercises.by_text import format_fields
@@ -80,16 +80,14 @@ def reaching_in(name: str) -> str:
     return ""
 
 
-def private_outside(
-    item: ast.AST, defined: Collection[str], pythons: Collection[str], code: Collection[str]
-) -> str:
+def private_outside(item: ast.AST, defined: Collection[str], pythons: Mapping[str, bool]) -> str:
     """ "" unless this node reads a private attribute the notebook's code does not define
     (`defined`), or one that Python's or an allowed module's classes have (`pythons`) other than
-    on `self` in its own class (`own_attribute`), where only those that hold code (`code`)."""
+    on `self` in its own class (`own_attribute`), where only those they hold as code."""
     for name in attributes_read(item):
         if name in NAMED_TUPLE_API or not private(name):
             continue
-        if own_attribute(item) and name not in code:
+        if own_attribute(item) and not pythons.get(name):
             continue
         if name not in defined or name in pythons:
             return (

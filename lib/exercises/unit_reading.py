@@ -31,7 +31,6 @@ from lib.exercises.module_names import (
     imported,
     module_outside,
     python_private,
-    python_private_code,
     reached,
 )
 from lib.exercises.python_builtins import PYTHON_BUILTINS
@@ -128,9 +127,7 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
                 found = found or builtin_outside(item.id)  # else unbound anywhere: NameError
         if found:
             return found
-        later = later or private_outside(
-            item, around.defined, python_private(), python_private_code()
-        )
+        later = later or private_outside(item, around.defined, python_private())
         later = later or computed_getattr(item)
     return later
 

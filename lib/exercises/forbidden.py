@@ -22,7 +22,7 @@ import textwrap
 from collections.abc import Iterable
 from typing import Any
 
-from lib.exercises.cell_reading import type_hints
+from lib.exercises.cell_reading import called_with_one, type_hints
 from lib.exercises.python_itself import attributes_read
 from lib.exercises.scopes import body_names
 
@@ -98,13 +98,8 @@ def _type_of_one(node: ast.AST) -> bool:
     """`type(x)`: a class, which `is`, `==` or `in` only compares with the one named beside it
     (`type_use.class_asked`), as Python's own `type.__eq__` does. The code may not bind `type`
     (`allowed.JUDGED_BUILTINS`)."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "type"
-        and len(node.args) == 1
-        and not node.keywords
-    )
+    func = getattr(node, "func", None)
+    return getattr(func, "id", None) == "type" and called_with_one(func) is node
 
 
 def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:

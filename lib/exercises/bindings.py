@@ -91,18 +91,17 @@ def _looked_up_outside(node: ast.AST) -> set[str]:
 
 
 def known(units: dict[str, list], names: tuple[dict, dict]) -> dict[str, ast.stmt]:
-    """The notebook's names (`units`: each name's units) that one statement alone binds, to a
-    value the reading knows: a string written out (`TEMPLATE = "{}"`, read as that text), or a
-    class Python alone makes (`class_patterns.plain_class`; `names`: the names bound to modules
-    and to their members). Where no scope of a unit binds the name, that is what it holds."""
+    """The notebook's names (`units`: each name's units) that one statement alone binds, with
+    it: `name = value` (names only as targets: `TEMPLATE = "{}"`, which `by_text.template` reads
+    as that text), or a class Python alone makes (`class_patterns.plain_class`; `names`: the
+    names bound to modules and to their members). Where no scope of a unit binds the name, it
+    holds that value, or that class."""
     found = {}
     for name, bound in units.items():
         statement = bound[0][1] if len(bound) == 1 else None
-        assigned = isinstance(statement, ast.Assign | ast.AnnAssign)
         targets = getattr(statement, "targets", [getattr(statement, "target", None)])
-        value = getattr(statement, "value", None)
-        written = isinstance(value, ast.Constant) and isinstance(value.value, str)
-        if (assigned and written and all(isinstance(t, ast.Name) for t in targets)) or plain_class(
+        assigned = isinstance(statement, ast.Assign | ast.AnnAssign)
+        if (assigned and all(isinstance(t, ast.Name) for t in targets)) or plain_class(
             statement, names
         ):
             found[name] = statement

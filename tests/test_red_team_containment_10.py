@@ -231,6 +231,33 @@ def test_two_slots_fenced_kernels_cannot_talk_over_udp():
     assert got != b"answers: 42", f"sent {sent} bytes"
 
 
+@pytest.mark.skipif(sandbox.fence_abi() < 6, reason="needs Landlock's scopes (ABI 6)")
+def test_a_fenced_kernel_reaches_no_process_of_its_user_beyond_its_own(victim):
+    """Another process of the slot's user (its reader, or the guard's child that kills as the
+    user) is beyond the fence: no signal by pid or by pidfd, no abstract socket of its."""
+    name = f"\0red-team-12-{victim}"
+    with socket.socket(socket.AF_UNIX) as abstract:
+        abstract.bind(name)
+        abstract.listen(1)
+
+        def attack() -> list[str]:
+            tries = [lambda: os.kill(victim, signal.SIGKILL)]
+            tries += [lambda: signal.pidfd_send_signal(os.pidfd_open(victim), signal.SIGKILL)]
+            tries += [lambda: socket.socket(socket.AF_UNIX).connect(name)]
+            found = []
+            for attempt in tries:
+                try:
+                    attempt()
+                    found.append("reached")
+                except OSError as error:
+                    found.append(error.strerror)
+            return found
+
+        found = _as_kernel(UID, attack)
+    assert found == ["Operation not permitted"] * 3
+    assert os.waitpid(victim, os.WNOHANG) == (0, 0)
+
+
 # --- the reader: what its user may still do to its own user's other processes ---------------
 
 

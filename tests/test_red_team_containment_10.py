@@ -14,7 +14,6 @@ the guard's attacks run in a private mount namespace with a small tmpfs of their
 from __future__ import annotations
 
 import ctypes
-import mmap
 import os
 import resource
 import select
@@ -31,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from lib.grading import kernel_start, reader_rights, sandbox, user_reset
-from tests.red_team_support import in_child, shared_folder
+from tests.red_team_support import in_child, shared_folder, uring_one
 
 pytestmark = [
     pytest.mark.machine,  # runs code as sandbox users: the main run only (pyproject)
@@ -120,36 +119,16 @@ def test_a_fenced_kernel_cannot_connect_over_tcp_by_fast_open(listener):
     assert _received(listener) != b"exfil:1"
 
 
-URING_SETUP, URING_ENTER, OP_CONNECT = 425, 426, 16  # x86_64's numbers; IORING_OP_CONNECT (5.5)
+OP_CONNECT = 16  # IORING_OP_CONNECT (5.5)
 
 
 def _uring_connect(fd: int, port: int) -> int:
     """Connect socket `fd` to the loopback's `port` by one io_uring entry, not by connect(2):
     0, or minus the error number."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    params = ctypes.create_string_buffer(120)  # struct io_uring_params
-    ring = libc.syscall(URING_SETUP, 4, params)
-    if ring < 0:
-        return -ctypes.get_errno()
-    sq_entries, cq_entries = struct.unpack_from("II", params, 0)
-    _, sq_tail, sq_mask, _, _, _, sq_array = struct.unpack_from("7I", params, 40)
-    cq_head, _, cq_mask, _, _, cqes = struct.unpack_from("6I", params, 80)
-    sq = mmap.mmap(ring, sq_array + 4 * sq_entries, offset=0)
-    cq = mmap.mmap(ring, cqes + 16 * cq_entries, offset=0x8000000)
-    entries = mmap.mmap(ring, 64 * sq_entries, offset=0x10000000)
     address = struct.pack("=H", socket.AF_INET) + struct.pack("!H4s8x", port, bytes([127, 0, 0, 1]))
     where = ctypes.create_string_buffer(address, len(address))  # struct sockaddr_in
-    tail = struct.unpack_from("I", sq, sq_tail)[0]
-    index = tail & struct.unpack_from("I", sq, sq_mask)[0]
     # opcode, flags, priority, fd, offset (the address's length), address, length
-    entry = (OP_CONNECT, 0, 0, fd, len(address), ctypes.addressof(where), 0)
-    struct.pack_into("BBHiQQI", entries, 64 * index, *entry)
-    struct.pack_into("I", sq, sq_array + 4 * index, index)
-    struct.pack_into("I", sq, sq_tail, tail + 1)
-    if libc.syscall(URING_ENTER, ring, 1, 1, 1, None, 0) < 0:  # submit one, wait for it
-        return -ctypes.get_errno()
-    head = struct.unpack_from("I", cq, cq_head)[0] & struct.unpack_from("I", cq, cq_mask)[0]
-    return struct.unpack_from("Qi", cq, cqes + 16 * head)[1]
+    return uring_one((OP_CONNECT, 0, 0, fd, len(address), ctypes.addressof(where), 0))
 
 
 @NET

@@ -7,8 +7,17 @@ holds against, kept as guards.
 
 Each attack runs in a forked child that takes the rights a fenced kernel or a reader has (the
 fence as root, then the slot's user, as `sandbox.command` orders them; `give_up_rights` as a
-reader does), so the file takes a few seconds. Nothing here writes to the machine's /dev/shm:
-the guard's attacks run in a private mount namespace with a small tmpfs of their own.
+reader does), so the file takes about 10 s. Nothing here writes to the machine's /dev/shm: the
+guard's attacks run in a private mount namespace with a tmpfs of 64 MB of their own.
+
+Tried and not kept as tests (held, or no worse than a test here shows): a fenced kernel's
+hard link or rename between /dev/shm and its own folder (another filesystem: EXDEV); a folder
+in /dev/shm (refused: the guard test checks it); a burst of fallocate past the cap between two
+listings (stopped at 71 MB for a 64 MB cap); a reader reading above Python's library folders
+through `..` (Landlock resolves the path first); racing the guard's `stop` child, which
+becomes the user before it kills (Landlock's scopes keep a fenced kernel's signals from it,
+and it is not dumpable). Not tried, for the machine's sake: opening /dev/ptmx, which the
+fence's write right beneath /dev allows, until the machine's ptys run out.
 """
 
 from __future__ import annotations

@@ -299,13 +299,6 @@ def test_a_partly_right_answer_scores_differently_under_other_keys():
     assert len(scores) > 1, scores
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 4, measured by the judge: first_merge changing `parts[k]` only in hidden cases,"
-    " k = the answer's first byte mod len(parts), showed 'your function changed `parts[0]`'"
-    " for hidden case 16 (answer b'\\xe0...', 224 mod 2 = 0). Fix: for a hidden case, name"
-    " a list's changed items without their index, as `_advice` already does for a dict's keys",
-)
 def test_a_hidden_cases_changed_item_is_not_named():
     exercise = EXERCISES["first_merge"]
     cases = exercise.grading_cases()

@@ -382,6 +382,38 @@ def test_an_answer_that_ignores_its_input_earns_nothing(capsys):
     )
 
 
+def test_an_answer_that_only_raises_earns_nothing_where_values_are_due():
+    """An error can name every input, so raising blindly passes the cases that want the input
+    named (red team 11, door 2: 0.6 of encode_chars' 2 points); where every right answer is an
+    error, raising it everywhere is right, and so is raising one kind where one kind is due."""
+
+    def root_cases() -> list[Case]:
+        return [
+            Case(args=(4,), expected=2.0),
+            Case(args=(9,), expected=3.0),
+            *[Case(args=(x,), expected=Raises(ValueError, naming=str(x))) for x in (-1, -7)],
+        ]
+
+    exercise = make_square(name="root", target="root", cases=root_cases)
+    echo = run("def root(x):\n    raise ValueError(f'no root of {x}')\n")
+    result = exercise.grade(echo)
+    assert (result.status, result.score) == ("failed", 0), result  # not 2 of 4 cases
+    assert "raises an error whatever the input" in result.reason
+    crashes = run("def root(x):\n    raise TypeError(x)\n")  # earns nothing: told case by case
+    assert "TypeError" in exercise.grade(crashes).reason
+
+    only_errors = [Case(args=(x,), expected=Raises(ValueError, naming=str(x))) for x in (1, 2, 3)]
+    errors = make_square(name="root", target="root", cases=lambda: only_errors)
+    assert errors.grade(echo).score == 2
+    two_kinds = [*only_errors, Case(args=("a",), expected=Raises(TypeError))]
+    kinds = make_square(name="root", target="root", cases=lambda: two_kinds)
+    assert kinds.grade(echo).score == 0
+    right = "def root(x):\n    if isinstance(x, str):\n        raise TypeError(x)\n" + (
+        "    raise ValueError(str(x))\n"
+    )
+    assert kinds.grade(run(right)).score == 2
+
+
 def test_an_answer_that_hands_back_its_argument_earns_nothing():
     from lib.exercises import lesson3
 

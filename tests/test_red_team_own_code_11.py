@@ -230,23 +230,10 @@ def test_a_lookup_table_pays_only_for_the_student_it_was_made_for(graded: dict):
     assert _scores(records["eve/table"])["utf8_encode"] == round(2 * SHOWN / ALL, 2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 2, measured in the real grader: `raise ValueError(repr(args))` as encode_chars"
-    " scored 0.6 / 2 (14 of 47 cases expect a ValueError naming part of the input). Fix:"
-    " `trivial_answer` also refuses an answer that raises the same kind of error on every case"
-    " where the right answers differ (raising is an answer that ignores the input too)",
-)
 def test_an_answer_that_only_raises_earns_nothing_in_the_grader(graded: dict):
     assert _scores(graded["records"]["trent/trent"])["encode_chars"] == 0.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 2, measured by the judge: raising an error that names the input scored"
-    " encode_chars 0.6 / 2 and uint16_bytes 0.54 / 1 (also encode_with_specials 0.47 / 2,"
-    " gpt4_encode 0.21 / 4). Fix: as above, in `verdicts.trivial_answer`",
-)
 @pytest.mark.parametrize("name", ["encode_chars", "uint16_bytes"])
 def test_raising_on_every_case_is_a_trivial_answer(name: str):
     exercise = EXERCISES[name]

@@ -86,10 +86,13 @@ def first_difference(got: Any, expected: Any) -> str:
 
 def trivial_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
     """How the answers ignore their input, in words, when they do although the right answers
-    differ: one value every time ("returns [] whatever the input") or an argument handed back
-    ("returns its first argument unchanged"). None otherwise, and with fewer than three cases."""
+    differ: one value every time ("returns [] whatever the input"), an argument handed back
+    ("returns its first argument unchanged") or an error every time (`_raises_whatever`). None
+    otherwise, and with fewer than three cases."""
     if len(cases) < 3 or len(outcomes) < len(cases):
         return None
+    if _raises_whatever(cases, outcomes):
+        return "raises an error whatever the input"
     try:
         answers = [from_wire(outcome["returned"]) for outcome in outcomes]
     except (KeyError, NotPlain):  # an exception or an unreadable answer: judged case by case
@@ -105,6 +108,24 @@ def trivial_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
             which = ORDINALS[position] if position < len(ORDINALS) else f"#{position + 1}"
             return f"returns its {which} argument unchanged"
     return None
+
+
+def _raises_whatever(cases: list[Case], outcomes: list[dict]) -> bool:
+    """Does the answer raise on every case, earning some by it, where raising is not the right
+    answer to every case? An error can name every input (`raise ValueError(repr(args))`), so the
+    cases that want their input named in the error pass without any work: raising is then as
+    blind to the input as returning one value. Where every case wants an error, only one kind
+    raised everywhere though the kinds wanted differ is blind. An answer earning nothing by
+    raising is left to the cases, whose failures say what went wrong."""
+    if not all("raised" in o for o in outcomes):
+        return False
+    if not any(raised_expected(case, o) for case, o in zip(cases, outcomes, strict=False)):
+        return False
+    wanted = [case.expected.error if isinstance(case.expected, Raises) else None for case in cases]
+    if None in wanted:
+        return True
+    kinds = [o.get("kinds") for o in outcomes]
+    return len(set(wanted)) > 1 and all(k == kinds[0] for k in kinds)
 
 
 def _all_same(values: list[Any], others: list[Any]) -> bool:

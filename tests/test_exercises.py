@@ -4,6 +4,7 @@ from __future__ import annotations
 import __future__
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -124,11 +125,31 @@ def test_check_never_raises_even_when_the_checker_breaks(capsys):
 
 
 def test_keyboard_interrupt_is_not_swallowed():
+    """A real Ctrl-C (SIGINT) belongs to whoever runs the cell: it gets through."""
+
     def interrupted(n):
-        raise KeyboardInterrupt
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)  # the signal's handler raises here
 
     with pytest.raises(KeyboardInterrupt):
         make_square().grade({"square": interrupted})
+
+
+def test_a_keyboard_interrupt_the_code_raises_is_an_outcome():
+    """Let through, the code's own KeyboardInterrupt ended the grading cell, and the kernel's
+    report of it, with the message the code chose, was shown (red team 11, door 1: every hidden
+    input, as its message). Raised without a Ctrl-C, it is an error like any other."""
+
+    def interrupted(n):
+        raise KeyboardInterrupt(f"seen {n}")
+
+    outcome = run_cases(interrupted, [((7,), {})], None)[0]
+    assert outcome == {
+        "raised": "KeyboardInterrupt",
+        "kinds": ["KeyboardInterrupt", "BaseException"],
+        "message": "seen 7",
+    }
+    assert make_square().grade({"square": interrupted}).status == "error"
 
 
 def test_a_hanging_target_is_stopped_by_the_time_limit(capsys):

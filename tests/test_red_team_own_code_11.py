@@ -203,19 +203,12 @@ def _seen_by_mallory(graded: dict) -> str:
     return "\n".join([*pages, json.dumps(results_json([record]), ensure_ascii=False)])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 1, measured in the real grader: mallory's feedback .md, .html and results.json"
-    " say 'could not be graded: KeyboardInterrupt: 9 fb 9e52 ed51 ...', her 30 hidden code"
-    " points of utf8_encode, every one (utf8_encode 0 / 2 that once; her table of them then"
-    " 2 / 2)."
-    " Fix: what a student sees of a grading cell that failed is the grader's own words, at most"
-    " the error's name from a closed list, never its message (or catch BaseException in"
-    " run_case and report it as an outcome, the time limit's own TimeLimitExceeded aside)",
-)
 def test_an_interrupt_in_a_hidden_case_shows_no_hidden_input(graded: dict):
+    """Closed: the interrupt the code raised is that case's outcome (a failed case), and the rest
+    of the cases are graded as any others (its `bytes([cp])` is right for ASCII)."""
     rows = {row["name"]: row for row in graded["records"]["mallory/leak"]["exercises"]}
-    assert rows["utf8_encode"]["score"] == 0.0
+    assert rows["utf8_encode"]["status"] == "partial", rows["utf8_encode"]
+    assert "could not be graded" not in rows["utf8_encode"]["reason"]
     hidden = _hidden_inputs(graded["out"], "mallory")
     assert len(hidden) == ALL - SHOWN
     dumped = " ".join(format(cp, "x") for cp in hidden)  # what the leak raised, exactly

@@ -64,6 +64,7 @@ every notebook in the batch kept its marks.
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -73,7 +74,8 @@ from lib.exercises import for_lesson
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 from lib.grade import Limits, grade_submissions
-from lib.grading import gradescope_bundle
+from lib.grading import gradescope, gradescope_bundle
+from lib.grading.gradescope_bundle import SECRET_FILE
 from lib.grading.gradescope_results import results_json
 from lib.grading.grading_settings import Settings
 from lib.grading.store import KEY_VAR, RecordStore
@@ -238,28 +240,35 @@ def test_raising_on_every_case_is_a_trivial_answer(name: str):
     assert exercise.judge(cases, run_cases(echo, exercise.inputs(cases), None)).score == 0
 
 
-def _fresh_container_secret(folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The hidden cases' salt as a fresh Gradescope container makes it: no key file given, a
-    home folder as the image left it (no key in it: the self-test's key is a throwaway)."""
+def _fresh_container_secret(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, bundle: zipfile.ZipFile
+) -> str:
+    """The hidden cases' salt a fresh Gradescope container's run hands the grader: no key file
+    given, a home folder as the image left it (no key in it: the self-test's key is a
+    throwaway), the bundle's files as setup.sh left them."""
     monkeypatch.delenv(KEY_VAR, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(folder / "config"))
-    return RecordStore(folder / "out").secret("hidden cases")
+    monkeypatch.setattr(gradescope, "SECRET_PATH", Path(bundle.extract(SECRET_FILE, folder)))
+    monkeypatch.setattr(gradescope, "choose", lambda own_user_fallback: True)
+    asked: dict = {}
+    monkeypatch.setattr(
+        gradescope, "grade_submissions", lambda paths, out, **options: asked.update(options) or []
+    )
+    (folder / "submission").mkdir(parents=True)
+    gradescope.run(folder / "submission", folder / "results" / "results.json")
+    return asked["salt"] or RecordStore(folder / "out").secret("hidden cases")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 3: two fresh Gradescope containers draw two keys, so the same student's hidden"
-    " cases differ on every submission; over 60 fresh keys a bytes_per_char that counts 4-byte"
-    " characters as 3 scored 0.47 to 0.76 of 1 (median 0.56): resubmit until lucky. Fix: the"
-    " bundle carries the instructor's hidden-case secret (made from their key when the bundle is"
-    " built, readable by root only in the image) and gradescope.run salts with it",
-)
 def test_gradescope_draws_the_same_hidden_cases_on_every_submission(tmp_path, monkeypatch):
+    """Closed: the bundle carries a salt made from the instructor's key (never the key itself),
+    and every container made from it salts with it (`tests/test_gradescope.py` also draws)."""
     bundled = [str(path) for path in gradescope_bundle._bundled_files()]
     assert not [path for path in bundled if "grader-key" in path]
     assert KEY_VAR not in gradescope_bundle.SETUP_SH + gradescope_bundle.RUN_AUTOGRADER
-    first = _fresh_container_secret(tmp_path / "one", monkeypatch)
-    second = _fresh_container_secret(tmp_path / "two", monkeypatch)
+    gradescope_bundle.build_bundle(tmp_path / "autograder.zip", 1)
+    with zipfile.ZipFile(tmp_path / "autograder.zip") as bundle:
+        first = _fresh_container_secret(tmp_path / "one", monkeypatch, bundle)
+        second = _fresh_container_secret(tmp_path / "two", monkeypatch, bundle)
     assert first == second
 
 

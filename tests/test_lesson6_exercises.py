@@ -245,3 +245,67 @@ def test_gini_is_asked_as_averages_and_its_hints_stop_short_of_the_formula():
     assert len(gaps) == 16 and "16 picks" in ex.gini.hints[1]
     assert sum(gaps) / len(gaps) / (2 * sum(values) / len(values)) == 0.75
     assert "0.75" in ex.gini.hints[1]
+
+
+DIFFERENT_ITEMS_GINI = """\
+def gini(values):
+    n = len(values)
+    gaps = [abs(x - y) for i, x in enumerate(values) for j, y in enumerate(values) if i != j]
+    return sum(gaps) / (n * (n - 1)) / (2 * sum(values) / n)
+"""
+
+
+@pytest.mark.parametrize(
+    "source, told",
+    [
+        (DIFFERENT_ITEMS_GINI, "fit picks of two different items only"),
+        (
+            "import itertools\ndef gini(values):\n    n = len(values)\n"
+            "    pairs = list(itertools.combinations(values, 2))\n"
+            "    return sum(abs(x - y) for x, y in pairs) / len(pairs) / (2 * sum(values) / n)\n",
+            "fit picks of two different items only",
+        ),
+        (
+            "import itertools\ndef gini(values):\n    n = len(values)\n"
+            "    gaps = sum(abs(x - y) for x, y in itertools.combinations(values, 2))\n"
+            "    return gaps / (n * n) / (2 * sum(values) / n)\n",
+            "are half the right ones: they count each pair once",
+        ),
+    ],
+    ids=["n × (n − 1) picks", "each pair once, over its count", "each pair once, over n × n"],
+)
+def test_gini_names_picks_counted_wrong(source, told):
+    """Review I4: an average over the n × (n − 1) picks of different items (or over the
+    unordered pairs) got ❌ 3/3, "got 1.0" and nothing more; so did each pair once over n × n
+    picks (half the answer). The 💡 names the slip in check() and in the grader, whose single
+    value makes the first two divide by zero."""
+    for cases in (ex.gini.cases(), ex.gini.grading_cases()):
+        result = ex.gini.judge(cases, run_cases(run(source)["gini"], ex.gini.inputs(cases), 10))
+        words = " ".join(result.reason.split())
+        assert result.status in ("partial", "failed") and f"💡 Your answers {told}" in words, words
+        assert "n * n" not in words and "n × n" not in words  # a question, not the count
+
+
+def test_gini_prompt_says_both_picks_may_be_one_item_and_how_to_average():
+    """Review I4/I5: "(so the same value may come twice)" did not say that a pick may take the
+    same item twice; and "average" invited `statistics.mean`, which the grader refuses, since
+    `statistics` is not on the lesson's list (the list stays as it is: a grading rule)."""
+    cells = nbformat.read(NOTEBOOK_6, as_version=4).cells
+    prompt = " ".join(
+        next(c.source for c in cells if "### ✏️ Exercise 3: the Gini" in c.source).split()
+    )
+    assert "both picks may land on the same item" in prompt and "same value" not in prompt
+    assert "a sum divided by a count" in prompt and "`statistics` module is not on the" in prompt
+    rules = next(c.source for c in cells if "**What your answers may use:**" in c.source)
+    assert "statistics" not in rules
+    borrowed = Notebook(
+        new_notebook(
+            cells=[
+                new_code_cell(
+                    "from statistics import mean\ndef gini(values):\n"
+                    "    return mean(abs(x - y) for x in values for y in values) / 2 / mean(values)"
+                )
+            ]
+        )
+    ).borrowed(ex.gini.target, ex.gini.allowed_lib, ex.gini.forbidden)
+    assert "`statistics`" in borrowed, borrowed

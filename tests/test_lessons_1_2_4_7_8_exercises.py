@@ -638,6 +638,15 @@ WRONG_IDEAS = {
         "sorted(merges.items(), key=lambda item: item[1])",
         "merges.items()",
     ),
+    # Review I3: a sort by the pair got the 💡 for the dict's own order, which it no longer used.
+    ("vocab_from_merges", "sorted by the pair"): (
+        "sorted(merges.items(), key=lambda item: item[1])",
+        "sorted(merges.items())",
+    ),
+    ("vocab_from_merges", "no single bytes to start from"): (
+        "{i: bytes([i]) for i in range(256)}",
+        "{}",
+    ),
     ("vocab_from_merges", "ids read as bytes"): (
         "vocab[left] + vocab[right]",
         "bytes([left % 256, right % 256])",
@@ -727,6 +736,9 @@ NAMED_SLIPS = {
     ("stream_decode", "lead bytes alone decide what waits"): "comes at the wrong time",
     ("stream_decode", "waits until the whole buffer decodes"): "comes at the wrong time",
     ("stream_decode", "waits on an invalid continuation byte"): "'invalid continuation byte'",
+    ("vocab_from_merges", "the dict's own order"): "does not list its merges in the order",
+    ("vocab_from_merges", "sorted by the pair"): "sorts them by their pair",
+    ("vocab_from_merges", "no single bytes to start from"): "are the single bytes (ids 0 to 255)",
 }
 
 

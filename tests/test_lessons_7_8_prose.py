@@ -4,6 +4,7 @@ by hand), and lesson 8's account of the cut that GPT-2's pattern, in both versio
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from pathlib import Path
@@ -28,7 +29,8 @@ def run_cells(name: str, *ids: str) -> dict:
     """Run the lesson's code cells with these ids, in order, in one namespace, as a kernel would
     (with the imports their lesson made earlier), and return that namespace."""
     cells = {c.id: c for c in nbformat.read(NOTEBOOKS / name, as_version=4).cells}
-    found = {"Counter": Counter, "math": math, "Unigram": Unigram, "unigram_train": unigram_train}
+    found = {"Counter": Counter, "itertools": itertools, "math": math, "Unigram": Unigram}
+    found["unigram_train"] = unigram_train
     for cell_id in ids:
         exec(cells[cell_id].source, found)
     return found
@@ -61,6 +63,41 @@ def test_lesson_7_e_step_by_hand_is_what_the_trainer_computes():
     prose = " ".join(markdown("07_beyond_bpe.ipynb").split())
     assert "`a` is expected 0.552 times: it is in `a + bc` (probability 0.451)" in prose
     assert "and in `a + b + c` (0.101)" in prose and "yet its expected count is 0.224" in prose
+
+
+def test_lesson_7_counts_neighbours_with_pairwise_and_imports_it_first():
+    """Review I7: `zip(split, split[1:], strict=False)` said `strict=False` for a linter's sake,
+    which a newcomer cannot know (the next cell says strict=True); `itertools.pairwise` says
+    what it does, and lesson 7's imports bring it in before that cell runs."""
+    cells = nbformat.read(NOTEBOOKS / "07_beyond_bpe.ipynb", as_version=4).cells
+    score_cell = next(i for i, c in enumerate(cells) if c.id == "wordpiece-score")
+    assert "itertools.pairwise(split)" in cells[score_cell].source
+    assert "strict=False" not in "".join(c.source for c in cells if c.cell_type == "code")
+    first_import = next(i for i, c in enumerate(cells) if "\nimport itertools\n" in c.source)
+    assert first_import < score_cell
+
+
+def test_lesson_7_forward_backward_gloss_is_the_formula_the_library_uses():
+    """Review I6: the gloss left out the piece's own probability and the division by the total.
+    It now says forward(i) × exp(score) × backward(j) ÷ the word's total: run on c17's `abc`,
+    that gives each piece's expected count as the hand E step does."""
+    words = " ".join(markdown("07_beyond_bpe.ipynb").split())
+    said = "forward(i) × the piece's own `exp(score)` (its probability, in a trained model) ×"
+    assert said in words and "× backward(j) ÷ the total for the whole word" in words
+    run = run_cells("07_beyond_bpe.ipynb", "8e6c9ca8", "unigram-e-step")
+    scores, expected, word = run["scores"], run["expected"], "abc"
+
+    def total(text: str) -> float:  # exp(score) summed over every way to cut `text`
+        if not text:
+            return 1.0
+        cuts = range(1, len(text) + 1)
+        return sum(math.exp(scores[text[:k]]) * total(text[k:]) for k in cuts if text[:k] in scores)
+
+    for i, j in itertools.combinations(range(len(word) + 1), 2):
+        piece = word[i:j]
+        forward, backward = total(word[:i]), total(word[j:])
+        used = forward * math.exp(scores[piece]) * backward / total(word)
+        assert used == pytest.approx(expected[piece]), piece
 
 
 def test_the_viterbi_cases_have_one_best_segmentation_as_the_spec_says():

@@ -4,6 +4,7 @@ id} listed in any order, checked against `lib.bpe.build_vocab`."""
 from __future__ import annotations
 
 from lib import bpe
+from lib.exercises.cases import answers_match
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import rng
 from lib.exercises.lesson4.ids import tokenizer
@@ -43,15 +44,38 @@ def _made_up_merges(seed: int, count: int) -> list[tuple[bytes, bytes]]:
     return merges
 
 
+def _by_pair(merges: dict[tuple[int, int], int]) -> dict[int, bytes]:
+    """A vocabulary built going through the merges sorted by their pair (left id, then right
+    id): the first sort a learner tries. It raises KeyError where a half is not made yet."""
+    vocab = {i: bytes([i]) for i in range(256)}
+    for (left, right), new_id in sorted(merges.items()):
+        vocab[new_id] = vocab[left] + vocab[right]
+    return vocab
+
+
 def _out_of_order(cases: list[Case], answers: list) -> str | None:
-    """Name the order mistake: an answer that raised on a dict not listed in id order."""
-    for case, answer in zip(cases, answers, strict=True):
-        new_ids = list(case.args[0].values())
-        if answer is None and new_ids != sorted(new_ids):
-            return (
-                "Your code raised on a dict that does not list its merges in the order they were "
-                "learned. Both halves of a merge must be in your vocabulary before the merge is."
-            )
+    """Name the order mistake the answers fit: the merges sorted by their pair; a raise even on
+    the dict listed in learned order (another order, or no single bytes to start from), where
+    the dict's order cannot be to blame; or raises only where the dict is out of order."""
+    if answers_match(cases, answers, _by_pair):
+        return (
+            "Your code raised even on a dict that lists its merges in the order they were "
+            "learned, so your loop goes through them in another order: sorting the items sorts "
+            "them by their pair (left id, then right id), not by when they were learned. Which "
+            "number in each item says which merge came first?"
+        )
+    raised = [list(c.args[0].values()) for c, a in zip(cases, answers, strict=True) if a is None]
+    if any(new_ids == sorted(new_ids) for new_ids in raised):
+        return (
+            "Your code raised even on a dict that lists its merges in the order they were "
+            "learned. Does your loop go through them in that order, and are the single bytes "
+            "(ids 0 to 255) in your vocabulary before the first merge?"
+        )
+    if raised:
+        return (
+            "Your code raised on a dict that does not list its merges in the order they were "
+            "learned. Both halves of a merge must be in your vocabulary before the merge is."
+        )
     return None
 
 

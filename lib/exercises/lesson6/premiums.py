@@ -1,5 +1,5 @@
-"""Lesson 6's measuring exercises: where a language's token premium comes from, step by step
-(`premium_factors`), and how unequal a list of counts is (`gini`).
+"""Lesson 6's first exercise: where a language's token premium comes from, step by step
+(`premium_factors`).
 
 Expected values come from `lib.fairness`, and for the premium's steps from tiktoken's encodings,
 on one sentence written for these checks in several scripts.
@@ -79,33 +79,6 @@ def _round_counts() -> list[Case]:
     ]
 
 
-def _gini_cases(lists: list[list[int]]) -> list[Case]:
-    return [Case(args=(values,), expected=fairness.gini(values)) for values in lists]
-
-
-def _formula_for_sorted_values(values: list[float]) -> float:
-    """The Gini coefficient by the formula that holds only for values sorted smallest first,
-    used on the values as given: what an answer that forgets to sort returns."""
-    n = len(values)
-    return sum((2 * i - n - 1) * x for i, x in enumerate(values, 1)) / (n * sum(values))
-
-
-def _unsorted_turns(cases: list[Case], answers: list[Any]) -> str | None:
-    """Name the forgotten sort: every wrong answer is the sorted formula's on the values as
-    given (a list already sorted gets the right answer that way, so some case passes)."""
-    wrong = [
-        (case, a) for case, a in zip(cases, answers, strict=True) if not close(a, case.expected)
-    ]
-    if wrong and all(close(a, _formula_for_sorted_values(case.args[0])) for case, a in wrong):
-        return (
-            "Your answers are what the formula over sorted values gives on the values in the "
-            "order they came: it assumes the values sorted, smallest first, and these are not. "
-            "Sort a copy first (the caller's list must stay as it was), or use the definition "
-            "with every pair, which needs no order."
-        )
-    return None
-
-
 premium_factors = Exercise(
     name="premium_factors",
     lesson=6,
@@ -142,31 +115,5 @@ def premium_factors(counts, lang, reference="eng_Latn"):
         "vocabulary": ratios[2] / ratios[1],
         "pattern": ratios[3] / ratios[2],
     }
-""",
-)
-
-gini = Exercise(
-    name="gini",
-    lesson=6,
-    points=1,
-    target="gini",
-    # one list out of order: the sorted formula needs a sort, and it must not be the caller's
-    cases=lambda: _gini_cases([[0, 0, 0, 4], [4, 1, 3, 2], [52835, 253270, 404265]]),
-    hidden_cases=lambda: _gini_cases([[7], [10, 30], [2, 2, 2, 2, 12], [1.5, 0.5]]),
-    compare=close,
-    wrong_turns=_unsorted_turns,
-    hints=(
-        "A pick is an ordered pair (x, y), and x may be picked twice: every value meets every"
-        " value, itself included, so two loops (or one over the pairs) visit them all. An "
-        "average is a sum divided by how many things were summed.",
-        "Work [0, 0, 0, 4] out by hand first: of its 16 picks, which have a gap, and how big"
-        " is it? What are the average gap and the average value, and does the first divided"
-        " by twice the second come to 0.75? The order of the values must not matter (nor may"
-        " your function change it).",
-    ),
-    solution_code="""\
-def gini(values):
-    total = sum(abs(x - y) for x in values for y in values)
-    return total / (2 * len(values) * sum(values))
 """,
 )

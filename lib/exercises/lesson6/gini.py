@@ -1,0 +1,99 @@
+"""Lesson 6's `gini`: how unequal a list of counts is, checked against `lib.fairness.gini`, with
+a 💡 for each way of counting the picks that the definition's wording invites."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from lib import fairness
+from lib.exercises.core import Case, Exercise, close
+
+
+def _gini_cases(lists: list[list[int]]) -> list[Case]:
+    return [Case(args=(values,), expected=fairness.gini(values)) for values in lists]
+
+
+def _formula_for_sorted_values(values: list[float]) -> float:
+    """The Gini coefficient by the formula that holds only for values sorted smallest first,
+    used on the values as given: what an answer that forgets to sort returns."""
+    n = len(values)
+    return sum((2 * i - n - 1) * x for i, x in enumerate(values, 1)) / (n * sum(values))
+
+
+def _different_items_only(values: list[float]) -> float:
+    """The average gap over the n × (n − 1) picks of two different items (a pick of the same
+    item twice left out), divided by twice the average value: n / (n − 1) times the Gini
+    coefficient. Taking each unordered pair once, over n × (n − 1) / 2 pairs, gives the same."""
+    n = len(values)
+    return fairness.gini(values) * n / (n - 1)
+
+
+def _each_pair_once(values: list[float]) -> float:
+    """The gaps of the unordered pairs summed, as if over all n × n picks: half the Gini
+    coefficient, since the pick (y, x) has the same gap as (x, y) and was left out."""
+    return fairness.gini(values) / 2
+
+
+def _fits(cases: list[Case], answers: list[Any], other: Callable[[list[float]], float]) -> bool:
+    """Is every wrong answer `other`'s on its case (and one answer wrong)? Where `other` raises
+    (a single value has no two different items), the learner's call must have raised too."""
+    wrong = [(c, a) for c, a in zip(cases, answers, strict=True) if not close(a, c.expected)]
+    return bool(wrong) and all(_same_as(a, other, c.args[0]) for c, a in wrong)
+
+
+def _same_as(answer: Any, other: Callable[[list[float]], float], values: list[float]) -> bool:
+    try:
+        return close(answer, other(values))
+    except ZeroDivisionError:
+        return answer is None
+
+
+def _gini_turns(cases: list[Case], answers: list[Any]) -> str | None:
+    """Name the slip the wrong answers fit: a forgotten sort, or the picks counted wrong."""
+    if _fits(cases, answers, _formula_for_sorted_values):
+        return (
+            "Your answers are what the formula over sorted values gives on the values in the "
+            "order they came: it assumes the values sorted, smallest first, and these are not. "
+            "Sort a copy first (the caller's list must stay as it was), or use the definition "
+            "with every pair, which needs no order."
+        )
+    if _fits(cases, answers, _different_items_only):
+        return (
+            "Your answers fit picks of two different items only. Both picks may land on the "
+            "same item: its gap is 0, but it is still a pick, and the average counts it. How "
+            "many picks are there then?"
+        )
+    if _fits(cases, answers, _each_pair_once):
+        return (
+            "Your answers are half the right ones: they count each pair once, but picking x "
+            "then y and picking y then x are two picks, each with the same gap."
+        )
+    return None
+
+
+gini = Exercise(
+    name="gini",
+    lesson=6,
+    points=1,
+    target="gini",
+    # one list out of order: the sorted formula needs a sort, and it must not be the caller's
+    cases=lambda: _gini_cases([[0, 0, 0, 4], [4, 1, 3, 2], [52835, 253270, 404265]]),
+    hidden_cases=lambda: _gini_cases([[7], [10, 30], [2, 2, 2, 2, 12], [1.5, 0.5]]),
+    compare=close,
+    wrong_turns=_gini_turns,
+    hints=(
+        "A pick is an ordered pair (x, y), and both picks may land on the same item: every "
+        "value meets every value, itself included, so two loops (or one over the pairs) visit "
+        "them all. An average is a sum divided by how many things were summed.",
+        "Work [0, 0, 0, 4] out by hand first: of its 16 picks, which have a gap, and how big"
+        " is it? What are the average gap and the average value, and does the first divided"
+        " by twice the second come to 0.75? The order of the values must not matter (nor may"
+        " your function change it).",
+    ),
+    solution_code="""\
+def gini(values):
+    total = sum(abs(x - y) for x in values for y in values)
+    return total / (2 * len(values) * sum(values))
+""",
+)

@@ -45,6 +45,11 @@ Doors found:
    A few bits per submission (up to two indices and a count), beside the one bit per case the
    README already names.
 
+Closed since (their xfails now plain tests): door 1 (what the code raises is a case's outcome, a
+KeyboardInterrupt it raises too; a failed cell is told in the grader's words:
+`test_grading_cell_errors`), door 2 (`verdicts._raises_whatever`), door 3 (the bundle's salt:
+`test_gradescope`), door 4 (`changed_arguments._advice`).
+
 Honest code refused (builtins only, where `.encode`/`.decode` is forbidden):
 
 5. `isinstance(out, bytes | bytearray)` (Python 3.10's union of classes), and a `match` that asks

@@ -168,6 +168,29 @@ def test_a_number_named_with_digit_groups_counts_and_a_longer_one_does_not():
     assert scores == [1, 1, 1, 0, 0]
 
 
+def test_a_negative_number_is_read_whole_with_its_sign_and_digit_groups():
+    """Review J8: `f"id {i:,} ..."` writes -65536 as "-65,536", which check() passed and the
+    grader's hidden case failed ("does not name -65536"): a negative number is read whole too.
+    Its sign counts: "65536" alone names another number, and so does "-655360"."""
+
+    def fail(message):
+        def target():
+            raise ValueError(message)
+
+        return target
+
+    def scores(naming, messages):
+        exercise = exercise_of(Case(expected=Raises(ValueError, naming=naming)), name="e")
+        return [
+            exercise.judge(exercise.cases(), run_cases(fail(m), [((), {})], 2)).score
+            for m in messages
+        ]
+
+    negative = ("id -65,536 too small", "id -65_536", "-65536 < 0", "id -655360", "id 65536")
+    assert scores("-65536", negative) == [1, 1, 1, 0, 0]
+    assert scores("65536", ("id 65,536 too big", "id -65536")) == [1, 0]
+
+
 def test_answers_too_big_or_too_deep_are_refused():
     deep: list = []
     for _ in range(MAX_DEPTH + 5):

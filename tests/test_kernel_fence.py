@@ -21,9 +21,10 @@ FENCED = pytest.mark.skipif(not sandbox.fence_works(), reason="this machine has 
 UID = sandbox.FIRST_UID + 750  # far from the users a grader running beside us claims first
 LEFT = f"/dev/shm/course-fence-test-{os.getpid()}"
 
-# What a lesson's kernel does (its own folders, TMPDIR, a process pool), then what it may not.
+# What a lesson's kernel does (its own folders, TMPDIR, a process pool, sockets and signals among
+# its own processes, as ipykernel and a pool use them), then what it may not.
 TRIED = rf"""
-import multiprocessing, os, tempfile
+import multiprocessing, os, socket, subprocess, tempfile
 def tried(what, action):
     try:
         action()
@@ -34,6 +35,12 @@ tried("work", lambda: open("answers.txt", "w").write("mine"))
 tried("tmpdir", lambda: tempfile.NamedTemporaryFile(delete=False).write(b"mine"))
 tried("pool", lambda: multiprocessing.Pool(2).map(abs, [-1, 2]))
 tried("devnull", lambda: open("/dev/null", "w").write("x"))
+tried("own signal", lambda: subprocess.Popen(["sleep", "9"]).terminate())
+tried("own socket file", lambda: socket.socket(socket.AF_UNIX).bind("kernel-socket"))
+mine = socket.socket(socket.AF_UNIX)
+mine.bind(b"\\0course-fence-own-{{os.getpid()}}")
+mine.listen(1)
+tried("own abstract socket", lambda: socket.socket(socket.AF_UNIX).connect(mine.getsockname()))
 tried("shm file", lambda: open({LEFT!r}, "w").write("left for the next student"))
 for folder in ("/tmp", "/var/tmp", "/dev/shm"):
     tried(f"folder in {{folder}}", lambda: os.mkdir(f"{{folder}}/course-fence-{{os.getpid()}}"))
@@ -66,7 +73,8 @@ def test_a_fenced_kernel_writes_its_own_folders_and_nothing_shared(shared_tmp):
         seen = subprocess.run(
             command, capture_output=True, text=True, timeout=60, cwd=shared_tmp, env=env
         ).stdout
-        for allowed in ("work", "tmpdir", "pool", "devnull", "shm file"):
+        own = ("own signal", "own socket file", "own abstract socket")
+        for allowed in ("work", "tmpdir", "pool", "devnull", "shm file", *own):
             assert f"{allowed} done" in seen, seen
         for place in ("/tmp", "/var/tmp", "/dev/shm"):
             assert f"folder in {place} refused 13" in seen, seen
@@ -97,3 +105,17 @@ def test_the_summary_says_whether_kernels_were_fenced():
     assert "/dev/shm shared by every kernel (no Landlock" in protections.line(True, shared)
     boxed = [{"outcome": "graded", "protections": [protections.BOX, protections.OWN_USER]}]
     assert "Landlock" not in protections.line(True, boxed)  # a box has its own /tmp
+
+
+@pytest.mark.parametrize("abi", [1, 4, 6])
+def test_the_summary_says_which_of_the_fences_rights_this_landlock_has(monkeypatch, abi):
+    """TCP is refused from ABI 4, abstract sockets and signals are scoped from ABI 6: below
+    either, the line says that door is open, never silently."""
+    monkeypatch.setattr(protections, "fence_abi", lambda: abi)
+    monkeypatch.setattr(protections, "memory_capped", lambda uid: False)
+    monkeypatch.setattr(protections, "cpu_shared", lambda uid: False)
+    record = {"outcome": "graded", "protections": protections.held(True, False, UID)}
+    said = protections.line(True, [record])
+    assert ("no TCP" in said) == (abi >= 4) and ("TCP open" in said) == (abi < 4)
+    assert ("reach only a kernel's own" in said) == (abi >= 6)
+    assert ("reach other kernels (Landlock here is older than ABI 6)" in said) == (abi < 6)

@@ -530,6 +530,21 @@ def test_digit_groups_names_the_character_class(idea):
     assert not any(other in words for other in others)
 
 
+MISREADINGS = {
+    # Review J5: each failed with ids or groups only, no word on the idea behind them.
+    ("encode", "greedy longest match"): "you took the longest token that fits at each position",
+    ("digit_groups", "from the right"): "you counted each number's groups from the right",
+}
+
+
+@pytest.mark.parametrize(("name", "idea"), sorted(MISREADINGS))
+def test_a_misreading_of_the_rule_is_named(name, idea):
+    exercise = getattr(lesson5, name)
+    result = exercise.grade({exercise.target: defined(WRONG_IDEAS[name, idea])[exercise.target]})
+    words = " ".join(result.reason.split())
+    assert "💡" in words and MISREADINGS[name, idea] in words, result.reason
+
+
 def test_digit_groups_texts_avoid_characters_unicodedata_and_regex_disagree_on():
     """regex's \\p{N} follows a newer Unicode than unicodedata (416-456 code points apart); the
     course's unicodedata answer must not fail on the grader's texts because of it."""

@@ -104,3 +104,22 @@ def test_the_frontier_section_names_the_cross_word_tokens_lesson_3_learned(cells
     claim = frontier.split("(Without a pattern")[0]
     assert "that cut its text with a split pattern" in claim and "section 8" not in claim
     assert "learned `of·the·` and `your·dog?·I·love·my·dog`" in frontier
+
+
+def test_openwebtexts_size_is_the_published_count_and_its_units_agree(cells):
+    """Review J10: "38 GiB of text, 40 GB" was off: Hugging Face's OpenWebText holds 39,769,494,896
+    bytes of text in 8,013,769 documents, 39.8 GB or 37.0 GiB."""
+    source = next(c.source for c in cells if "OWT_BYTES = " in c.source)
+    line = next(line for line in source.splitlines() if line.startswith("OWT_BYTES = "))
+    value = ast.literal_eval(line.partition("=")[2].partition("#")[0].strip())
+    assert value == 39_769_494_896
+    comment = line.partition("#")[2]
+    assert f"{value / 1e9:.1f} GB" in comment and f"({value / 2**30:.1f} GiB)" in comment
+
+
+def test_grow_embeddings_says_in_its_text_that_new_rows_need_lists_of_their_own(cells):
+    """Review J9: `[mean] * n_new` gets full marks (answers reach the check as numbers); only
+    hint 2 said so. The exercise's own text says it, where every learner reads it."""
+    text = next(c.source for c in cells if "Exercise 2: grow an embedding matrix" in c.source)
+    assert "`[row] * 2` holds one list twice" in text
+    assert "cannot see this" in text

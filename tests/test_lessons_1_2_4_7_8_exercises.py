@@ -571,6 +571,9 @@ WRONG_IDEAS = {
         'len(text.encode("utf-8")) / len(text)',
         'len(text.replace(" ", "").encode("utf-8")) / len(text.replace(" ", ""))',
     ),
+    # Review J1: each rule of the exercise's text read loosely, and each got 25/25 and 2/2.
+    ("is_valid_utf8", "a lead read as >= 0xF0"): ("lead >> 3 == 0b11110", "lead >= 0xF0"),
+    ("is_valid_utf8", "a continuation read as >= 0x80"): ("byte >> 6 != 0b10", "byte < 0x80"),
     # Fails only on an empty vocabulary, where max() has nothing to look at: n is len(vocab).
     ("encode_chars", "n as the largest id + 1"): ("len(vocab)", "(max(vocab.values()) + 1)"),
     # Its only feedback was "raised: ValueError: bytes must be in range(0, 256)".
@@ -634,6 +637,12 @@ WRONG_IDEAS = {
     ),
     ("first_bad_token", "where the trouble ends"): ("end > error.start", "end >= error.end"),
     ("first_bad_token", "characters counted as bytes"): CHARACTERS_AS_BYTES,
+    # Review J3: the position in characters, hint 2's middle option; its 💡 said "not tokens".
+    ("first_bad_token", "the error's position in characters"): (
+        "        end = 0\n",
+        '        return len(b"".join(vocab[i] for i in ids)[: error.start].decode())\n'
+        "        end = 0\n",
+    ),
     ("vocab_from_merges", "the dict's own order"): (
         "sorted(merges.items(), key=lambda item: item[1])",
         "merges.items()",
@@ -725,8 +734,11 @@ NAMED_SLIPS = {
     ("wordpiece_word", "lengths stop one short of one character"): (
         "never tries a piece of one character"
     ),
+    ("is_valid_utf8", "a lead read as >= 0xF0"): "a lead byte of 4 is 11110xxx exactly",
+    ("is_valid_utf8", "a continuation read as >= 0x80"): "a continuation byte is 10xxxxxx, not",
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",
+    ("first_bad_token", "the error's position in characters"): "(not tokens, not characters)",
     ("first_bad_token", "a token ending at the position"): "one token early",
     ("first_bad_token", "where the trouble ends"): "not where it ends",
     ("stream_decode", "each token decoded alone"): "a later token completes",
@@ -764,6 +776,15 @@ def test_uint16_bytes_says_the_error_must_name_the_id():
     assert "expected: raises ValueError naming 70000" in words, result.reason
     assert "the right error, but its message does not name 70000" in words, result.reason
     assert "naming the id" in exercise.hints[-1]
+
+
+def test_uint16_bytes_takes_an_id_written_with_digit_groups_negative_ones_too():
+    """Review J8: `f"id {i:,} ..."` passed check() and lost points in the grader on the hidden
+    [-65536], whose message reads "-65,536"."""
+    exercise = EXERCISES["uint16_bytes"]
+    grouped = exercise.solution_code.replace('f"id {i} ', 'f"id {i:,} ')
+    assert grouped != exercise.solution_code
+    assert graded(exercise, namespace(grouped)[exercise.target]) == ("passed", exercise.points)
 
 
 def test_stream_decode_hints_name_every_reason_and_show_separate_chunks():

@@ -4,6 +4,7 @@ by hand), and lesson 8's account of the cut that GPT-2's pattern, in both versio
 
 from __future__ import annotations
 
+import ast
 import itertools
 import math
 from collections import Counter
@@ -122,3 +123,36 @@ def test_both_versions_of_gpt2s_pattern_fall_into_lesson_8s_trap():
     for pattern in (patterns.GPT2_PATTERN, ORIGINAL_GPT2):
         assert regex.findall(pattern, trap)[-3:] == ["\n", "\n", "long"]
         assert regex.findall(pattern, trap[:10])[-1] == "\n\n"
+
+
+def test_lesson_7_counts_the_merges_bpe_spends_on_characters_as_printed():
+    """Review J6: "byte-level BPE ... keeps its slots for merges" hid the 1,546 merges that make
+    one character and the 516 that make bytes of one. The comparison cell prints them, and the
+    prose quotes what it prints."""
+    cells = nbformat.read(NOTEBOOKS / "07_beyond_bpe.ipynb", as_version=4).cells
+    printed = "".join(
+        output.get("text", "")
+        for cell in cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+    )
+    made = regex.search(r"what its ([\d,]+) merges make: (\{.*\})", printed)
+    longer = regex.search(r"BPE ([\d,]+), WordPiece ([\d,]+), Unigram ([\d,]+)", printed)
+    spelled = regex.search(r"no BPE token of their own: ([\d,]+) of ([\d,]+)", printed)
+    assert made and longer and spelled, "the comparison cell prints how BPE spends its merges"
+    kinds = ast.literal_eval(made.group(2))
+    prose = " ".join(markdown("07_beyond_bpe.ipynb").split())
+    assert "keeps its slots for merges" not in prose
+    assert f"{kinds['one character']:,} of its {made.group(1)} merges make one character" in prose
+    assert f"and {kinds['not whole characters']:,} make bytes that are not a whole" in prose
+    assert f"{spelled.group(1)} of the {spelled.group(2)} characters of the training" in prose
+    bpe, wordpiece, unigram = longer.groups()
+    assert f"{bpe}, against {unigram} for Unigram and {wordpiece} for WordPiece" in prose
+
+
+def test_lesson_7_says_which_split_option_keeps_the_space_mark_at_the_start():
+    """Review J7: "split_by_whitespace (with split_by_number and split_by_unicode_script) cuts
+    before a ▁" read as if all three were about ▁."""
+    prose = " ".join(markdown("07_beyond_bpe.ipynb").split())
+    assert "`split_by_whitespace` cuts the training text before each `▁`" in prose
+    assert "`split_by_unicode_script` cut at digits and at changes of script" in prose

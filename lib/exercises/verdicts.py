@@ -158,12 +158,13 @@ def raised_expected(case: Case, outcome: dict) -> bool:
 
 
 def _names(message: str, text: str) -> bool:
-    """Does `message` hold `text`? A number is read whole (70000 is not in 700001) and may be
-    written in groups, as the lessons write them: `70,000` and `70_000` (Python's `:,` and `:_`)."""
-    if not text.isdigit():
+    """Does `message` hold `text`? A number is read whole, sign included (70000 is not in
+    700001, -65536 is not in 65536 nor 65536 in -65536) and may be written in groups, as the
+    lessons write them: `-65,536` and `70_000` (Python's `:,` and `:_`)."""
+    if not text.removeprefix("-").isdigit():
         return text in message
     ungrouped = re.sub(r"(?<=\d)[,_](?=\d{3})", "", message)
-    return re.search(rf"(?<!\d){text}(?!\d)", ungrouped) is not None
+    return re.search(rf"(?<![\d-]){re.escape(text)}(?!\d)", ungrouped) is not None
 
 
 def _right_kind(case: Case, outcome: dict) -> bool:

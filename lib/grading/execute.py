@@ -32,7 +32,7 @@ import nbformat
 from lib.exercises import Exercise
 from lib.grading.cpu_share import contention
 from lib.grading.grading_job import Job, graded_program, judged, result_row
-from lib.grading.kernel import TIMEOUT, Kernel, KernelLost
+from lib.grading.kernel import LOST, TIMEOUT, Kernel, KernelLost
 from lib.grading.kernel_side import CELL_TEMPLATE, pack
 from lib.grading.rounds import rounds
 
@@ -211,7 +211,7 @@ async def _attempts(run: _Run, exercises: list[Exercise], cwd: Path, env: dict[s
             await run.grade(client, exercises)
             return
         except KernelLost as lost:
-            how = "killed the kernel" if lost.why == "died" else hung + _while_busy()
+            how = LOST.get(lost.why) or hung + _while_busy()
             current, run.current = run.current, None
             if lost.cell_index == client.scratch and current is not None:
                 run.results[current.name] = result_row(current, "crashed", f"grading it {how}")

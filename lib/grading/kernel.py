@@ -23,6 +23,7 @@ from nbclient.exceptions import DeadKernelError
 from lib.exercises.running import BUILTIN_ERRORS
 from lib.grading.kernel_manager import BoxedManager, boxed_manager
 from lib.grading.kernel_side import MIME
+from lib.grading.shm_guard import STOPPED
 from lib.notebooks import ThisPython
 
 MAX_MESSAGE_BYTES = 64 * 2**20  # far above any grading report (`plain` caps them near 5 MB)
@@ -41,8 +42,16 @@ def error_name(ename: object) -> str:
     return ename if isinstance(ename, str) and ename in PYTHON_ERRORS else "an error"
 
 
+# How each way of losing a kernel reads in the feedback ("hung": the caller says, with its limit).
+LOST = {
+    "died": "killed the kernel",
+    "shm": "kept more in /dev/shm than a kernel may, so the kernel was stopped",
+}
+
+
 class KernelLost(Exception):
-    """The kernel died, or ran past a time limit and ignored the interrupt."""
+    """The kernel died (`why` "died", or "shm": stopped by `shm_guard`), or ran past a time limit
+    and ignored the interrupt ("hung")."""
 
     def __init__(self, cell_index: int, why: str):
         super().__init__(why)
@@ -117,8 +126,14 @@ class Kernel(NotebookClient):
                 if self.last_error == TIMEOUT:
                     raise KernelLost(index, "hung")
         except DeadKernelError:
-            raise KernelLost(index, "died") from None
+            stopped = await self._exit_status() == STOPPED  # by `shm_guard`
+            raise KernelLost(index, "shm" if stopped else "died") from None
         return outcome
+
+    async def _exit_status(self) -> int | None:
+        """The dead kernel's exit status (`shm_guard`'s, in front of a fenced kernel)."""
+        provisioner = getattr(self.km, "provisioner", None)
+        return None if provisioner is None else await provisioner.poll()
 
     async def drain(self, seconds: float) -> None:
         """Read the output channel until it has been quiet for half a second (at most `seconds`):

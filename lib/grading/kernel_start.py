@@ -37,7 +37,10 @@ an earlier run of the same notebook in the same folder, before anything of the s
   a reset or to slow every reset: the folders `user_reset` walks are then the machine's, none a
   kernel made. Reading is left as it is. Where the machine has no Landlock the grader knows before
   any kernel starts (`sandbox.fence_works`) and says so in the run's summary; a kernel asked to be
-  fenced that cannot be never starts.
+  fenced that cannot be never starts. The same ruleset, where the machine's Landlock has them,
+  refuses every TCP bind and connect (ABI 4: kernels talk to the grader over ipc sockets, files
+  in their own folders), and scopes abstract unix sockets and signals to the kernel's own
+  processes (ABI 6): no other slot's kernel, nor anything else of the machine's, is reached so.
 - **A fresh IPython folder.** The same lines point `IPYTHONDIR` at a new folder in the kernel's
   `TMPDIR`: startup files an earlier run wrote there never run.
 
@@ -65,6 +68,9 @@ KEYCTL_JOIN_SESSION_KEYRING = 1  # with no name: a new anonymous keyring, this p
 CREATE_RULESET, ADD_RULE, RESTRICT_SELF, ASK_VERSION, PATH_BENEATH = 444, 445, 446, 1, 1
 WRITE, REMOVE_DIR, REMOVE_FILE, MAKE_REG, MAKE_ALL = 1 << 1, 1 << 4, 1 << 5, 1 << 8, 0x1FC0
 REFER, TRUNCATE = 1 << 13, 1 << 14
+# ABI 4: TCP's bind and connect, refused whole (no port is allowed); ABI 6: abstract unix sockets
+# and signals, only among the kernel's own processes.
+NET_ABI, BIND_TCP, CONNECT_TCP, SCOPE_ABI, SCOPE_SOCKETS, SCOPE_SIGNALS = 4, 1, 2, 6, 1, 2
 PR_SET_NO_NEW_PRIVS = 38
 WRITABLE = "--writable"  # kernel_start's own arguments: `--writable FOLDER... -- command...`
 # `python -c` puts "" (the working folder) first on sys.path: dropped before the first import.
@@ -140,11 +146,19 @@ class _Beneath(ctypes.Structure):
     _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
+def landlock_version() -> int:
+    """The ABI version of this machine's Landlock (0: none, or refused, as by a seccomp profile)."""
+    libc = ctypes.CDLL(None, use_errno=True)  # its errno says why, where it is 0
+    return max(libc.syscall(CREATE_RULESET, None, 0, ASK_VERSION), 0)
+
+
 def fence(own: list[str]) -> None:
     """Let this process and all it starts write only beneath the folders `own`, to devices, and
-    plain files in /dev/shm (see the module's docstring); raise OSError where Landlock cannot."""
+    plain files in /dev/shm, and (where Landlock has them) not use TCP nor reach abstract
+    sockets or signal processes beyond its own (see the module's docstring); raise OSError
+    where Landlock cannot fence it."""
     libc = ctypes.CDLL(None, use_errno=True)
-    version = libc.syscall(CREATE_RULESET, None, 0, ASK_VERSION)
+    version = landlock_version()
     if version < 1:
         raise OSError(ctypes.get_errno(), "Landlock is not available")
     handled = WRITE | REMOVE_DIR | REMOVE_FILE | MAKE_ALL
@@ -152,7 +166,10 @@ def fence(own: list[str]) -> None:
     shm = (WRITE | REMOVE_FILE | MAKE_REG | TRUNCATE) & handled
     rules = [(folder, handled) for folder in own] + [("/dev", (WRITE | TRUNCATE) & handled)]
     rules += [("/dev/shm", shm)] if os.path.isdir("/dev/shm") else []
-    ruleset = libc.syscall(CREATE_RULESET, ctypes.byref(ctypes.c_uint64(handled)), 8, 0)
+    # struct landlock_ruleset_attr grew with the ABI: files, then network, then scopes.
+    attr = [handled, BIND_TCP | CONNECT_TCP, SCOPE_SOCKETS | SCOPE_SIGNALS]
+    size = 3 if version >= SCOPE_ABI else 2 if version >= NET_ABI else 1
+    ruleset = libc.syscall(CREATE_RULESET, (ctypes.c_uint64 * size)(*attr[:size]), 8 * size, 0)
     if ruleset < 0:
         raise OSError(ctypes.get_errno(), "Landlock refused a ruleset")
     for folder, allowed in rules:

@@ -10,26 +10,32 @@ from __future__ import annotations
 
 import os
 
-from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_works, memory_capped
+from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
 
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
 FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders
+NO_TCP, SCOPED = "no tcp", "scoped"  # the fence's newer rights: no TCP; sockets, signals its own
+SHM_CAP = "shm cap"  # a fenced kernel's files in /dev/shm, bounded by `shm_guard`
 # Records graded before records said which protections held: sandboxed meant bubblewrap then.
 EARLIER = [BOX, OWN_USER] if os.geteuid() == 0 else [BOX]
 
 
 def held(sandboxed: bool, boxed: bool, uid: int | None) -> list[str]:
     """The protections a kernel of user `uid` had (the record's `protections`): the bubblewrap
-    box (`boxed`), a user of its own, the write fence of an unboxed kernel (`sandbox.command`),
-    and the cgroups its user's kernels share."""
+    box (`boxed`), a user of its own, the fence of an unboxed kernel (`sandbox.command`) with
+    the rights this machine's Landlock has, and the cgroups its user's kernels share."""
     if not sandboxed:
         return []
+    fenced = not boxed and uid is not None
     return [
         name
         for name, yes in (
             (BOX, boxed),
             (OWN_USER, uid is not None),
-            (FENCE, not boxed and uid is not None and fence_works()),
+            (FENCE, fenced and fence_abi() >= 1),
+            (NO_TCP, fenced and fence_abi() >= 4),
+            (SCOPED, fenced and fence_abi() >= 6),
+            (SHM_CAP, fenced and fence_abi() >= 1),  # `sandbox.command` guards every fenced one
             (MEMORY, memory_capped(uid)),
             (CPU, cpu_shared(uid)),
         )
@@ -71,8 +77,26 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
         if FENCE in common:
             parts.append(
                 "each kernel writes only in its own folders and plain files in /dev/shm "
-                "(Landlock: nothing in the machine's /tmp and /var/tmp, no folder in /dev/shm, "
-                "whose space every kernel shares: a memory group, where one is made, counts it)"
+                "(Landlock: nothing in the machine's /tmp and /var/tmp, no folder in /dev/shm)"
+            )
+            parts.append(
+                f"at most {caps.shm_mb} MB (and a quarter of its size) and {caps.shm_files} "
+                "files in the shared /dev/shm per kernel, checked every 0.05 s: past them all "
+                "its user's processes are killed and its files removed (what it writes between "
+                "two checks, or unlinks and keeps open, only a memory group counts)"
+                if SHM_CAP in common
+                else "the space of /dev/shm shared by every kernel and not bounded per kernel"
+            )
+            parts.append(
+                "no TCP (neither bind nor connect; UDP is not refused)"
+                if NO_TCP in common
+                else "TCP open to the machine and beyond (Landlock here is older than ABI 4)"
+            )
+            parts.append(
+                "abstract unix sockets and signals reach only a kernel's own processes"
+                if SCOPED in common
+                else "abstract unix sockets and signals reach other kernels (Landlock here is "
+                "older than ABI 6)"
             )
         elif known and OWN_USER in common:
             parts.append(

@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.grading import kernel_start, kernel_users, memory_group, user_processes
+from lib.grading import kernel_start, kernel_users, memory_group, shm_guard, user_processes
 from lib.grading.hand_over import give_to, write_owned  # noqa: F401  (see above)
 from lib.grading.kernel_users import (  # noqa: F401  (the sandbox's public names: see above)
     BOX_MB,
@@ -47,7 +47,8 @@ INSTALL_HINT = (
     "your permissions."
 )
 _START = Path(kernel_start.__file__).read_text()  # run as `-c`: the box need not hold `lib`
-SHM_MB = 64  # the box's /dev/shm: room for locks and small shared buffers
+_GUARD = Path(shm_guard.__file__).read_text()  # as root, in front of a fenced kernel
+SHM_MB = 64  # the box's /dev/shm (unboxed: a fenced kernel's share of the machine's, at most)
 TMP_MB = 1024  # the box's /tmp (lesson 8 writes a few MB there)
 
 
@@ -60,6 +61,8 @@ class Caps:
     processes: int = 256
     file_mb: int = 256
     box_mb: int = BOX_MB  # all of a box's processes together, where a cgroup can be made
+    shm_mb: int = SHM_MB  # a fenced kernel's plain files in the machine's /dev/shm (`shm_guard`)
+    shm_files: int = 256  # and how many: a pool's semaphores come and go one per lock
 
 
 def check_available() -> None:
@@ -99,6 +102,12 @@ def fence_works() -> bool:
     refuses it) is known before any kernel starts, and the run's summary says so."""
     trial = [sys.executable, "-I", "-c", _START, kernel_start.WRITABLE, "/", "--", "true"]
     return subprocess.run(trial, capture_output=True, timeout=60).returncode == 0
+
+
+def fence_abi() -> int:
+    """The Landlock ABI a fenced kernel gets here (0: no fence): 4 and later also refuse it TCP,
+    6 and later keep its abstract unix sockets and signals among its own processes."""
+    return kernel_start.landlock_version() if fence_works() else 0
 
 
 def _check_a_user_can_run_this_python() -> None:
@@ -143,7 +152,8 @@ def command(
     here, see `choose`) keeps the user and the limits, and where the machine has Landlock, fences
     the kernel's writes to `work`, `runtime` and its `scratch` folder (its TMPDIR and HOME):
     it then makes nothing in the machine's /tmp and /var/tmp and only plain files in /dev/shm,
-    whose space it still shares with other kernels (`kernel_start.fence`).
+    whose space it shares with other kernels: past `caps.shm_mb` or `caps.shm_files` there, it
+    is stopped (`shm_guard`, in front of it as root).
     The kernel starts as `kernel_start` says (its own session keyring and IPython folder, not
     the working folder on its path); an empty `kernel` gives the prefix alone."""
     limits = [
@@ -180,7 +190,11 @@ def command(
             own = [str(work), str(runtime), *([str(scratch)] if scratch else [])]
             limits += [kernel_start.WRITABLE, *own, "--"]
     if not boxed:  # no namespaces here: only the user and the limits hold (see `choose`)
+        guard = []
         if uid is not None:  # no box's pid 1 to take its orphans: they come back to us
             user_processes.adopt_orphans()
-        return [*group, *limits, *become, *kernel]
+            if kernel and fence_works():  # only fenced is /dev/shm flat: one listing sees all
+                guard = [sys.executable, "-I", "-S", "-c", _GUARD, str(uid)]
+                guard += [str(caps.shm_mb * 2**20), str(caps.shm_files), "--"]
+        return [*guard, *group, *limits, *become, *kernel]
     return [*group, *limits, *box, *become, *kernel]

@@ -4,6 +4,7 @@ checked against Python's strict decoder on broken, overlong and surrogate bytes.
 from __future__ import annotations
 
 from lib import unicode_tools
+from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise, close
 from lib.exercises.generated import random_texts
 from lib.exercises.lesson1.texts import TEXTS
@@ -52,7 +53,62 @@ _BYTE_STRINGS = [text.encode("utf-8") for text in TEXTS] + [
     b"\xed\xa0\x80",  # U+D800, a surrogate
     b"\xf4\x90\x80\x80",  # U+110000, beyond Unicode
     b"\xf8\x88\x80\x80\x80",  # an old 5-byte form that UTF-8 no longer allows
+    # Review J1: a lead read as a range (>= 0xF0) takes F8 for a 4-byte lead, and a continuation
+    # read as >= 0x80 takes the lead byte C3 or C2 for one; each of these catches one of the two.
+    b"\xf8\x90\x80\x80",
+    b"\xc3\xc3",
+    b"\xe2\xc2\xac",
 ]
+
+
+def _loosely_valid(data: bytes, lead_range: bool, any_continuation: bool) -> bool:
+    """A validator with one or both of review J1's slips: any byte >= 0xF0 read as a 4-byte lead
+    (`lead_range`), any byte >= 0x80 taken as a continuation (`any_continuation`). Every other
+    rule is kept, so that its answers differ from Python's only where a slip does."""
+    i = 0
+    while i < len(data):
+        lead = data[i]
+        if lead < 0x80:
+            i += 1
+            continue
+        if lead < 0xC0 or (lead >= 0xF8 and not lead_range):
+            return False
+        n_bytes = 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+        tail = data[i + 1 : i + n_bytes]
+        continues = [byte >= 0x80 if any_continuation else byte >> 6 == 0b10 for byte in tail]
+        if len(tail) < n_bytes - 1 or not all(continues):
+            return False
+        cp = lead & (0xFF >> (n_bytes + 1))
+        for byte in tail:
+            cp = (cp << 6) | (byte & 0b111111)
+        smallest = {2: 0x80, 3: 0x800, 4: 0x10000}[n_bytes]
+        if cp < smallest or 0xD800 <= cp <= 0xDFFF or cp > 0x10FFFF:
+            return False
+        i += n_bytes
+    return True
+
+
+_LEAD_RANGE = (
+    "a lead byte of 4 is 11110xxx exactly, not any byte from 0xF0 up: 0xF8 is >= 0xF0 "
+    "but starts 11111, and no character starts with a byte from 0xF8 to 0xFF."
+)
+_ANY_CONTINUATION = (
+    "a continuation byte is 10xxxxxx, not any byte from 0x80 up: 0xC3 and 0xC2 are "
+    ">= 0x80 but start 11, so each begins a new character, and the one before it is cut short."
+)
+
+
+def _validity_turns(cases: list[Case], answers: list) -> str | None:
+    """Names review J1's slips when they explain every failed case: F8 to FF taken as 4-byte
+    leads, and any byte >= 0x80 taken as a continuation."""
+    slips = {(True, False): [_LEAD_RANGE], (False, True): [_ANY_CONTINUATION]}
+    slips[True, True] = slips[True, False] + slips[False, True]
+    for (lead, continuation), words in slips.items():
+        if answers_fit(
+            cases, answers, lambda data, a=lead, b=continuation: _loosely_valid(data, a, b)
+        ):
+            return "\n".join(words)
+    return None
 
 
 def _validity(byte_strings: list[bytes]) -> list[Case]:
@@ -70,6 +126,7 @@ def _hidden_is_valid_utf8_cases() -> list[Case]:
     broken = [data[:-1] for data in texts if len(data) > 1]
     broken += [data[:1] + bytes([0x80 | data[1]]) + data[2:] for data in texts if len(data) > 2]
     by_hand = [b"x\xed\xbf\xbf", b"\xc1\xbf", b"\xf0\x8f\xbf\xbf", b"\xf5\x80\x80\x80", b"\xfe"]
+    by_hand += [b"\xf9\x80\x80\x80", b"\xfb\xbf\xbf\xbf", b"x\xdf\xdfy", b"\xf0\x9f\xe0\xa0"]
     return _validity(texts + broken + by_hand)
 
 
@@ -107,6 +164,7 @@ is_valid_utf8 = Exercise(
     forbidden=(".decode",),
     cases=_is_valid_utf8_cases,
     hidden_cases=_hidden_is_valid_utf8_cases,
+    wrong_turns=_validity_turns,
     hints=(
         "Walk through the bytes one character at a time, the way utf8_decode_first reads one "
         "character, and return False the moment something breaks a rule of the table above.",

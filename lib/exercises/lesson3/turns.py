@@ -67,14 +67,18 @@ def train_overlap_once(text: str, vocab_size: int) -> bpe.Merges:
     return _train(text, vocab_size, first_seen=False, overlap_once=True)
 
 
+# Said of `train_bpe` and of `train_with_pattern` (review J2), whose loops share the tie rule.
+FIRST_SEEN = (
+    "your merges match the 'first pair seen' tie rule (minbpe's max(stats, "
+    "key=stats.get)). This course breaks ties by the greatest (left bytes, right bytes) "
+    f"among the most frequent pairs: see {SECTION}."
+)
+
+
 def train_turns(cases: list[Case], answers: list[Any]) -> str | None:
     """Name the tie rule or the overlap count when a learner's merges follow one of them."""
     if answers_fit(cases, answers, train_first_seen):
-        return (
-            "your merges match the 'first pair seen' tie rule (minbpe's max(stats, "
-            "key=stats.get)). This course breaks ties by the greatest (left bytes, right bytes) "
-            f"among the most frequent pairs: see {SECTION}."
-        )
+        return FIRST_SEEN
     if answers_fit(cases, answers, train_ids_tie):
         return (
             "your merges match breaking ties by the pair's ids. The tie rule compares bytes: "

@@ -66,7 +66,8 @@ def _blame_turns(cases: list[Case], answers: list) -> str | None:
     if any(isinstance(a, int) and a >= len(c.args[0]) for c, a in wrong):
         return (
             "One of your answers is past the last token: the error's position counts bytes of "
-            "the joined text, not tokens."
+            "the joined text (not tokens, not characters). Find the token whose bytes cover "
+            "that position."
         )
     late = [isinstance(a, int) and c.expected is not None and a > c.expected for c, a in wrong]
     if all(late):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 
 from lib import bpe
+from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise, Raises
 from lib.exercises.generated import random_texts
 from lib.exercises.lesson5.texts import HIDDEN_TEXTS, SPECIALS, TEXTS, TRAINING_TEXT
@@ -91,6 +92,28 @@ def _shorter_special_first(cases: list[Case], answers: list) -> str | None:
     return None
 
 
+def _longest_match(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
+    """Review J5's misreading of BPE: at each position, the longest token that fits (WordPiece's
+    rule), whatever order the merges were learned in."""
+    ids = {token: i for i, token in bpe.build_vocab(list(merges)).items()}
+    data, found, start = text.encode("utf-8"), [], 0
+    while start < len(data):
+        end = next(e for e in range(len(data), start, -1) if data[start:e] in ids)
+        found.append(ids[data[start:end]])
+        start = end
+    return found
+
+
+def _longest_match_taken(cases: list[Case], answers: list) -> str | None:
+    if not answers_fit(cases, answers, _longest_match):
+        return None
+    return (
+        "you took the longest token that fits at each position. BPE does not look ahead: it "
+        "replays the merges in the order they were learned, and the longest match can cut "
+        "where no merge would. (Lesson 7 meets longest match as WordPiece's rule.)"
+    )
+
+
 _HIDDEN_OVERLAPPING = [(f"{EOT}x{DOUBLE}{EOT}{EOT}", {EOT, DOUBLE}), (f"{EOT}{EOT}", {EOT})]
 _HIDDEN_SPECIALS = [
     (f"{USER}{USER}zebra{EOT}", {EOT, USER}),
@@ -108,6 +131,7 @@ encode = Exercise(
     target="encode",
     cases=lambda: _encode_cases(TEXTS, (300, 420)),
     hidden_cases=lambda: _encode_cases(HIDDEN_TEXTS + random_texts(50, 4, 30), (360, 500)),
+    wrong_turns=_longest_match_taken,
     hints=(
         "Work with a list of byte strings, one per token, starting from the single bytes. What "
         "do you need to know about a pair of neighbours to decide which one to join first?",

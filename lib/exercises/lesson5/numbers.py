@@ -3,8 +3,10 @@ from its piece `\\p{N}{1,3}+` alone. Expected values come from `lib.patterns.spl
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 
+from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import rng
 
@@ -75,6 +77,33 @@ def _other_characters(cases: list[Case], answers: list) -> str | None:
     )
 
 
+def _from_the_right(text: str) -> list[str]:
+    """Groups of three counted from the right of each number, as place value (and 1,234,567)
+    groups them: review J5's reading of `\\p{N}{1,3}+`."""
+    runs, groups = [], []
+    for ch in text + " ":
+        if unicodedata.category(ch).startswith("N"):
+            runs.append(ch)
+        elif runs:
+            first = len(runs) % 3 or 3
+            groups.append("".join(runs[:first]))
+            groups += ["".join(runs[i : i + 3]) for i in range(first, len(runs), 3)]
+            runs = []
+    return groups
+
+
+def _grouping_turns(cases: list[Case], answers: list) -> str | None:
+    """The class mistake first (`_other_characters`), then groups counted from the right."""
+    words = _other_characters(cases, answers)
+    if words or not answers_fit(cases, answers, _from_the_right):
+        return words
+    return (
+        "you counted each number's groups from the right, as place value does (1,234,567). "
+        "\\p{N}{1,3}+ reads from the left and takes the first three it meets: '1234567' is "
+        "['123', '456', '7']. The cells after the check show what that does to arithmetic."
+    )
+
+
 digit_groups = Exercise(
     name="digit_groups",
     lesson=5,
@@ -83,7 +112,7 @@ digit_groups = Exercise(
     forbidden=("re", "regex", ".encode", ".encode_ordinary", ".split_text"),
     cases=lambda: _digit_cases(_DIGIT_TEXTS),
     hidden_cases=lambda: _digit_cases(["80235", "3141592653", "00000000"] + _hidden_digit_texts()),
-    wrong_turns=_other_characters,
+    wrong_turns=_grouping_turns,
     hints=(
         "Read the pattern piece \\p{N}{1,3}+ slowly. \\p{N} is a class of characters, and "
         "not only 0 to 9: which characters of the check's texts are in it? The module "

@@ -1,0 +1,197 @@
+"""`shm_guard`: the root guard in front of every fenced kernel bounds what its user keeps in the
+machine's /dev/shm (issue 28). Caps set low here (1 MB, 8 files), so that the machine's /dev/shm
+sees a few MB at most; the red team's fill of a whole /dev/shm runs in a mount namespace of its
+own (`test_red_team_containment_8`)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from lib.grade import Limits, grade_submissions
+from lib.grading import kernel_users, protections, sandbox, shm_guard
+from tests.red_team_support import shared_folder
+from tests.test_gradescope_container import DOCKER_BWRAP
+
+FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
+sys.path.insert(0, str(FIXTURES))
+from toy_class import SOLVED, toy  # noqa: E402
+
+UID = sandbox.FIRST_UID + 962  # far from the users of graders and of other tests
+AS_ROOT = [
+    pytest.mark.machine,  # runs code as a sandbox user: the main run only (pyproject)
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)"),
+    pytest.mark.skipif(not sandbox.fence_works(), reason="no Landlock: no guard either"),
+]
+SMALL = sandbox.Caps(shm_mb=1, shm_files=8)
+
+# A kernel that goes past a cap and then keeps running, with a daemon of its own (setsid), and
+# says when it would have finished: the guard must stop it all well before.
+KEEPS_RUNNING = r"""
+import os, subprocess, sys, time
+name = f"/dev/shm/course-guard-test-{os.getpid()}"
+subprocess.Popen(["sleep", "40"], start_new_session=True)
+if sys.argv[1] == "bytes":
+    open(name, "wb").write(bytes(2 * 2**20))
+else:
+    for i in range(20):
+        open(f"{name}-{i}", "w").close()
+print("over the cap", flush=True)
+time.sleep(20)
+print("never stopped")
+"""
+
+
+def _running(uid: int) -> list[int]:
+    """The processes of `uid` that still run: a killed orphan stays a zombie (state Z) until the
+    grader, its subreaper, waits for it (`reap`)."""
+    stats = [Path(f"/proc/{pid}/stat") for pid in sandbox.processes_of(uid)]
+    return [s for s in stats if s.exists() and s.read_text().rsplit(")", 1)[1].split()[0] != "Z"]
+
+
+@pytest.fixture
+def shared_tmp():
+    """A folder the sandbox users can reach (pytest's tmp_path is private to root)."""
+    yield from shared_folder("shm-guard-", 0o777)
+
+
+def _run(folder: Path, code: str, caps: sandbox.Caps, *args: str) -> tuple[str, int, float]:
+    """Run `code` as a fenced kernel of UID starts; what it printed, its status and its time."""
+    (folder / "kernel.py").write_text(code)
+    kernel = [sys.executable, "-I", str(folder / "kernel.py"), *args]
+    readonly = [str(folder), *sandbox.readonly_paths(())]
+    command = sandbox.command(kernel, folder, folder, readonly, caps, UID, boxed=False)
+    started = time.monotonic()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=folder)
+    return done.stdout + done.stderr, done.returncode, time.monotonic() - started
+
+
+def as_root(test):
+    """The marks of a test that runs code as a sandbox user, fenced."""
+    for mark in AS_ROOT:
+        test = mark(test)
+    return test
+
+
+@as_root
+@pytest.mark.parametrize("past", ["bytes", "files"])
+def test_a_kernel_past_its_dev_shm_cap_is_stopped_with_its_daemon_and_files(shared_tmp, past):
+    try:
+        seen, status, took = _run(shared_tmp, KEEPS_RUNNING, SMALL, past)
+        assert "never stopped" not in seen, seen  # (perhaps stopped before it said "over")
+        assert status == shm_guard.STOPPED and took < 10, (status, took)
+        assert "stopped the kernel: its user kept" in seen
+        assert _running(UID) == []  # the daemon too: kill(-1) as the user
+        assert shm_guard.usage(UID) == (0, 0)
+    finally:
+        assert sandbox.reap(UID, seconds=30)
+
+
+# An honest kernel: a process pool (its semaphores come and go in /dev/shm) and a small file of
+# its own there, under the same low caps, ends as it would unguarded, its file left for `reap`.
+HONEST = r"""
+import multiprocessing, os, sys
+print("pool", multiprocessing.Pool(2).map(abs, [-1, 2]))
+open(f"/dev/shm/course-guard-test-{os.getpid()}", "w").write("small")
+sys.exit(3)
+"""
+
+
+@as_root
+def test_an_honest_kernel_under_the_guard_runs_as_it_would_without(shared_tmp):
+    try:
+        seen, status, _ = _run(shared_tmp, HONEST, SMALL)
+        assert "pool [1, 2]" in seen and "stopped" not in seen, seen
+        assert status == 3  # its own exit status, passed on
+        assert shm_guard.usage(UID)[1] == 1
+    finally:
+        assert sandbox.reap(UID, seconds=30)
+    assert shm_guard.usage(UID) == (0, 0)
+
+
+def test_usage_counts_a_users_entries_as_allocated(tmp_path):
+    (tmp_path / "a").write_bytes(bytes(10_000))
+    (tmp_path / "b").touch()
+    used, count = shm_guard.usage(os.getuid(), str(tmp_path))
+    assert count == 2 and used >= 10_000
+    assert shm_guard.usage(os.getuid() + 1, str(tmp_path)) == (0, 0)
+
+
+def test_only_a_fenced_kernel_of_its_own_user_is_guarded(monkeypatch, tmp_path):
+    """The guard's one listing sees all only where the fence allows no folder in /dev/shm."""
+    kernel, readonly = ["python", "kernel.py"], sandbox.readonly_paths(())
+    monkeypatch.setattr(sandbox, "fence_works", lambda: True)
+    fenced = sandbox.command(kernel, tmp_path, tmp_path, readonly, SMALL, UID, boxed=False)
+    assert fenced[:2] == [sys.executable, "-I"] and sandbox._GUARD in fenced
+    assert fenced[fenced.index(sandbox._GUARD) + 1 :][:4] == [str(UID), str(2**20), "8", "--"]
+    boxed = sandbox.command(kernel, tmp_path, tmp_path, readonly, SMALL, UID)
+    monkeypatch.setattr(sandbox, "fence_works", lambda: False)
+    unfenced = sandbox.command(kernel, tmp_path, tmp_path, readonly, SMALL, UID, boxed=False)
+    assert sandbox._GUARD not in boxed and sandbox._GUARD not in unfenced
+
+
+def test_the_summary_says_what_of_dev_shm_is_bounded():
+    guarded = [{"outcome": "graded", "protections": [protections.OWN_USER, protections.FENCE,
+                                                      protections.SHM_CAP]}]  # fmt: skip
+    said = protections.line(True, guarded)
+    assert "at most 64 MB (and a quarter of its size) and 256 files in the shared /dev/shm" in said
+    assert "checked every 0.05 s" in said and "only a memory group counts" in said
+    earlier = [{"outcome": "graded", "protections": [protections.OWN_USER, protections.FENCE]}]
+    assert "not bounded per kernel" in protections.line(True, earlier)
+
+
+# A cell that leaves 300 empty files in /dev/shm (no space taken: the count is the cap it passes)
+# and then waits; the guard stops it, and the notebook is run again without that cell.
+MANY_FILES = """import os, time
+for i in range(300):
+    open(f"/dev/shm/course-guard-test-{os.getpid()}-{i}", "w").close()
+time.sleep(20)"""
+
+
+# A cell past its time limit: the kernel, now the guard's child and no longer the leader of its
+# process group, must still be interrupted (ipykernel then signals itself alone), not killed.
+LOOPS = "while True:\n    pass"
+
+
+@as_root
+@pytest.mark.parametrize(
+    "cell, said",
+    [
+        (MANY_FILES, "kept more in /dev/shm than a kernel may, so the kernel was stopped"),
+        (LOOPS, "ran longer than 5 s and was interrupted"),
+    ],
+    ids=["dev-shm", "loop"],
+)
+def test_through_the_grader_a_guarded_kernel_is_stopped_or_interrupted_and_the_rest_graded(
+    tmp_path, monkeypatch, cell, said
+):
+    """Through the real grader, own user (a `bwrap` failing as Docker's first on PATH)."""
+    fake = tmp_path / "docker-bin"
+    fake.mkdir()
+    (fake / "bwrap").write_text(DOCKER_BWRAP)
+    (fake / "bwrap").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
+    monkeypatch.setattr(kernel_users, "FIRST_UID", UID + 1)  # users of this test's own
+    monkeypatch.setattr(kernel_users, "USERS", 2)
+    classroom = tmp_path / "submissions"
+    classroom.mkdir()
+    nbformat.write(toy(**SOLVED, before=[cell]), classroom / "mallory.ipynb")
+    toy_settings = {"registry": "toy_exercises", "import_paths": (str(FIXTURES.parent.parent),
+                                                                  str(FIXTURES))}  # fmt: skip
+    try:
+        [record] = grade_submissions(
+            [classroom], tmp_path / "out", own_user_fallback=True, progress=False,
+            limits=Limits(cell=5, notebook=90, probe=5), **toy_settings,
+        )  # fmt: skip
+        assert said in " ".join(record["events"]), record["events"]
+        assert [e["score"] for e in record["exercises"]] == [2, 1], record
+        assert protections.SHM_CAP in record["protections"]
+    finally:
+        for uid in (UID + 1, UID + 2):
+            assert sandbox.reap(uid, seconds=30)

@@ -224,10 +224,16 @@ def test_an_interrupt_in_a_hidden_case_shows_no_hidden_input(graded: dict):
 
 def test_a_lookup_table_pays_only_for_the_student_it_was_made_for(graded: dict):
     """Door 1's consequence, and the per-student salt holding: mallory's table of her own hidden
-    inputs (what her leak showed) earns full marks; eve, handing in the same table, does not."""
+    inputs (what her leak showed) earns full marks; eve, handing in the same table, does not:
+    only her shown cases, and a hidden one where her input is by chance one of mallory's (each
+    test session draws a new key, so that is sometimes one: 0.77 for 0.72 once)."""
     records = graded["records"]
     assert _scores(records["mallory/table"])["utf8_encode"] == 2.0
-    assert _scores(records["eve/table"])["utf8_encode"] == round(2 * SHOWN / ALL, 2)
+    mallorys = set(_hidden_inputs(graded["out"], "mallory"))
+    by_chance = [cp for cp in _hidden_inputs(graded["out"], "eve") if cp in mallorys]
+    assert len(by_chance) <= 3, by_chance
+    expected = round(2 * (SHOWN + len(by_chance)) / ALL, 2)
+    assert _scores(records["eve/table"])["utf8_encode"] == expected
 
 
 def test_an_answer_that_only_raises_earns_nothing_in_the_grader(graded: dict):

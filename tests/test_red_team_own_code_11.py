@@ -59,7 +59,8 @@ Honest code refused (builtins only, where `.encode`/`.decode` is forbidden):
 Rule gap (text only, no marks): `'{0.encode}'.format(chr(cp))` in `utf8_encode` is own code: the
 template's fields are judged for dunders and private names (`format_fields`) but not for the
 exercise's forbidden attributes; format cannot call what it reads, so it gives only the method's
-repr.
+repr. Closed since (fix27k): `forbidden_name` judges every name `attributes_read` gives,
+template fields included; its test is plain.
 
 Held: the lookup table is worth nothing to another student (per-student salt, batch grading):
 the same table handed in by `eve` scored 0.72 / 2 (17 shown cases of 47). The honest rest of
@@ -260,7 +261,7 @@ def _fresh_container_secret(
     monkeypatch.delenv(KEY_VAR, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(folder / "config"))
     monkeypatch.setattr(gradescope, "SECRET_PATH", Path(bundle.extract(SECRET_FILE, folder)))
-    monkeypatch.setattr(gradescope, "choose", lambda own_user_fallback: True)
+    monkeypatch.setattr(gradescope, "choose", lambda **options: True)
     asked: dict = {}
     monkeypatch.setattr(
         gradescope, "grade_submissions", lambda paths, out, **options: asked.update(options) or []
@@ -351,13 +352,6 @@ def test_asking_for_a_class_is_own_code(name: str):
     assert verdict(exercise, source) == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rule gap: `'{0.encode}'.format(chr(cp))` in utf8_encode is own code; template"
-    " fields are judged for dunders and private names, not for the exercise's forbidden"
-    " attributes (text only: format cannot call what it reads). Fix: `forbidden_name` judges"
-    " every name `python_itself.attributes_read` gives, template fields included",
-)
 def test_a_forbidden_attribute_in_a_template_field_is_refused():
     source = (
         "def utf8_encode(cp):\n    seen = '{0.encode}'.format(chr(cp))\n    return bytes([cp])\n"

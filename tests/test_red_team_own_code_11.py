@@ -45,10 +45,10 @@ Doors found:
    A few bits per submission (up to two indices and a count), beside the one bit per case the
    README already names.
 
-Closed since (their xfails now plain tests): door 1 (what the code raises is a case's outcome, a
-KeyboardInterrupt it raises too; a failed cell is told in the grader's words:
-`test_grading_cell_errors`), door 2 (`verdicts._raises_whatever`), door 3 (the bundle's salt:
-`test_gradescope`), door 4 (`changed_arguments._advice`).
+Closed since (their xfails now plain tests): door 0 (`forbidden._made_again`), door 1 (what the
+code raises is a case's outcome, a KeyboardInterrupt it raises too; a failed cell is told in the
+grader's words: `test_grading_cell_errors`), door 2 (`verdicts._raises_whatever`), door 3 (the
+bundle's salt: `test_gradescope`), door 4 (`changed_arguments._advice`).
 
 Honest code refused (builtins only, where `.encode`/`.decode` is forbidden):
 
@@ -175,24 +175,10 @@ def test_the_batch_graded_every_notebook_and_the_honest_rest_kept_its_marks(grad
         assert honest and all(s == EXERCISES[n].points for n, s in honest.items()), honest
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 0, measured in the real grader: `out = bytearray(); out.__init__(chr(cp),"
-    " 'utf-8')` as utf8_encode scored 2 / 2 ('all 47 cases passed'). Fix: a dunder is read only"
-    " where defining it is the point: `.__init__` only as `super().__init__(...)` inside a"
-    " class's own `__init__`, its base judged there (or `restricted_use` judges any"
-    " `.__init__(...)` call with two arguments or an encoding as `bytearray(..., encoding)`)",
-)
 def test_a_bytearray_made_again_from_text_earns_nothing(graded: dict):
     assert _scores(graded["records"]["oscar/reinit"])["utf8_encode"] == 0.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 0: `out.__init__(chr(cp), 'utf-8')` (also with `encoding=`) on a bytearray"
-    " is read as own code where `.encode` is forbidden, and returns b'\\xe2\\x82\\xac' for"
-    " 0x20AC. Fix: as above",
-)
 @pytest.mark.parametrize("spelling", ["'utf-8'", "encoding='utf-8'"])
 def test_init_with_an_encoding_is_refused(spelling: str):
     source = REINIT.replace("'utf-8'", spelling)
@@ -200,6 +186,30 @@ def test_init_with_an_encoding_is_refused(spelling: str):
     exec(source, namespace)
     assert namespace["utf8_encode"](0x20AC) == b"\xe2\x82\xac"
     assert verdict("utf8_encode", source)
+
+
+INIT_AS_A_VALUE = {
+    "bound": "    f = out.__init__\n    f(chr(cp), 'utf-8')\n",
+    "getattr": "    getattr(out, '__init__')(chr(cp), 'utf-8')\n",
+    "match": "    match out:\n        case object(__init__=f):\n            f(chr(cp), 'utf-8')\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(INIT_AS_A_VALUE))
+def test_init_had_as_a_value_is_refused(how: str):
+    """Door 0 closed by design: `.__init__` is read, where `.encode` is forbidden, only as the
+    callee of a call without an encoding; had as a value, whatever calls it is unseen."""
+    source = f"def utf8_encode(cp):\n    out = bytearray()\n{INIT_AS_A_VALUE[how]}"
+    assert "`.__init__`" in verdict("utf8_encode", source + "    return bytes(out)\n")
+
+
+def test_a_subclass_calling_its_bases_init_is_own_code():
+    source = (
+        "class Pair:\n    def __init__(self, a, b):\n        self.a, self.b = a, b\n\n"
+        "class Named(Pair):\n    def __init__(self, a, b):\n        super().__init__(a, b)\n\n"
+        "def utf8_encode(cp):\n    Named(cp, 1)\n    return bytes([cp])\n"
+    )
+    assert verdict("utf8_encode", source) == ""
 
 
 def _seen_by_mallory(graded: dict) -> str:

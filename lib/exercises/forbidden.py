@@ -94,6 +94,29 @@ def _only_asked_about(item: ast.Name) -> bool:
     )
 
 
+def _made_again(item: ast.AST, forbidden: Iterable[str]) -> str:
+    """ "" unless `item` reads `.__init__` where `.encode` is forbidden, other than to call it
+    without an encoding: `out.__init__(chr(cp), 'utf-8')` makes a bytearray `out` again from
+    text, as `bytearray(..., 'utf-8')` would, without naming the class; so would the method had
+    as a value (`f = out.__init__`, `getattr`, a `match` keyword). `super().__init__(...)` is
+    left to the class's bases, which are judged where they are named. Needs `parent` links."""
+    if ".encode" not in forbidden or "__init__" not in attributes_read(item):
+        return ""
+    call = getattr(item, "parent", None)
+    if not (isinstance(item, ast.Attribute) and isinstance(call, ast.Call) and call.func is item):
+        return (
+            "uses `.__init__` other than by calling it, which could run `.encode` by another name"
+        )
+    made = item.value
+    if isinstance(made, ast.Call) and getattr(made.func, "id", None) == "super":
+        return ""
+    keywords = {k.arg for k in call.keywords}
+    spread = any(isinstance(a, ast.Starred) for a in call.args)
+    if spread or len(call.args) >= 2 or keywords & {"encoding", "errors", None}:
+        return "calls `.__init__(…, encoding)`, which is `.encode` by another name"
+    return ""
+
+
 def _type_of_one(node: ast.AST) -> bool:
     """`type(x)`: a class, which `is`, `==` or `in` only compares with the one named beside it
     (`type_use.class_asked`), as Python's own `type.__eq__` does. The code may not bind `type`
@@ -105,7 +128,7 @@ def _type_of_one(node: ast.AST) -> bool:
 def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
     """ "" unless this one node is a use of a `forbidden` entry; then which, in words. Needs
     `parent` links, for `restricted_use`."""
-    found = restricted_use(item, forbidden)
+    found = restricted_use(item, forbidden) or _made_again(item, forbidden)
     if found:
         return found
     methods = {name[1:] for name in forbidden if name[:1] == "."}

@@ -45,10 +45,11 @@ Doors found:
    A few bits per submission (up to two indices and a count), beside the one bit per case the
    README already names.
 
-Closed since (their xfails now plain tests): door 0 (`forbidden._made_again`), door 1 (what the
-code raises is a case's outcome, a KeyboardInterrupt it raises too; a failed cell is told in the
-grader's words: `test_grading_cell_errors`), door 2 (`verdicts._raises_whatever`), door 3 (the
-bundle's salt: `test_gradescope`), door 4 (`changed_arguments._advice`).
+Closed since (their xfails now plain tests): door 0 (`forbidden._made_again`), honest 5
+(`forbidden._only_asked_about`), door 1 (what the code raises is a case's outcome, a
+KeyboardInterrupt it raises too; a failed cell is told in the grader's words:
+`test_grading_cell_errors`), door 2 (`verdicts._raises_whatever`), door 3 (the bundle's salt:
+`test_gradescope`), door 4 (`changed_arguments._advice`).
 
 Honest code refused (builtins only, where `.encode`/`.decode` is forbidden):
 
@@ -348,14 +349,6 @@ HONEST_ASKS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="honest 5: `isinstance(out, bytes | bytearray)`, `case bytes():` and `case str():`"
-    " are refused, 'hands `bytes` on as a value, which could run `.encode` by another name'"
-    " (`str`/`.decode` alike), though each only asks isinstance. Fix: `_only_asked_about`"
-    " accepts a `|` of builtin classes as isinstance's second argument, and a class pattern"
-    " with no positional sub-patterns (its keywords stay judged: `case str(encode=f)`)",
-)
 @pytest.mark.parametrize("name", sorted(HONEST_ASKS))
 def test_asking_for_a_class_is_own_code(name: str):
     exercise, source = HONEST_ASKS[name]
@@ -367,6 +360,15 @@ def test_a_forbidden_attribute_in_a_template_field_is_refused():
         "def utf8_encode(cp):\n    seen = '{0.encode}'.format(chr(cp))\n    return bytes([cp])\n"
     )
     assert "`.encode`" in verdict("utf8_encode", source)
+
+
+def test_a_union_with_a_name_code_may_bind_still_hands_the_class_on():
+    """`bytes | X` calls X's `__ror__` with `bytes` when X is no class: only a `|` of names no
+    code may bind (the exercise's restricted classes) is a question."""
+    source = (
+        "def utf8_encode(cp):\n    assert isinstance(cp, bytes | int)\n    return bytes([cp])\n"
+    )
+    assert "hands `bytes` on" in verdict("utf8_encode", source)
 
 
 # New spellings tried this round that the rules held.

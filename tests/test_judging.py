@@ -191,6 +191,30 @@ def test_a_negative_number_is_read_whole_with_its_sign_and_digit_groups():
     assert scores("65536", ("id 65,536 too big", "id -65536")) == [1, 0]
 
 
+def test_a_list_written_without_spaces_is_not_read_as_one_grouped_number():
+    """Review K8: ungrouping every "digit, comma, three digits" made `",".join(map(str, ids))`
+    of [3, 70000] read "370000", so a message naming the id was refused. Only a well-formed run
+    of groups is one number; a list of grouped numbers with spaces still reads each."""
+
+    def fail(message):
+        def target():
+            raise ValueError(message)
+
+        return target
+
+    def scores(naming, messages):
+        exercise = exercise_of(Case(expected=Raises(ValueError, naming=naming)), name="e")
+        return [
+            exercise.judge(exercise.cases(), run_cases(fail(m), [((), {})], 2)).score
+            for m in messages
+        ]
+
+    assert scores("70000", ("ids 3,70000", "[3,70000]", "ids 1,000,70000")) == [1, 1, 1]
+    assert scores("65536", ("bad: 5,65536,7", "bad: [65,536, 7]", "65,536,7")) == [1, 1, 0]
+    assert scores("370000", ("ids 3,70000", "id 370,000")) == [0, 1]
+    assert scores("1000000", ("id 1,000,000", "id 1_000_000", "id -1,000,000")) == [1, 1, 0]
+
+
 def test_answers_too_big_or_too_deep_are_refused():
     deep: list = []
     for _ in range(MAX_DEPTH + 5):

@@ -352,6 +352,19 @@ def test_training_on_chunks_with_the_first_seen_tie_is_named_as_train_bpe_is():
     assert "'first pair seen' tie rule (minbpe's" in " ".join(result.reason.split())
 
 
+def test_training_on_chunks_with_an_ids_tie_is_named_as_train_bpe_is():
+    """Review K6: ties broken by the pair of ids failed 4 of 5 (0.86 of 2) with ids only, though
+    train_bpe names that tie rule."""
+    ids_tie = OWN_PATTERN.replace(
+        "max(stats, key=lambda p: (stats[p], vocab[p[0]], vocab[p[1]]))",
+        "max(stats, key=lambda p: (stats[p], p))",
+    )
+    assert ids_tie != OWN_PATTERN
+    result = ex.train_with_pattern.grade(namespace_of([OWN_MERGE, ids_tie]))
+    assert result.status == "partial"
+    assert "breaking ties by the pair's ids" in " ".join(result.reason.split())
+
+
 def test_the_hook_runs_in_judge_on_plain_outcomes_and_never_breaks_feedback():
     cases = [Case(args=(2,), expected=4), Case(args=(3,), expected=9)]
 

@@ -153,6 +153,11 @@ def test_lesson_7_counts_the_merges_bpe_spends_on_characters_as_printed():
     assert f"{spelled.group(1)} of the {spelled.group(2)} characters of the training" in prose
     bpe, wordpiece, unigram = longer.groups()
     assert f"{bpe}, against {unigram} for Unigram and {wordpiece} for WordPiece" in prose
+    # Review K10: 94 of those characters are inside longer tokens, so not all are spelled in
+    # bytes; the ones in no token at all are, wherever they occur.
+    nowhere = regex.search(r"in no token at all: ([\d,]+)", printed)
+    assert nowhere, "the comparison cell prints how many characters are in no token at all"
+    assert f"{nowhere.group(1)} of them are in no token at all, so they are spelled" in prose
 
 
 def test_lesson_7_says_which_split_option_keeps_the_space_mark_at_the_start():

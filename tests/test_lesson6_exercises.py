@@ -273,11 +273,22 @@ EACH_PAIR_ONCE_GINI = (
             "fit pairs of two different items only",
         ),
         (
+            "import itertools\ndef gini(values):\n    n = len(values)\n"
+            "    pairs = list(itertools.combinations_with_replacement(values, 2))\n"
+            "    return sum(abs(x - y) for x, y in pairs) / len(pairs) / (2 * sum(values) / n)\n",
+            "fit each two items once, an item with itself included",
+        ),
+        (
             EACH_PAIR_ONCE_GINI,
             "are half the right ones: they count each two items once",
         ),
     ],
-    ids=["n × (n − 1) pairs", "each pair once, over its count", "each pair once, over n × n"],
+    ids=[
+        "n × (n − 1) pairs",
+        "each pair once, over its count",
+        "each pair once, over n × n",
+        "each pair once, itself included",
+    ],
 )
 def test_gini_names_picks_counted_wrong(source, told):
     """Review I4: an average over the n × (n − 1) picks of different items (or over the

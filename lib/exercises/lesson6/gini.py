@@ -36,6 +36,13 @@ def _each_pair_once(values: list[float]) -> float:
     return fairness.gini(values) / 2
 
 
+def _each_pair_once_itself_included(values: list[float]) -> float:
+    """The average gap over the n × (n + 1) / 2 unordered pairs, an item with itself included
+    (`combinations_with_replacement`): n / (n + 1) times the Gini coefficient (review K2)."""
+    n = len(values)
+    return fairness.gini(values) * n / (n + 1)
+
+
 def _fits(cases: list[Case], answers: list[Any], other: Callable[[list[float]], float]) -> bool:
     """Is every wrong answer `other`'s on its case (and one answer wrong)? Where `other` raises
     (a single value has no two different items), the learner's call must have raised too."""
@@ -70,6 +77,12 @@ def _gini_turns(cases: list[Case], answers: list[Any]) -> str | None:
             "Your answers are half the right ones: they count each two items once, but "
             "picking x then y and picking y then x make two pairs, (x, y) and (y, x), each with "
             "the same gap."
+        )
+    if _fits(cases, answers, _each_pair_once_itself_included):
+        return (
+            "Your answers fit each two items once, an item with itself included. Picking x "
+            "then y and picking y then x make two pairs, (x, y) and (y, x), each with the "
+            "same gap: how many pairs are there then?"
         )
     return None
 

@@ -286,8 +286,8 @@ EACH_PAIR_ONCE_GINI = (
     ids=[
         "n × (n − 1) pairs",
         "each pair once, over its count",
-        "each pair once, over n × n",
         "each pair once, itself included",
+        "each pair once, over n × n",
     ],
 )
 def test_gini_names_picks_counted_wrong(source, told):

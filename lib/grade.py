@@ -198,6 +198,12 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("submission", type=Path, help="folder of the student's files")
     run.add_argument("results", type=Path, help="where to write results.json")
     _lesson_option(run)
+    run.add_argument(
+        "--allow-blocked-python",
+        action="store_true",
+        help="without bubblewrap, grade even if a kernel's user cannot start this Python from "
+        "its own process (every cell that starts one fails; the output says so)",
+    )
     return top
 
 

@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from lib import bpe, bpe_fast, bpe_long_chunks, data, patterns
 
@@ -137,7 +138,7 @@ def both_methods(text, vocab_size, **kw):
         return [bpe.train(text, vocab_size, method=m, **kw) for m in ("naive", "fast")]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     text=texts,
     extra=st.integers(0, 40),
@@ -152,7 +153,7 @@ def test_fast_equals_naive_on_generated_text(text, extra, pattern, special):
     assert fast == naive
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     text=texts,
     extra=st.integers(0, 40),
@@ -208,7 +209,7 @@ def test_fast_equals_naive_on_real_text():
 # -- encoding one chunk ----------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(train_text=texts, text=texts)
 def test_rank_driven_encoding_equals_replaying_merges(train_text, text):
     with warnings.catch_warnings():

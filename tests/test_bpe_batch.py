@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from lib import Tokenizer, bpe, bpe_batch, data, patterns, tokenizer_encoder
 
@@ -22,7 +23,7 @@ def trained(text: str, vocab_size: int) -> tuple[dict, list, dict]:
     return vocab, merges, {token: i for i, token in vocab.items()}
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(train_text=st.text(ALPHABET, max_size=200), chunks=st.lists(words, min_size=1, max_size=40))
 def test_batch_equals_the_merge_loop_for_a_trained_tokenizer(train_text, chunks):
     vocab, merges, ranks = trained(train_text, 300)
@@ -44,7 +45,7 @@ def scrambled_vocabularies(draw):
     return vocab
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(ranks=scrambled_vocabularies(), chunks=st.lists(st.binary(min_size=1), max_size=20))
 def test_batch_equals_the_rank_driven_loop_on_any_ranks(ranks, chunks):
     """Ranks in no order at all: a new pair can rank below the pairs already there, which is
@@ -85,7 +86,7 @@ def tiktoken_pair(request):
     return Tokenizer.from_tiktoken(request.param), data.tiktoken_encoding(request.param)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(texts=st.lists(st.text(st.characters(exclude_categories=("Cn",))), min_size=20))
 def test_batched_tokenizer_equals_tiktoken_on_random_text(tiktoken_pair, texts):
     """Every chunk new and batched, however few (`BATCH_FROM` set to 1), on random text."""

@@ -8,6 +8,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from lib import Tokenizer, bpe_dropout, data
 from lib.added_tokens import add_tokens
@@ -39,14 +40,14 @@ class Replay:
         return self.draws.pop(0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=any_text, seed=st.integers(0, 2**32))
 def test_p_zero_is_the_tokenizers_own_encoding(tok, cl100k, text, seed):
     for t in (tok, cl100k):
         assert bpe_dropout.encode(t, text, 0.0, seed) == t.encode_ordinary(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=any_text, p=st.floats(0, 0.999), seed=st.integers(0, 2**32))
 def test_every_output_decodes_to_the_input(tok, cl100k, text, p, seed):
     for t in (tok, cl100k):

@@ -29,10 +29,12 @@ from tests.test_gradescope import (
     start_autograder,
     unpacked_bundle,
 )
+from tests.test_user_python import needs_a_reachable_python
 
 pytestmark = [
     pytest.mark.end_to_end,
     pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (`bwrap`) on PATH"),
+    needs_a_reachable_python,  # the daemon's kernel starts Python (exec) as its own user
 ]
 DOCKER_BWRAP = """#!/bin/sh
 echo 'bwrap: Creating new namespace failed: Operation not permitted' >&2

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from lib import bpe
 from lib.parity_bpe import train_parity
@@ -13,7 +14,7 @@ TEXTS = st.text(alphabet="ab é\u0939\u093f", max_size=40)
 
 
 @pytest.mark.filterwarnings("ignore:stopped after")  # short texts run out of pairs: fine here
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(text=TEXTS, extra=st.integers(0, 30), pattern=st.sampled_from([None, "gpt4"]))
 def test_one_language_is_standard_bpe(text, extra, pattern):
     _, expected = bpe.train(text, 256 + extra, pattern)
@@ -23,7 +24,7 @@ def test_one_language_is_standard_bpe(text, extra, pattern):
 
 
 @pytest.mark.filterwarnings("ignore:stopped after")
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(text=TEXTS, extra=st.integers(0, 20))
 def test_two_copies_of_one_text_are_standard_bpe(text, extra):
     """The same text twice: every language's counts are the whole's, halved, so the same pairs
@@ -62,7 +63,7 @@ def test_bad_requests_are_refused(texts, size):
         train_parity(texts, size)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     texts=st.dictionaries(st.sampled_from(["x", "y", "z"]), TEXTS, min_size=2, max_size=3),
     extra=st.integers(1, 12),

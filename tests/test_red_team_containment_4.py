@@ -73,7 +73,8 @@ def own_user_mode(tmp_path, monkeypatch):
     (fake / "bwrap").write_text(DOCKER_BWRAP)
     (fake / "bwrap").chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}:{os.environ['PATH']}")
-    assert sandbox.choose(own_user_fallback=True) is False
+    # Its tests' kernels fork but start no Python (exec): a Python blocked to them costs nothing.
+    assert sandbox.choose(own_user_fallback=True, allow_blocked_python=True) is False
 
 
 # --- 1. A folder others may write but not read: every other user's reset fails ------------------
@@ -152,7 +153,13 @@ def test_an_honest_student_graded_beside_an_unreadable_folder_keeps_her_marks(
     nbformat.write(toy(**SOLVED, before=[attack, *sleeps]), classroom / "mallory.ipynb")
     nbformat.write(toy(**SOLVED), classroom / "alice.ipynb")
     records = grade_submissions(
-        [classroom], tmp_path / "out", jobs=2, own_user_fallback=True, limits=LIMITS, **TOY
+        [classroom],
+        tmp_path / "out",
+        jobs=2,
+        own_user_fallback=True,
+        limits=LIMITS,
+        **TOY,
+        allow_blocked_python=True,  # mallory's daemon forks; no kernel starts Python
     )
     alice = next(r for r in records if r["student"] == "alice")
     assert [e["score"] for e in alice["exercises"]] == [2, 1], alice["note"]

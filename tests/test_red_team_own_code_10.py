@@ -17,7 +17,9 @@ Door found:
    Text only: no call can be made through a template, so no marks came of it.
 
 Honest code refused (the rule "a template worked out at run time is refused" reads any
-receiver that is not a string literal as one):
+receiver that is not a string literal as one), 2 and 3 closed since by what the receiver surely
+is (fix27k, `bindings.known`: a name bound once to a string written out, or to a class Python
+alone makes; doors around it in `test_own_code_known_names`), their tests plain now:
 
 2. a learner's own class with a method named `format` (`Table().format(n)`), or a dataclass
    with a field named `format` (`P().format`, a plain str value);
@@ -80,12 +82,6 @@ def test_format_reached_by_getattr_is_refused(name: str) -> None:
     assert verdict("bytes_per_char", source)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a learner's class with a method (or dataclass field) `format` is refused: 'uses"
-    " `.format` on a template worked out at run time' (the message now adds 'a method of your own"
-    " named `format`? rename it'). Fix: refuse `.format` only where the receiver can be a str",
-)
 @pytest.mark.parametrize("kind", ["method", "dataclass_field"])
 def test_own_class_with_a_format_attribute_is_own_code(kind: str) -> None:
     source = {
@@ -98,11 +94,6 @@ def test_own_class_with_a_format_attribute_is_own_code(kind: str) -> None:
     assert verdict("bytes_per_char", source) == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="`TEMPLATE = '{}'` then `TEMPLATE.format(n)` is refused as a computed template. Fix:"
-    " a name bound once, to a written-out string, is read as that string (its fields judged)",
-)
 def test_template_in_a_module_constant_is_own_code() -> None:
     source = "TEMPLATE = '{}'\n\ndef bytes_per_char(s):\n    return int(TEMPLATE.format(len(s)))\n"
     assert verdict("bytes_per_char", source) == ""

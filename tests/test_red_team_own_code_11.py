@@ -54,7 +54,8 @@ Honest code refused (builtins only, where `.encode`/`.decode` is forbidden):
 Rule gap (text only, no marks): `'{0.encode}'.format(chr(cp))` in `utf8_encode` is own code: the
 template's fields are judged for dunders and private names (`format_fields`) but not for the
 exercise's forbidden attributes; format cannot call what it reads, so it gives only the method's
-repr.
+repr. Closed since (fix27k): `forbidden_name` judges every name `attributes_read` gives,
+template fields included; its test is plain.
 
 Held: the lookup table is worth nothing to another student (per-student salt, batch grading):
 the same table handed in by `eve` scored 0.72 / 2 (17 shown cases of 47). The honest rest of
@@ -358,13 +359,6 @@ def test_asking_for_a_class_is_own_code(name: str):
     assert verdict(exercise, source) == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rule gap: `'{0.encode}'.format(chr(cp))` in utf8_encode is own code; template"
-    " fields are judged for dunders and private names, not for the exercise's forbidden"
-    " attributes (text only: format cannot call what it reads). Fix: `forbidden_name` judges"
-    " every name `python_itself.attributes_read` gives, template fields included",
-)
 def test_a_forbidden_attribute_in_a_template_field_is_refused():
     source = (
         "def utf8_encode(cp):\n    seen = '{0.encode}'.format(chr(cp))\n    return bytes([cp])\n"

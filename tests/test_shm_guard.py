@@ -23,6 +23,9 @@ FIXTURES = Path(__file__).resolve().parent / "grading_fixtures"
 sys.path.insert(0, str(FIXTURES))
 from toy_class import SOLVED, toy  # noqa: E402
 
+# Sandbox users, the guard and bubblewrap: the machine's, once, in the main run (pyproject).
+pytestmark = pytest.mark.machine
+
 UID = sandbox.FIRST_UID + 962  # far from the users of graders and of other tests
 AS_ROOT = [
     pytest.mark.machine,  # runs code as a sandbox user: the main run only (pyproject)
@@ -187,6 +190,7 @@ def test_through_the_grader_a_guarded_kernel_is_stopped_or_interrupted_and_the_r
     try:
         [record] = grade_submissions(
             [classroom], tmp_path / "out", own_user_fallback=True, progress=False,
+            allow_blocked_python=True,  # its kernels start no Python
             limits=Limits(cell=5, notebook=90, probe=5), **toy_settings,
         )  # fmt: skip
         assert said in " ".join(record["events"]), record["events"]

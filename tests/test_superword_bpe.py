@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from lib import Tokenizer, patterns, superword_bpe
 
@@ -72,7 +73,7 @@ def test_no_stage_two_is_stage_one():
         assert one.encode(text) == one.base.encode_ordinary(text)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=st.text(st.sampled_from(list("the cat on mat,.\n é日")), max_size=80))
 def test_encode_then_decode_gives_the_text_back(two_stage, text):
     assert two_stage.decode(two_stage.encode(text)) == text

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 import lib
 from lib import Tokenizer, data, tiktoken_files
@@ -171,7 +172,7 @@ def test_generated_strings_with_specials_allowed_and_disallowed(pair):
 # Code points this Python's Unicode tables call unassigned are left out: the `regex` package knows
 # newer Unicode than tiktoken's Rust regex, so for a letter added recently (U+3D000 is one) the two
 # split patterns disagree, and that is a difference of Unicode versions, not of BPE.
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(text=st.text(st.characters(exclude_categories=("Cn",)), max_size=100))
 def test_hypothesis_text(pair, text):
     ours, ref = pair

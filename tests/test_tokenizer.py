@@ -3,6 +3,7 @@
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from lib import Tokenizer, data
 from lib.tokenizer_text_format import escape, unescape
@@ -31,7 +32,7 @@ any_text = st.text(st.characters(codec="utf-8"), max_size=200) | st.text(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=any_text)
 def test_decode_encode_round_trip(tok, raw_tok, text):
     for t in (tok, raw_tok):
@@ -39,7 +40,7 @@ def test_decode_encode_round_trip(tok, raw_tok, text):
         assert t.decode(t.encode_ordinary(text)) == text
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(text=any_text)
 def test_to_tiktoken_encodes_like_encode(tok, raw_tok, text):
     for t, enc in ((tok, tok_tiktoken(tok)), (raw_tok, tok_tiktoken(raw_tok))):
@@ -117,7 +118,7 @@ def test_lone_surrogates_become_replacement_characters(tok):
     )  # a valid pair is joined, as tiktoken does
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     token=st.binary(max_size=12)
     | st.text(max_size=8).map(lambda s: s.encode("utf-8", "surrogatepass"))

@@ -7,6 +7,7 @@ import warnings
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from property_budget import examples
 
 from lib import Tokenizer, bpe, data
 
@@ -137,7 +138,7 @@ special_sets = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=st.data(), specials=special_sets)
 def test_allowed_and_disallowed_match_tiktoken(tok, data, specials):
     base = tok

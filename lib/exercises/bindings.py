@@ -10,7 +10,8 @@ import ast
 import builtins
 
 from lib.exercises.allowed import JUDGED_BUILTINS
-from lib.exercises.cell_reading import binds
+from lib.exercises.cell_reading import binds, bound_names
+from lib.exercises.class_patterns import plain_class
 from lib.exercises.python_itself import ORDINARY_DUNDERS
 from lib.exercises.scopes import class_names
 
@@ -33,7 +34,7 @@ KERNEL_NAMES |= {"display", "copyright", "credits", "license"}
 DEFINABLE = ORDINARY_DUNDERS - {"__name__", "__doc__"}
 
 
-def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[str]) -> str:
+def binds_judged(node: ast.AST, judged: set[str], aliases: set[str]) -> str:
     """ "" unless the unit binds a name the rules judge (`judged`: a builtin that runs or finds
     code, `getattr`, `type`, what the exercise forbids; `aliases`: a module's name the notebook
     imports). Every check skips a name the unit binds, yet a default, a loop's iterable or a
@@ -42,23 +43,12 @@ def binds_judged(node: ast.AST, own: set[str], judged: set[str], aliases: set[st
     that the reading judges wherever it is used (`type`, `eval`...) is refused only so, or
     bound for the notebook (`if False: eval = 0`): a plain parameter or a function's local
     variable named `type` holds what its caller or its assignment gives, read there."""
-    imports = {
-        a.asname or a.name.partition(".")[0]
-        for item in ast.walk(node)
-        if isinstance(item, ast.Import | ast.ImportFrom)
-        for a in item.names
-    }
-    declared = {
-        n for i in ast.walk(node) if isinstance(i, ast.Global | ast.Nonlocal) for n in i.names
-    }
-    named = (
-        {node.name}
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-        else set()
-    )
+    every = [(item, n) for item in ast.walk(node) for n in bound_names(item)]
+    imports = {n for item, n in every if isinstance(item, ast.alias)}
+    declared = {n for item, n in every if isinstance(item, ast.Global | ast.Nonlocal)}
     outside = _looked_up_outside(node) | declared  # once: a unit may bind many names
-    notebooks = binds(node)[0] | named | imports  # bound where other units look them up
-    for name in sorted(own | declared | named | imports):
+    notebooks = binds(node)[0] | imports  # bound where other units look them up
+    for name in sorted({n for _, n in every}):
         if name[:2] == name[-2:] == "__" and name not in DEFINABLE:
             return (
                 f"binds `{name}`, a name Python itself gives a meaning: choose another name"
@@ -98,3 +88,21 @@ def _looked_up_outside(node: ast.AST) -> set[str]:
         elif isinstance(item, ast.comprehension):
             names.update(n.id for n in ast.walk(item.target) if isinstance(n, ast.Name))
     return names | class_names(node)
+
+
+def known(units: dict[str, list], names: tuple[dict, dict]) -> dict[str, ast.stmt]:
+    """The notebook's names (`units`: each name's units) that one statement alone binds, with
+    it: `name = value` (names only as targets: `TEMPLATE = "{}"`, which `by_text.template` reads
+    as that text), or a class Python alone makes (`class_patterns.plain_class`; `names`: the
+    names bound to modules and to their members). Where no scope of a unit binds the name, it
+    holds that value, or that class."""
+    found = {}
+    for name, bound in units.items():
+        statement = bound[0][1] if len(bound) == 1 else None
+        targets = getattr(statement, "targets", [getattr(statement, "target", None)])
+        assigned = isinstance(statement, ast.Assign | ast.AnnAssign)
+        if (assigned and all(isinstance(t, ast.Name) for t in targets)) or plain_class(
+            statement, names
+        ):
+            found[name] = statement
+    return found

@@ -15,7 +15,7 @@ modules (`allowed.COMPUTING`) these are:
 - `dataclasses.make_dataclass`, whose field names are text: refused, a class can be written out;
 - `dataclasses.asdict`, `astuple` and `replace`, which read each field with getattr by the name
   its `Field` holds. A class body's names are judged where it binds them
-  (`forbidden._class_attributes`), but a `Field`'s name can be set later
+  (`forbidden.forbidden_name`), but a `Field`'s name can be set later
   (`fields(C)[0].name = ...`, or a `field()` kept in a variable): refused, as the fields can be
   read by their names (`(t.lead, t.rest)`). A `Field` itself may be read, never held
   (`dataclass_fields`): a dataclass made later from a subclass writes its name into code.
@@ -34,8 +34,9 @@ are given, and `singledispatch` evaluates hints, which `hints` judges. `typing.N
 `TypedDict` are not among `typing`'s allowed names (`allowed.MEMBERS`).
 
 - `str.format` and `format_map`, whose template's fields name attributes (`"{0.__globals__}"`):
-  a template written out is read field by field (`format_fields`, each attribute judged as
-  `x.name` is), one worked out at run time is refused (`format_outside`).
+  a template written out (in place, or in a name bound once to it) is read field by field
+  (`format_fields`, each attribute judged as `x.name` is); any other receiver that can be a
+  `str` is refused (`format_outside`).
 
 `operator.attrgetter` and `methodcaller` would be two more, but `operator` is not allowed, and
 `string.Formatter` is refused where it is named (`python_itself.REACHES_IN`).
@@ -97,12 +98,12 @@ FORMATS = frozenset({"format", "format_map"})
 def format_fields(item: ast.AST) -> list[str]:
     """The attributes a written-out template's fields read (`"{0.x[k].y:{1.z}}".format`: x, y,
     z), for `python_itself.attributes_read`; [] for anything else."""
-    template = getattr(item, "value", None)
     if not (isinstance(item, ast.Attribute) and item.attr in FORMATS):
         return []
-    if not (isinstance(template, ast.Constant) and isinstance(template.value, str)):
+    text = template(item.value)
+    if text is None:
         return []
-    found, texts = [], [template.value]
+    found, texts = [], [text]
     while texts:
         try:
             fields = list(string.Formatter().parse(texts.pop()))
@@ -114,19 +115,31 @@ def format_fields(item: ast.AST) -> list[str]:
     return found
 
 
+def template(node: ast.AST | None) -> str | None:
+    """The text of a template the reading sees: written out in place, or a name the notebook
+    binds once to one (`TEMPLATE = "{}"`, marked `known` by `unit_reading`); else None."""
+    known = getattr(node, "known", None)
+    node = known.value if isinstance(known, ast.Assign | ast.AnnAssign) else node
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
 def format_outside(item: ast.AST, read: list[str]) -> str:
-    """ "" unless `item` reaches `.format` or `.format_map` of a template not written out in
-    place. `read` is what the node reads by name (`python_itself.attributes_read`): the method
-    reached any other way than `"...".format` (`getattr(t, "format")`, `case str(format=f)`)
-    gets a template the reading cannot see."""
+    """ "" unless `item` reaches `.format` or `.format_map` of something that can be a template
+    the reading does not see. `read` is what the node reads by name
+    (`python_itself.attributes_read`): the method reached any other way than `x.format`
+    (`getattr(t, "format")`, `case str(format=f)`) may be `str`'s on any text. `x.format` is
+    read where `x` is a template (`template`), or a class Python alone makes
+    (`bindings.known`), or one of its instances (`Table().format`), which no `str` is."""
     name = next((n for n in read if n in FORMATS), "")
-    if not name:
+    receiver = item.value if isinstance(item, ast.Attribute) else None
+    if not name or template(receiver) is not None:
         return ""
-    template = getattr(item, "value", None) if isinstance(item, ast.Attribute) else None
-    if isinstance(template, ast.Constant) and isinstance(template.value, str):
+    made = receiver.func if isinstance(receiver, ast.Call) else receiver
+    if isinstance(getattr(made, "known", None), ast.ClassDef):
         return ""
     return (
         f"uses `.{name}` on a template worked out at run time, whose fields can name any"
         f' attribute: write the template in place (`"{{}} {{}}".{name}(...)`) or an f-string'
-        f" (a method of your own named `{name}`? rename it)"
+        f" (a method `{name}` of your own class? call it on the class or a new instance,"
+        f" `Table().{name}(...)`)"
     )

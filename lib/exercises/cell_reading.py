@@ -2,9 +2,9 @@
 builds its reading from.
 
 `parse_cell` turns IPython's `!shell` and `%magic` lines into calls before parsing; the others
-say what one statement binds (`binds`), which of its names are its own (`local_names`), what it
-imports from `lib` (`lib_imports`), where its type hints are (`type_hints`), and whether a value
-is written out (`is_literal`).
+say what one node binds (`bound_names`), what one statement binds for the notebook (`binds`),
+what it imports from `lib` (`lib_imports`), where its type hints are (`type_hints`), and whether
+a value is written out (`is_literal`).
 """
 
 from __future__ import annotations
@@ -69,31 +69,21 @@ def lib_imports(*nodes: ast.AST) -> dict[str, str]:
     return bound
 
 
-def local_names(node: ast.AST) -> set[str]:
-    """Parameters and variables a unit assigns, its inner functions and classes, what it catches
-    and imports: names that do not reach out (its imports are read themselves)."""
-    names = set()
-    for item in ast.walk(node):
-        if isinstance(item, ast.arg):
-            names.add(item.arg)
-        elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
-            names.add(item.id)
-        elif item is not node and isinstance(item, ast.FunctionDef | ast.ClassDef):
-            names.add(item.name)
-        elif isinstance(item, ast.ExceptHandler) and item.name:
-            names.add(item.name)
-        elif item is not node and isinstance(item, ast.Import | ast.ImportFrom):
-            names.update(a.asname or a.name.partition(".")[0] for a in item.names)
-        names.update(captured(item))
-    return names - set(lib_imports(node))
-
-
-def captured(item: ast.AST) -> list[str]:
-    """The names a `match` pattern binds (`case [a, *rest]`, `case {**rest}`): they are plain
-    text in the tree, not `ast.Name` nodes, yet bind like an assignment."""
-    if isinstance(item, ast.MatchAs | ast.MatchStar):
-        return [item.name] if item.name else []
-    return [item.rest] if isinstance(item, ast.MatchMapping) and item.rest else []
+def bound_names(node: ast.AST) -> set[str]:
+    """The names this one node binds: a store or `del`, a parameter, a `def` or `class`, an
+    import's name, `except ... as`, what `global` or `nonlocal` declares, and what a `match`
+    pattern captures (`case [a, *rest]`, `case {**rest}`: plain text in the tree, not `ast.Name`
+    nodes, yet bound like an assignment)."""
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return {node.id}
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return set(node.names)
+    if isinstance(node, ast.alias):
+        return {node.asname or node.name.partition(".")[0]}
+    if isinstance(node, ast.MatchMapping):
+        return {node.rest} if node.rest else set()
+    name = node.arg if isinstance(node, ast.arg) else getattr(node, "name", None)
+    return {name} if isinstance(name, str) else set()
 
 
 def type_hints(node: ast.AST) -> list[ast.AST]:
@@ -131,17 +121,11 @@ def binds(statement: ast.stmt, registers: bool = True) -> tuple[set[str], set[st
             calls = [n.func for n in inner if isinstance(n, ast.Call)]
             called.update(base_name(f) for f in calls if isinstance(f, ast.Attribute))
             continue
-        if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load):
-            names.add(item.id)
-        elif isinstance(item, ast.Attribute | ast.Subscript) and type(item.ctx) is not ast.Load:
+        if isinstance(item, ast.Attribute | ast.Subscript) and type(item.ctx) is not ast.Load:
             names.add(base_name(item))
         elif isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute):
             called.add(base_name(item.func))
-        elif isinstance(item, ast.ExceptHandler) and item.name:
-            names.add(item.name)
-        elif isinstance(item, ast.Import | ast.ImportFrom):
-            names.update(a.asname or a.name.partition(".")[0] for a in item.names)
-        names.update(captured(item))
+        names.update(bound_names(item))
         todo.extend(ast.iter_child_nodes(item))
     return names - {""}, called - {""}
 

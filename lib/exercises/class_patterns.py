@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from lib.exercises.allowed import is_builtin
-from lib.exercises.cell_reading import captured
+from lib.exercises.cell_reading import bound_names
 
 
 def pattern_outside(
@@ -50,16 +50,19 @@ def pattern_outside(
 
 def _bindings(unit: ast.AST, name: str) -> list[ast.AST]:
     """Every node of `unit` that binds `name`, however."""
-    found = []
-    for node in ast.walk(unit):
-        named = getattr(node, "name", None) if not isinstance(node, ast.alias) else None
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            named = node.id
-        elif isinstance(node, ast.alias):
-            named = node.asname or node.name.partition(".")[0]
-        if named == name or name in captured(node):
-            found.append(node)
-    return found
+    return [node for node in ast.walk(unit) if name in bound_names(node)]
+
+
+def plain_class(node: ast.AST, names: tuple[dict, dict]) -> bool:
+    """Is `node` a `class` statement with no bases and no metaclass, decorated by nothing but
+    `dataclass`? Python alone makes its class, so an instance's attributes are the class's or
+    its own, never a `str`'s: `Table().format` is no `str.format`."""
+    return (
+        isinstance(node, ast.ClassDef)
+        and not node.bases
+        and not node.keywords
+        and all(_dataclass(d, node, names) for d in node.decorator_list)
+    )
 
 
 def _only_dataclasses(bindings: list[tuple[ast.AST, ast.AST]], name: str, names: tuple) -> bool:

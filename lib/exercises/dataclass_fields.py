@@ -3,7 +3,7 @@
 A dataclass writes each field's name, as text, into the methods it generates (`__init__`,
 `__eq__`, `__repr__`... are `exec`uted from text) and into `__match_args__` (a class pattern
 `case Text(x)` fetches the attribute of that name). A class body's names are judged where it
-binds them (`forbidden._class_attributes`), but a `Field` is a plain object whose `.name` can be
+binds them (`forbidden.forbidden_name`), but a `Field` is a plain object whose `.name` can be
 set later, and a dataclass made later from a subclass takes its base's `Field`s as they are:
 after `fields(Base)[0].name = 'lead,FOUND.append(eval)'` the subclass's `__eq__` runs that text.
 Which object a variable holds is not known when reading, so no `Field` may reach one:

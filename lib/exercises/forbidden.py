@@ -22,7 +22,9 @@ import textwrap
 from collections.abc import Iterable
 from typing import Any
 
-from lib.exercises.cell_reading import type_hints
+from lib.exercises.cell_reading import called_with_one, type_hints
+from lib.exercises.python_itself import attributes_read
+from lib.exercises.scopes import body_names
 
 # The same conversions without the method's name: bytes(text, "utf-8") is text.encode("utf-8").
 _SAME_AS = {".encode": ("bytes", "bytearray"), ".decode": ("str",)}
@@ -96,13 +98,8 @@ def _type_of_one(node: ast.AST) -> bool:
     """`type(x)`: a class, which `is`, `==` or `in` only compares with the one named beside it
     (`type_use.class_asked`), as Python's own `type.__eq__` does. The code may not bind `type`
     (`allowed.JUDGED_BUILTINS`)."""
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "type"
-        and len(node.args) == 1
-        and not node.keywords
-    )
+    func = getattr(node, "func", None)
+    return getattr(func, "id", None) == "type" and called_with_one(func) is node
 
 
 def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
@@ -111,47 +108,28 @@ def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
     found = restricted_use(item, forbidden)
     if found:
         return found
-    if isinstance(item, ast.Call) and isinstance(item.func, ast.Name):
-        attribute = item.args[1] if item.func.id == "getattr" and len(item.args) > 1 else None
-        if isinstance(attribute, ast.Constant) and f".{attribute.value}" in forbidden:
-            name = f".{attribute.value}"
-            return f"uses `{name}` through getattr, which this exercise asks you to do without"
     methods = {name[1:] for name in forbidden if name[:1] == "."}
-    if isinstance(item, ast.ClassDef) and _class_attributes(item) & methods:
-        name = min(_class_attributes(item) & methods)  # `dataclasses.astuple` reads a field
+    # A class body's names are its attributes, which dataclasses, `match` and the like read by
+    # name, as text (`dataclasses.astuple` reads a field).
+    defined = body_names(item) & methods if isinstance(item, ast.ClassDef) else set()
+    if defined:
         return (
-            f"defines `{name}` in class `{item.name}`, the name of `.{name}`, which this"
-            " exercise asks you to do without: give it another name"
+            f"defines `{min(defined)}` in class `{item.name}`, the name of `.{min(defined)}`,"
+            " which this exercise asks you to do without: give it another name"
         )
-    attributes = getattr(item, "kwd_attrs", [])  # `case str(encode=method):` reads `.encode`
-    read = [name for name in attributes if f".{name}" in forbidden]
-    if isinstance(item, ast.Attribute) and f".{item.attr}" in forbidden:
-        name = f".{item.attr}"
-    elif read:
-        name = f".{read[0]}"
-    elif isinstance(item, ast.Name) and item.id in forbidden:
-        name = item.id
-    elif isinstance(item, ast.Import | ast.ImportFrom):  # `import tiktoken as tk` counts too
-        modules = [item.module or ""] if isinstance(item, ast.ImportFrom) else []
-        modules += [alias.name for alias in item.names]
-        roots = {m: m.partition(".")[0].lstrip("_") for m in modules}  # `_codecs` is `codecs`
-        found = [m for m in modules if m in forbidden or roots[m] in forbidden]
-        if not found:
-            return ""
-        return f"imports `{found[0]}`, which this exercise asks you to do without"
-    else:
+    read = [name for name in attributes_read(item) if name in methods]  # `case str(encode=m)`
+    if read:
+        how = " through getattr" if isinstance(item, ast.Call) else ""
+        return f"uses `.{read[0]}`{how}, which this exercise asks you to do without"
+    if isinstance(item, ast.Name) and item.id in forbidden:
+        return f"uses `{item.id}`, which this exercise asks you to do without"
+    if not isinstance(item, ast.Import | ast.ImportFrom):  # `import tiktoken as tk` counts too
         return ""
-    return f"uses `{name}`, which this exercise asks you to do without"
-
-
-def _class_attributes(item: ast.ClassDef) -> set[str]:
-    """The names a class body binds (fields, methods, class attributes; its methods' locals too,
-    to keep it simple): each is an attribute of the class, which dataclasses, `match` and the
-    like read by that name, as text."""
-    inner = [n for n in ast.walk(item) if n is not item]
-    names = {n.id for n in inner if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    kinds = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-    return names | {n.name for n in inner if isinstance(n, kinds)}
+    modules = [item.module or ""] if isinstance(item, ast.ImportFrom) else []
+    modules += [alias.name for alias in item.names]
+    roots = {m: m.partition(".")[0].lstrip("_") for m in modules}  # `_codecs` is `codecs`
+    found = [m for m in modules if m in forbidden or roots[m] in forbidden]
+    return f"imports `{found[0]}`, which this exercise asks you to do without" if found else ""
 
 
 def forbidden_use(node: ast.AST, forbidden: Iterable[str]) -> str:

@@ -47,29 +47,20 @@ def python_kinds() -> frozenset[type]:
 
 
 @functools.cache
-def python_private() -> frozenset[str]:
-    """The private names (`_convert_`) that Python's classes (`python_kinds`) have: a notebook
-    defining one does not make it its own."""
-    return frozenset(name for k in python_kinds() for name in vars(k) if private(name))
-
-
-@functools.cache
-def python_private_code() -> frozenset[str]:
-    """Those of `python_private` that some class of Python's holds as code (a method, a
-    property: `_convert_`), not as a slot for data (`_name`): a method of the notebook's may be
-    handed Python's class as `self` (`Table.label(re.RegexFlag)`), so these stay refused."""
+def python_private() -> dict[str, bool]:
+    """The private names (`_convert_`) that Python's classes (`python_kinds`) have, which a
+    notebook defining one does not make its own; each with whether some class of Python's holds
+    it as code (a method, a property: `_convert_`; a slot whose value is one:
+    `typing.Union._getitem`), not as data (`_name`): a method of the notebook's may be handed
+    Python's class as `self` (`Table.label(re.RegexFlag)`), so those stay refused there too."""
     data = (MemberDescriptorType, str, int, bool, tuple, frozenset, type(None))
-    return frozenset(
-        name
-        for k in python_kinds()
-        for name, value in vars(k).items()
-        if private(name) and not (isinstance(value, data) and not held_as_code(name))
-    )
-
-
-def held_as_code(name: str) -> bool:
-    """Does a slot `name` of one of Python's values hold code (`typing.Union._getitem`)?"""
-    return any(callable(getattr(v, name, None)) for v in python_values())
+    found: dict[str, bool] = {}
+    for name, value in ((n, v) for k in python_kinds() for n, v in vars(k).items()):
+        if private(name) and not found.get(name):
+            found[name] = not isinstance(value, data) or any(
+                callable(getattr(v, name, None)) for v in python_values()
+            )
+    return found
 
 
 def reached(

@@ -39,6 +39,7 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
+from lib.exercises import bindings
 from lib.exercises.allowed import module_allowed
 from lib.exercises.cell_reading import (
     binds,
@@ -213,6 +214,9 @@ class Notebook:
         if key not in self._around:
             modules = imported(self.imports, allowed)
             members = members_of(self.imports, self.units, allowed, set(modules))
-            around = Surroundings(allowed, self.units, self.lib, modules, members, self.defined)
+            known = bindings.known(self.units, (modules, members))
+            around = Surroundings(
+                allowed, self.units, self.lib, modules, members, self.defined, known
+            )
             self._around[key] = around
         return self._around[key]

@@ -13,10 +13,11 @@ and no class of Python's or of an allowed module has one so named. `type` is jud
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from lib.exercises.allowed import is_builtin
 from lib.exercises.by_text import format_fields
+from lib.exercises.cell_reading import bound_names
 from lib.exercises.scopes import class_names
 
 # The dunders a learner's own class defines or reads: those Python calls only with the values
@@ -79,16 +80,14 @@ def reaching_in(name: str) -> str:
     return ""
 
 
-def private_outside(
-    item: ast.AST, defined: Collection[str], pythons: Collection[str], code: Collection[str]
-) -> str:
+def private_outside(item: ast.AST, defined: Collection[str], pythons: Mapping[str, bool]) -> str:
     """ "" unless this node reads a private attribute the notebook's code does not define
     (`defined`), or one that Python's or an allowed module's classes have (`pythons`) other than
-    on `self` in its own class (`own_attribute`), where only those that hold code (`code`)."""
+    on `self` in its own class (`own_attribute`), where only those they hold as code."""
     for name in attributes_read(item):
         if name in NAMED_TUPLE_API or not private(name):
             continue
-        if own_attribute(item) and name not in code:
+        if own_attribute(item) and not pythons.get(name):
             continue
         if name not in defined or name in pythons:
             return (
@@ -134,19 +133,6 @@ def accessor(decorator: ast.AST, owner: ast.ClassDef) -> bool:
         and [is_builtin(d, "property") for d in s.decorator_list] == [True]
     ]
     return decorator.attr in {"setter", "getter", "deleter"} and decorator.value.id in getters
-
-
-def bound_names(node: ast.AST) -> set[str]:
-    """The names this one node binds: a store, a parameter, a capture, `except ... as`,
-    `global`, an import."""
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        return {node.id}
-    if isinstance(node, ast.Global | ast.Nonlocal):
-        return set(node.names)
-    if isinstance(node, ast.alias):
-        return {node.asname or node.name.partition(".")[0]}
-    name = getattr(node, "arg", None) if isinstance(node, ast.arg) else getattr(node, "name", None)
-    return {name} if isinstance(name, str) else set()
 
 
 def named_by_text(item: ast.AST) -> bool:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from lib.exercises.cell_reading import captured
+from lib.exercises.cell_reading import bound_names
 
 _FUNCTION = ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
 _COMPREHENSION = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
@@ -36,7 +36,7 @@ _COMPREHENSION = ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp
 class Scope:
     """A function's, a comprehension's or a class body's names."""
 
-    kind: str  # "function", "comprehension" or "class"
+    kind: str  # "function", "comprehension", "class" (or "notebook", for `module_imports`)
     parent: Scope | None  # None: the notebook's globals
     bound: set[str] = field(default_factory=set)
     outer: set[str] = field(default_factory=set)  # declared `global` or `nonlocal`
@@ -47,42 +47,47 @@ class Scope:
 def resolve(unit: ast.AST) -> dict[int, Scope]:
     """For each `ast.Name` in `unit` (by `id`) that names a variable of one of the unit's own
     scopes, that scope."""
-    uses, _ = _walk(unit)
-    found = {}
-    for name, scope in uses:
-        owner = _lookup(name.id, scope)
-        if owner is not None:
-            found[id(name)] = owner
-    return found
+    uses: list[tuple[ast.Name, Scope | None]] = []
+    todo: list[tuple[ast.AST, Scope | None]] = [(unit, None)]
+    while todo:  # without recursion: a unit may be deeply nested
+        node, scope = todo.pop()
+        uses += [(node, scope)] if isinstance(node, ast.Name) else []
+        todo.extend(_children(node, scope))
+    owners = ((name, _lookup(name.id, scope)) for name, scope in uses)  # once all are bound
+    return {id(name): owner for name, owner in owners if owner is not None}
 
 
 def class_names(unit: ast.AST) -> set[str]:
     """Every name a class body of `unit` binds, however (`=`, `def`, `class`, `import`,
     `except ... as`, a `match` capture...): a class body looks it up outside where unbound."""
-    return {name for scope in _walk(unit)[1] if scope.kind == "class" for name in scope.bound}
+    classes = (node for node in ast.walk(unit) if isinstance(node, ast.ClassDef))
+    return {name for node in classes for name in body_names(node)}
 
 
-def _walk(unit: ast.AST) -> tuple[list[tuple[ast.Name, Scope | None]], list[Scope]]:
-    """Each `ast.Name` of `unit` with the scope it is used in, and every scope of the unit's.
-    Walked without recursion: a unit may be deeply nested."""
-    uses: list[tuple[ast.Name, Scope | None]] = []
-    scopes: dict[int, Scope] = {}
-    todo: list[tuple[ast.AST, Scope | None]] = [(unit, None)]
+def body_names(cls: ast.ClassDef) -> set[str]:
+    """The names `cls`'s own body binds, its attributes: not its methods' locals, nor what a
+    class inside it binds (read once each, so a unit's classes take time in proportion to it)."""
+    return _own(cls.body, Scope("class", None)).bound
+
+
+def module_imports(statement: ast.stmt) -> list[ast.Import | ast.ImportFrom]:
+    """The imports of a top-level statement that bind the notebook's names (`try: import regex
+    as re`), not those inside a function or class, which bind its locals."""
+    return _own([statement], Scope("notebook", None)).imports
+
+
+def _own(body: list[ast.AST], scope: Scope) -> Scope:
+    """`scope` with what the nodes of `body` bind and import in it, not in a scope inside."""
+    todo = list(body)
     while todo:
-        node, scope = todo.pop()
-        if isinstance(node, ast.Name):
-            uses.append((node, scope))
-        if scope is not None:
-            scopes[id(scope)] = scope
-        todo.extend(_children(node, scope))
-    return uses, list(scopes.values())
+        todo += [child for child, inner in _children(todo.pop(), scope) if inner is scope]
+    return scope
 
 
 def _children(node: ast.AST, scope: Scope | None) -> list[tuple[ast.AST, Scope | None]]:
     """`node`'s children, each with the scope it is evaluated in; records what `node` binds."""
     if isinstance(node, _FUNCTION | ast.ClassDef):
-        if not isinstance(node, ast.Lambda):
-            _bind(scope, node.name)
+        _record(node, scope)  # its name, if it has one
         outside = [*getattr(node, "decorator_list", []), *getattr(node, "bases", [])]
         outside += [k.value for k in getattr(node, "keywords", [])]
         inner = Scope("class" if isinstance(node, ast.ClassDef) else "function", scope)
@@ -115,27 +120,17 @@ def _children(node: ast.AST, scope: Scope | None) -> list[tuple[ast.AST, Scope |
 
 
 def _record(node: ast.AST, scope: Scope | None) -> None:
-    """What a node other than a scope binds or declares in `scope`."""
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        _bind(scope, node.id)
-    elif isinstance(node, ast.ExceptHandler) and node.name:
-        _bind(scope, node.name)
-    elif isinstance(node, ast.Import | ast.ImportFrom):
-        for alias in node.names:
-            _bind(scope, alias.asname or alias.name.partition(".")[0])
-        if scope is not None:
-            scope.imports.append(node)
-    elif isinstance(node, ast.Global | ast.Nonlocal) and scope is not None:
+    """What a node binds or declares in `scope` (None: the notebook's), a function or class its
+    name: its parameters are its own scope's (`_children`)."""
+    if scope is None:
+        return
+    if isinstance(node, ast.Global | ast.Nonlocal):
         scope.outer.update(node.names)
-        if isinstance(node, ast.Global):
-            scope.globals.update(node.names)
-    for name in captured(node):
-        _bind(scope, name)
-
-
-def _bind(scope: Scope | None, name: str) -> None:
-    if scope is not None:
-        scope.bound.add(name)
+        scope.globals.update(node.names if isinstance(node, ast.Global) else [])
+        return
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        scope.imports.append(node)
+    scope.bound.update(bound_names(node))
 
 
 def _lookup(name: str, scope: Scope | None) -> Scope | None:
@@ -149,16 +144,3 @@ def _lookup(name: str, scope: Scope | None) -> Scope | None:
             return scope
         scope, first = scope.parent, False
     return None
-
-
-def module_imports(statement: ast.stmt) -> list[ast.Import | ast.ImportFrom]:
-    """The imports of a top-level statement that bind the notebook's names (`try: import regex
-    as re`), not those inside a function or class, which bind its locals."""
-    found, todo = [], [statement]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            found.append(node)
-        elif not isinstance(node, _FUNCTION | ast.ClassDef):
-            todo.extend(ast.iter_child_nodes(node))
-    return found

@@ -21,7 +21,6 @@ from lib.exercises.by_text import by_text, format_outside
 from lib.exercises.cell_reading import (
     is_import,
     lib_imports,
-    local_names,
     public_names,
     type_hints,
 )
@@ -32,7 +31,6 @@ from lib.exercises.module_names import (
     imported,
     module_outside,
     python_private,
-    python_private_code,
     reached,
 )
 from lib.exercises.python_builtins import PYTHON_BUILTINS
@@ -61,6 +59,7 @@ class Surroundings:
     modules: dict[str, str]
     members: dict[str, str]  # names only imports bind to an allowed module's member: full names
     defined: set[str]  # the private names the notebook's code defines (`self._seen`)
+    known: dict[str, ast.stmt]  # names one statement alone binds, to what (`bindings.known`)
 
     def subscriptable(self, name: str) -> bool:
         """May a type hint subscript `name`? A builtin no cell rebinds, or a name that only
@@ -85,7 +84,7 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
         for child in ast.iter_child_nodes(parent):
             child.parent = parent  # type: ignore[attr-defined]
     judged = JUDGED_BUILTINS | forbidden_names(forbidden)
-    found = binds_judged(node, local_names(node), judged, {*around.modules, *around.lib})
+    found = binds_judged(node, judged, {*around.modules, *around.lib})
     if found:
         return found
     scopes = resolve(node)
@@ -94,6 +93,7 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
             mine = id(item) in scopes
             item.means = "" if mine else around.members.get(item.id, "")  # type: ignore[attr-defined]
             item.builtin = not mine and item.id in BUILTINS and item.id not in around.units  # type: ignore[attr-defined]
+            item.known = None if mine else around.known.get(item.id)  # type: ignore[attr-defined]
     imports_of: dict[int, tuple[dict[str, str], dict[str, str]]] = {}  # by scope, worked out once
     later = ""  # said only if nothing more telling is found (`collections._sys` by its module)
     for item in ast.walk(node):
@@ -127,9 +127,7 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
                 found = found or builtin_outside(item.id)  # else unbound anywhere: NameError
         if found:
             return found
-        later = later or private_outside(
-            item, around.defined, python_private(), python_private_code()
-        )
+        later = later or private_outside(item, around.defined, python_private())
         later = later or computed_getattr(item)
     return later
 

@@ -74,6 +74,7 @@ def grade_submissions(
     retry_failed: bool = False,
     sandboxed: bool = True,
     own_user_fallback: bool = False,
+    allow_blocked_python: bool = False,
     progress: bool = True,
     registry: str = "lib.exercises",
     import_paths: tuple[str, ...] = (str(ROOT),),
@@ -84,7 +85,8 @@ def grade_submissions(
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
-    sandbox unless `sandboxed=False` (`own_user_fallback`: see `sandbox.choose`). Submissions
+    sandbox unless `sandboxed=False` (`own_user_fallback`, `allow_blocked_python`: see
+    `sandbox.choose`). Submissions
     an earlier run already graded into `out_dir` are kept unless `force` (or, with
     `retry_failed`, unless a time-out, crash or error spoiled them). `questions_from` holds the
     lesson notebooks as handed out (for the written answers' questions and for recognising
@@ -93,7 +95,7 @@ def grade_submissions(
     removed from the class, say). Returns this run's records, one per submission; the reports
     list every record in `out_dir`, from earlier runs too. The hidden cases are drawn for each
     student (`Settings.student_of`; `student_id`: one student's, for all of them)."""
-    boxed = sandbox.choose(own_user_fallback) if sandboxed else False
+    boxed = sandbox.choose(own_user_fallback, allow_blocked_python) if sandboxed else False
     if sandboxed and os.geteuid() == 0 and not memory_group.available():
         print("Note: no memory cgroup can be made here: each kernel process is capped, not a box.")
     out_dir = Path(out_dir)

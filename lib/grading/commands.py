@@ -88,7 +88,7 @@ def build_gradescope(args: argparse.Namespace) -> int:
 
 def run_gradescope(args: argparse.Namespace) -> int:
     """`gradescope-run SUBMISSION_DIR RESULTS_JSON [--lesson N]`, as run_autograder calls it."""
-    results = gradescope.run(args.submission, args.results, args.lesson)
+    results = gradescope.run(args.submission, args.results, args.lesson, args.allow_blocked_python)
     print(results["output"], f"\nScore: {results['score']:g}", sep="\n")
     return 0
 

@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from lib.grading import protections
+from lib.grading import protections, user_python
 from lib.grading.batch import grade_submissions
 from lib.grading.gradescope_bundle import ROOT
 from lib.grading.gradescope_results import nothing, results_json
@@ -93,16 +93,21 @@ def _not_writable_by_others(folders: list[Path]) -> None:
                     os.chmod(path, stat.S_IMODE(mode) & ~0o022)
 
 
-def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> dict:
+def run(
+    submission_dir: Path,
+    results_path: Path,
+    lesson: int | None = None,
+    allow_blocked_python: bool = False,
+) -> dict:
     """Grade every notebook in `submission_dir` and write Gradescope's results to `results_path`
-    (with `lesson`, scoring only that lesson's). Never raises for what the submission contains:
-    whatever happens, results.json says it."""
+    (with `lesson`, scoring only that lesson's; `allow_blocked_python`: see `sandbox.choose`).
+    Never raises for what the submission contains: whatever happens, results.json says it."""
     started = time.monotonic()
     # Compiled first, so that the kernels' own imports add no files and any change is the student's.
     compileall.compile_dir(ROOT / "lib", quiet=1)
     before = _fingerprint(ROOT / "lib")
     try:
-        boxed = choose(own_user_fallback=True)
+        boxed = choose(own_user_fallback=True, allow_blocked_python=allow_blocked_python)
         if not boxed:  # the kernels' user must not write what we trust, or copy from
             trusted = [ROOT / "lib", Path(results_path).parent, Path(sys.prefix), submission_dir]
             _not_writable_by_others(trusted)
@@ -112,6 +117,7 @@ def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> 
                 out,
                 progress=False,
                 own_user_fallback=True,
+                allow_blocked_python=allow_blocked_python,
                 student_id=student_id(submission_dir),
             )
         results = results_json(records, lesson)
@@ -120,6 +126,8 @@ def run(submission_dir: Path, results_path: Path, lesson: int | None = None) -> 
         notes.append(MEMORY_BOX if protections.MEMORY in held else MEMORY_PROCESS)
         notes += [CPU_SHARED] if protections.CPU in held else []
         results["output"] += "\n\n" + " ".join(notes)
+        if not boxed and user_python.blocked():  # graded on with --allow-blocked-python: first
+            results["output"] = f"{user_python.blocked()}\n\n{results['output']}"
     except Exception as error:  # the grader itself failed: say so rather than leave no results
         results = nothing(
             f"The autograder failed ({type(error).__name__}: {error}). Please tell your instructor."

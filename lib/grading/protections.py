@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+from lib.grading import user_python
 from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
 
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
@@ -74,6 +75,8 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
             "no bubblewrap (this machine refuses its namespaces): each kernel a user of its own "
             "in a private copy, every process of that user killed after each notebook"
         ]
+        if OWN_USER in common and user_python.blocked():  # graded on with --allow-blocked-python
+            parts.insert(0, user_python.blocked())
         if FENCE in common:
             parts.append(
                 "each kernel writes only in its own folders and plain files in /dev/shm "

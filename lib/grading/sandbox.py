@@ -22,7 +22,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from lib.grading import kernel_start, kernel_users, memory_group, shm_guard, user_processes
+from lib.grading import (
+    kernel_start,
+    kernel_users,
+    memory_group,
+    shm_guard,
+    user_processes,
+    user_python,
+)
 from lib.grading.hand_over import give_to, write_owned  # noqa: F401  (see above)
 from lib.grading.kernel_users import (  # noqa: F401  (the sandbox's public names: see above)
     BOX_MB,
@@ -78,19 +85,20 @@ def check_available() -> None:
         raise SandboxUnavailable(INSTALL_HINT.format(why=f"bwrap says: {why}"))
 
 
-def choose(own_user_fallback: bool = False) -> bool:
+def choose(own_user_fallback: bool = False, allow_blocked_python: bool = False) -> bool:
     """True when bubblewrap can box kernels here. Where it cannot create namespaces (most Docker
     containers, Gradescope), `own_user_fallback` accepts the next best thing when we are root:
     each kernel as an unprivileged user of its own, with the same limits, in a private copy,
-    every process of that user killed after each notebook (False is returned). Otherwise
-    `SandboxUnavailable` says what to do."""
+    every process of that user killed after each notebook (False is returned), if that user can
+    start this Python (`user_python.check`: `allow_blocked_python` lets it be unable to start
+    Python again). Otherwise `SandboxUnavailable` says what to do."""
     try:
         check_available()
         return True
     except SandboxUnavailable:
         tools = shutil.which("setpriv") and shutil.which("prlimit")
         if own_user_fallback and os.geteuid() == 0 and tools:
-            _check_a_user_can_run_this_python()
+            user_python.check(allow_blocked_python)
             return False
         raise
 
@@ -108,20 +116,6 @@ def fence_abi() -> int:
     """The Landlock ABI a fenced kernel gets here (0: no fence): 4 and later also refuse it TCP,
     6 and later keep its abstract unix sockets and signals among its own processes."""
     return kernel_start.landlock_version() if fence_works() else 0
-
-
-def _check_a_user_can_run_this_python() -> None:
-    """Without a box, kernels are this very Python run as an unprivileged user: if a folder on its
-    way is private to root (pyenv's live under /root), every kernel dies at once and a whole
-    class scores 0 with no reason given. Say so before anyone is graded."""
-    if not kernel_users.a_user_can_start(sys.executable):
-        raise SandboxUnavailable(
-            f"kernels run here as unprivileged users (no bubblewrap), and such a user cannot "
-            f"start this Python ({sys.executable}): a folder on its way is private to root, as "
-            "/root is. Install the course into a Python every user can run, e.g. `python3 -m "
-            "venv /opt/course && /opt/course/bin/pip install -r requirements.txt`, and grade "
-            "with /opt/course/bin/python."
-        )
 
 
 def _binds(paths: tuple[str, ...] | list[str], option: str = "--ro-bind") -> list[str]:

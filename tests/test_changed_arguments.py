@@ -222,6 +222,32 @@ def test_in_a_hidden_case_the_inner_dict_goes_unnamed():
     )
 
 
+def test_in_a_hidden_case_the_changed_list_item_goes_unnamed():
+    """Which item of a list the function changes is its own choice, so its index could carry a
+    bit of a hidden input (red team 11, door 4): a hidden case names no index, a shown one does."""
+    nested = Exercise(
+        name="size",
+        lesson=1,
+        target="size",
+        cases=lambda: [Case(args=([{"x": 1}, {"y": 2}],), expected=2)],
+        hidden_cases=lambda: [Case(args=([{"x": 1}, {"z": 3}],), expected=2)],
+        hints=("Count them.",),
+        solution_code="def size(parts):\n    return len(parts)\n",
+    )
+
+    def size(parts):
+        parts[1].clear()  # the item a leak would pick by the input
+        return len(parts)
+
+    cases = nested.grading_cases()
+    shown = nested.judge(cases[:1], run_cases(size, nested.inputs(cases[:1]), 10))
+    assert "`parts[1]`" in shown.reason, shown.reason
+    hidden_only = nested.judge(cases[1:], run_cases(size, nested.inputs(cases[1:]), 10))
+    words = " ".join(hidden_only.reason.split())
+    assert "parts[" not in words, words
+    assert "a dict inside its argument `parts`" in words, words
+
+
 def test_a_right_answer_that_changed_arguments_says_so_and_names_every_one(capsys):
     """Review G5: equal expected and got under "❌ 10 of 12 cases failed" puzzled, and only the
     first changed argument was named, so a second change cost a second round trip."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 import __future__
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -124,11 +125,31 @@ def test_check_never_raises_even_when_the_checker_breaks(capsys):
 
 
 def test_keyboard_interrupt_is_not_swallowed():
+    """A real Ctrl-C (SIGINT) belongs to whoever runs the cell: it gets through."""
+
     def interrupted(n):
-        raise KeyboardInterrupt
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)  # the signal's handler raises here
 
     with pytest.raises(KeyboardInterrupt):
         make_square().grade({"square": interrupted})
+
+
+def test_a_keyboard_interrupt_the_code_raises_is_an_outcome():
+    """Let through, the code's own KeyboardInterrupt ended the grading cell, and the kernel's
+    report of it, with the message the code chose, was shown (red team 11, door 1: every hidden
+    input, as its message). Raised without a Ctrl-C, it is an error like any other."""
+
+    def interrupted(n):
+        raise KeyboardInterrupt(f"seen {n}")
+
+    outcome = run_cases(interrupted, [((7,), {})], None)[0]
+    assert outcome == {
+        "raised": "KeyboardInterrupt",
+        "kinds": ["KeyboardInterrupt", "BaseException"],
+        "message": "seen 7",
+    }
+    assert make_square().grade({"square": interrupted}).status == "error"
 
 
 def test_a_hanging_target_is_stopped_by_the_time_limit(capsys):
@@ -380,6 +401,38 @@ def test_an_answer_that_ignores_its_input_earns_nothing(capsys):
     assert (
         make_square(cases=same_everywhere).grade(run("def square(n):\n    return 1\n")).score == 2
     )
+
+
+def test_an_answer_that_only_raises_earns_nothing_where_values_are_due():
+    """An error can name every input, so raising blindly passes the cases that want the input
+    named (red team 11, door 2: 0.6 of encode_chars' 2 points); where every right answer is an
+    error, raising it everywhere is right, and so is raising one kind where one kind is due."""
+
+    def root_cases() -> list[Case]:
+        return [
+            Case(args=(4,), expected=2.0),
+            Case(args=(9,), expected=3.0),
+            *[Case(args=(x,), expected=Raises(ValueError, naming=str(x))) for x in (-1, -7)],
+        ]
+
+    exercise = make_square(name="root", target="root", cases=root_cases)
+    echo = run("def root(x):\n    raise ValueError(f'no root of {x}')\n")
+    result = exercise.grade(echo)
+    assert (result.status, result.score) == ("failed", 0), result  # not 2 of 4 cases
+    assert "raises an error whatever the input" in result.reason
+    crashes = run("def root(x):\n    raise TypeError(x)\n")  # earns nothing: told case by case
+    assert "TypeError" in exercise.grade(crashes).reason
+
+    only_errors = [Case(args=(x,), expected=Raises(ValueError, naming=str(x))) for x in (1, 2, 3)]
+    errors = make_square(name="root", target="root", cases=lambda: only_errors)
+    assert errors.grade(echo).score == 2
+    two_kinds = [*only_errors, Case(args=("a",), expected=Raises(TypeError))]
+    kinds = make_square(name="root", target="root", cases=lambda: two_kinds)
+    assert kinds.grade(echo).score == 0
+    right = "def root(x):\n    if isinstance(x, str):\n        raise TypeError(x)\n" + (
+        "    raise ValueError(str(x))\n"
+    )
+    assert kinds.grade(run(right)).score == 2
 
 
 def test_an_answer_that_hands_back_its_argument_earns_nothing():

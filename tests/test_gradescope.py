@@ -27,9 +27,12 @@ from nbformat.v4 import new_code_cell
 
 from lib.exercises import for_lesson
 from lib.grade import main
+from lib.grading import gradescope
 from lib.grading.gradescope import _write_results
-from lib.grading.gradescope_bundle import SETUP_SH
+from lib.grading.gradescope_bundle import SECRET_FILE, SETUP_SH, build_bundle
 from lib.grading.gradescope_results import results_json
+from lib.grading.grading_settings import Settings
+from lib.grading.store import KEY_VAR
 
 ROOT = Path(__file__).resolve().parent.parent
 LESSON3 = ROOT / "notebooks" / "03_training_bpe.ipynb"
@@ -319,3 +322,42 @@ def test_the_grading_page_lists_each_lessons_points():
     points = re.search(r"^\| Points \|(.*)\|$", page, re.M).group(1).split("|")
     listed = {int(n): float(p) for n, p in zip(lessons, points, strict=True)}
     assert listed == lesson_totals()
+
+
+def test_every_container_draws_a_student_the_same_hidden_cases(tmp_path, monkeypatch):
+    """Red team 11, door 3: a fresh container made a fresh signing key, so every submission drew
+    new hidden cases and a partly right answer could resubmit until lucky (0.47 to 0.76 of 1).
+    The bundle carries a salt made from the instructor's key (not the key), root's alone in the
+    image; with it and the id in submission_metadata.json, two fresh containers give a student
+    the same cases and another student other ones."""
+    monkeypatch.setenv(KEY_VAR, str(tmp_path / "instructor-key"))
+    build_bundle(tmp_path / "autograder.zip", 1)
+    with zipfile.ZipFile(tmp_path / "autograder.zip") as bundle:
+        mode = bundle.getinfo(SECRET_FILE).external_attr >> 16 & 0o777
+        salt = bundle.read(SECRET_FILE).decode().strip()
+    key = (tmp_path / "instructor-key").read_text().strip()
+    assert mode == 0o600 and len(salt) == 32 and salt not in key
+    assert f"chown root:root {SECRET_FILE} && chmod 600 {SECRET_FILE}" in SETUP_SH
+    monkeypatch.delenv(KEY_VAR)  # a fresh container: no key given, none in its home folder
+    monkeypatch.setattr(gradescope, "choose", lambda **options: True)
+    exercise = next(e for e in for_lesson(1) if e.name == "utf8_encode")
+    drawn = {}
+    for container, student in [("one", 111), ("two", 111), ("other", 222)]:
+        root = tmp_path / container
+        (root / "submission").mkdir(parents=True)
+        (root / "submission_metadata.json").write_text(json.dumps({"users": [{"id": student}]}))
+        (root / SECRET_FILE).write_text(f"{salt}\n")
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
+        monkeypatch.setattr(gradescope, "SECRET_PATH", root / SECRET_FILE)
+        asked = {}
+
+        def grade(paths, out, **options):
+            asked.update(options)  # noqa: B023 (called at once, in this iteration)
+            return []
+
+        monkeypatch.setattr(gradescope, "grade_submissions", grade)
+        gradescope.run(root / "submission", root / "results" / "results.json", 1)
+        settings = Settings(salt=asked["salt"], student_id=asked["student_id"])
+        cases = settings.cases_of(exercise, settings.student_id)
+        drawn[container] = [case.args for case in cases if case.hidden]
+    assert drawn["one"] == drawn["two"] != drawn["other"]

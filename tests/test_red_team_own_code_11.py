@@ -45,6 +45,12 @@ Doors found:
    A few bits per submission (up to two indices and a count), beside the one bit per case the
    README already names.
 
+Closed since (their xfails now plain tests): door 0 (`forbidden._made_again`), honest 5
+(`forbidden._only_asked_about`), door 1 (what the code raises is a case's outcome, a
+KeyboardInterrupt it raises too; a failed cell is told in the grader's words:
+`test_grading_cell_errors`), door 2 (`verdicts._raises_whatever`), door 3 (the bundle's salt:
+`test_gradescope`), door 4 (`changed_arguments._advice`).
+
 Honest code refused (builtins only, where `.encode`/`.decode` is forbidden):
 
 5. `isinstance(out, bytes | bytearray)` (Python 3.10's union of classes), and a `match` that asks
@@ -65,6 +71,7 @@ every notebook in the batch kept its marks.
 from __future__ import annotations
 
 import json
+import zipfile
 from pathlib import Path
 
 import nbformat
@@ -74,7 +81,8 @@ from lib.exercises import for_lesson
 from lib.exercises.own_code import Notebook
 from lib.exercises.running import run_cases
 from lib.grade import Limits, grade_submissions
-from lib.grading import gradescope_bundle
+from lib.grading import gradescope, gradescope_bundle
+from lib.grading.gradescope_bundle import SECRET_FILE
 from lib.grading.gradescope_results import results_json
 from lib.grading.grading_settings import Settings
 from lib.grading.store import KEY_VAR, RecordStore
@@ -168,24 +176,10 @@ def test_the_batch_graded_every_notebook_and_the_honest_rest_kept_its_marks(grad
         assert honest and all(s == EXERCISES[n].points for n, s in honest.items()), honest
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 0, measured in the real grader: `out = bytearray(); out.__init__(chr(cp),"
-    " 'utf-8')` as utf8_encode scored 2 / 2 ('all 47 cases passed'). Fix: a dunder is read only"
-    " where defining it is the point: `.__init__` only as `super().__init__(...)` inside a"
-    " class's own `__init__`, its base judged there (or `restricted_use` judges any"
-    " `.__init__(...)` call with two arguments or an encoding as `bytearray(..., encoding)`)",
-)
 def test_a_bytearray_made_again_from_text_earns_nothing(graded: dict):
     assert _scores(graded["records"]["oscar/reinit"])["utf8_encode"] == 0.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 0: `out.__init__(chr(cp), 'utf-8')` (also with `encoding=`) on a bytearray"
-    " is read as own code where `.encode` is forbidden, and returns b'\\xe2\\x82\\xac' for"
-    " 0x20AC. Fix: as above",
-)
 @pytest.mark.parametrize("spelling", ["'utf-8'", "encoding='utf-8'"])
 def test_init_with_an_encoding_is_refused(spelling: str):
     source = REINIT.replace("'utf-8'", spelling)
@@ -193,6 +187,30 @@ def test_init_with_an_encoding_is_refused(spelling: str):
     exec(source, namespace)
     assert namespace["utf8_encode"](0x20AC) == b"\xe2\x82\xac"
     assert verdict("utf8_encode", source)
+
+
+INIT_AS_A_VALUE = {
+    "bound": "    f = out.__init__\n    f(chr(cp), 'utf-8')\n",
+    "getattr": "    getattr(out, '__init__')(chr(cp), 'utf-8')\n",
+    "match": "    match out:\n        case object(__init__=f):\n            f(chr(cp), 'utf-8')\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(INIT_AS_A_VALUE))
+def test_init_had_as_a_value_is_refused(how: str):
+    """Door 0 closed by design: `.__init__` is read, where `.encode` is forbidden, only as the
+    callee of a call without an encoding; had as a value, whatever calls it is unseen."""
+    source = f"def utf8_encode(cp):\n    out = bytearray()\n{INIT_AS_A_VALUE[how]}"
+    assert "`.__init__`" in verdict("utf8_encode", source + "    return bytes(out)\n")
+
+
+def test_a_subclass_calling_its_bases_init_is_own_code():
+    source = (
+        "class Pair:\n    def __init__(self, a, b):\n        self.a, self.b = a, b\n\n"
+        "class Named(Pair):\n    def __init__(self, a, b):\n        super().__init__(a, b)\n\n"
+        "def utf8_encode(cp):\n    Named(cp, 1)\n    return bytes([cp])\n"
+    )
+    assert verdict("utf8_encode", source) == ""
 
 
 def _seen_by_mallory(graded: dict) -> str:
@@ -204,19 +222,12 @@ def _seen_by_mallory(graded: dict) -> str:
     return "\n".join([*pages, json.dumps(results_json([record]), ensure_ascii=False)])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 1, measured in the real grader: mallory's feedback .md, .html and results.json"
-    " say 'could not be graded: KeyboardInterrupt: 9 fb 9e52 ed51 ...', her 30 hidden code"
-    " points of utf8_encode, every one (utf8_encode 0 / 2 that once; her table of them then"
-    " 2 / 2)."
-    " Fix: what a student sees of a grading cell that failed is the grader's own words, at most"
-    " the error's name from a closed list, never its message (or catch BaseException in"
-    " run_case and report it as an outcome, the time limit's own TimeLimitExceeded aside)",
-)
 def test_an_interrupt_in_a_hidden_case_shows_no_hidden_input(graded: dict):
+    """Closed: the interrupt the code raised is that case's outcome (a failed case), and the rest
+    of the cases are graded as any others (its `bytes([cp])` is right for ASCII)."""
     rows = {row["name"]: row for row in graded["records"]["mallory/leak"]["exercises"]}
-    assert rows["utf8_encode"]["score"] == 0.0
+    assert rows["utf8_encode"]["status"] == "partial", rows["utf8_encode"]
+    assert "could not be graded" not in rows["utf8_encode"]["reason"]
     hidden = _hidden_inputs(graded["out"], "mallory")
     assert len(hidden) == ALL - SHOWN
     dumped = " ".join(format(cp, "x") for cp in hidden)  # what the leak raised, exactly
@@ -225,29 +236,22 @@ def test_an_interrupt_in_a_hidden_case_shows_no_hidden_input(graded: dict):
 
 def test_a_lookup_table_pays_only_for_the_student_it_was_made_for(graded: dict):
     """Door 1's consequence, and the per-student salt holding: mallory's table of her own hidden
-    inputs (what her leak showed) earns full marks; eve, handing in the same table, does not."""
+    inputs (what her leak showed) earns full marks; eve, handing in the same table, does not:
+    only her shown cases, and a hidden one where her input is by chance one of mallory's (each
+    test session draws a new key, so that is sometimes one: 0.77 for 0.72 once)."""
     records = graded["records"]
     assert _scores(records["mallory/table"])["utf8_encode"] == 2.0
-    assert _scores(records["eve/table"])["utf8_encode"] == round(2 * SHOWN / ALL, 2)
+    mallorys = set(_hidden_inputs(graded["out"], "mallory"))
+    by_chance = [cp for cp in _hidden_inputs(graded["out"], "eve") if cp in mallorys]
+    assert len(by_chance) <= 3, by_chance
+    expected = round(2 * (SHOWN + len(by_chance)) / ALL, 2)
+    assert _scores(records["eve/table"])["utf8_encode"] == expected
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 2, measured in the real grader: `raise ValueError(repr(args))` as encode_chars"
-    " scored 0.6 / 2 (14 of 47 cases expect a ValueError naming part of the input). Fix:"
-    " `trivial_answer` also refuses an answer that raises the same kind of error on every case"
-    " where the right answers differ (raising is an answer that ignores the input too)",
-)
 def test_an_answer_that_only_raises_earns_nothing_in_the_grader(graded: dict):
     assert _scores(graded["records"]["trent/trent"])["encode_chars"] == 0.0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 2, measured by the judge: raising an error that names the input scored"
-    " encode_chars 0.6 / 2 and uint16_bytes 0.54 / 1 (also encode_with_specials 0.47 / 2,"
-    " gpt4_encode 0.21 / 4). Fix: as above, in `verdicts.trivial_answer`",
-)
 @pytest.mark.parametrize("name", ["encode_chars", "uint16_bytes"])
 def test_raising_on_every_case_is_a_trivial_answer(name: str):
     exercise = EXERCISES[name]
@@ -259,28 +263,35 @@ def test_raising_on_every_case_is_a_trivial_answer(name: str):
     assert exercise.judge(cases, run_cases(echo, exercise.inputs(cases), None)).score == 0
 
 
-def _fresh_container_secret(folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The hidden cases' salt as a fresh Gradescope container makes it: no key file given, a
-    home folder as the image left it (no key in it: the self-test's key is a throwaway)."""
+def _fresh_container_secret(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, bundle: zipfile.ZipFile
+) -> str:
+    """The hidden cases' salt a fresh Gradescope container's run hands the grader: no key file
+    given, a home folder as the image left it (no key in it: the self-test's key is a
+    throwaway), the bundle's files as setup.sh left them."""
     monkeypatch.delenv(KEY_VAR, raising=False)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(folder / "config"))
-    return RecordStore(folder / "out").secret("hidden cases")
+    monkeypatch.setattr(gradescope, "SECRET_PATH", Path(bundle.extract(SECRET_FILE, folder)))
+    monkeypatch.setattr(gradescope, "choose", lambda **options: True)
+    asked: dict = {}
+    monkeypatch.setattr(
+        gradescope, "grade_submissions", lambda paths, out, **options: asked.update(options) or []
+    )
+    (folder / "submission").mkdir(parents=True)
+    gradescope.run(folder / "submission", folder / "results" / "results.json")
+    return asked["salt"] or RecordStore(folder / "out").secret("hidden cases")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 3: two fresh Gradescope containers draw two keys, so the same student's hidden"
-    " cases differ on every submission; over 60 fresh keys a bytes_per_char that counts 4-byte"
-    " characters as 3 scored 0.47 to 0.76 of 1 (median 0.56): resubmit until lucky. Fix: the"
-    " bundle carries the instructor's hidden-case secret (made from their key when the bundle is"
-    " built, readable by root only in the image) and gradescope.run salts with it",
-)
 def test_gradescope_draws_the_same_hidden_cases_on_every_submission(tmp_path, monkeypatch):
+    """Closed: the bundle carries a salt made from the instructor's key (never the key itself),
+    and every container made from it salts with it (`tests/test_gradescope.py` also draws)."""
     bundled = [str(path) for path in gradescope_bundle._bundled_files()]
     assert not [path for path in bundled if "grader-key" in path]
     assert KEY_VAR not in gradescope_bundle.SETUP_SH + gradescope_bundle.RUN_AUTOGRADER
-    first = _fresh_container_secret(tmp_path / "one", monkeypatch)
-    second = _fresh_container_secret(tmp_path / "two", monkeypatch)
+    gradescope_bundle.build_bundle(tmp_path / "autograder.zip", 1)
+    with zipfile.ZipFile(tmp_path / "autograder.zip") as bundle:
+        first = _fresh_container_secret(tmp_path / "one", monkeypatch, bundle)
+        second = _fresh_container_secret(tmp_path / "two", monkeypatch, bundle)
     assert first == second
 
 
@@ -300,13 +311,6 @@ def test_a_partly_right_answer_scores_differently_under_other_keys():
     assert len(scores) > 1, scores
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door 4, measured by the judge: first_merge changing `parts[k]` only in hidden cases,"
-    " k = the answer's first byte mod len(parts), showed 'your function changed `parts[0]`'"
-    " for hidden case 16 (answer b'\\xe0...', 224 mod 2 = 0). Fix: for a hidden case, name"
-    " a list's changed items without their index, as `_advice` already does for a dict's keys",
-)
 def test_a_hidden_cases_changed_item_is_not_named():
     exercise = EXERCISES["first_merge"]
     cases = exercise.grading_cases()
@@ -345,14 +349,6 @@ HONEST_ASKS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="honest 5: `isinstance(out, bytes | bytearray)`, `case bytes():` and `case str():`"
-    " are refused, 'hands `bytes` on as a value, which could run `.encode` by another name'"
-    " (`str`/`.decode` alike), though each only asks isinstance. Fix: `_only_asked_about`"
-    " accepts a `|` of builtin classes as isinstance's second argument, and a class pattern"
-    " with no positional sub-patterns (its keywords stay judged: `case str(encode=f)`)",
-)
 @pytest.mark.parametrize("name", sorted(HONEST_ASKS))
 def test_asking_for_a_class_is_own_code(name: str):
     exercise, source = HONEST_ASKS[name]
@@ -364,6 +360,15 @@ def test_a_forbidden_attribute_in_a_template_field_is_refused():
         "def utf8_encode(cp):\n    seen = '{0.encode}'.format(chr(cp))\n    return bytes([cp])\n"
     )
     assert "`.encode`" in verdict("utf8_encode", source)
+
+
+def test_a_union_with_a_name_code_may_bind_still_hands_the_class_on():
+    """`bytes | X` calls X's `__ror__` with `bytes` when X is no class: only a `|` of names no
+    code may bind (the exercise's restricted classes) is a question."""
+    source = (
+        "def utf8_encode(cp):\n    assert isinstance(cp, bytes | int)\n    return bytes([cp])\n"
+    )
+    assert "hands `bytes` on" in verdict("utf8_encode", source)
 
 
 # New spellings tried this round that the rules held.

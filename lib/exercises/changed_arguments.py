@@ -99,7 +99,8 @@ def _advice(case: Case, where: int | str, after: Any, names: list[str]) -> tuple
     # `dict(counts)` alone would change nothing: say so, or the learner comes round again
     note = f" A copy of `{name}` still shares the {kind}s inside it."
     several = "build new ones of your own and leave those as they were"
-    if type(before) is dict and case.hidden:  # a dict's keys are input: a hidden case's stay secret
+    if case.hidden:  # a dict's keys are input, and which list item changed is the code's
+        # choice (a bit of the input it can tell by index): a hidden case names neither
         if len(inner) > 1:
             return f"the {kind}s inside its argument `{name}`", several, note
         build = f"build a new {kind} of your own and leave that one as it was"

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 from lib.exercises.cell_reading import called_with_one, type_hints
@@ -53,7 +53,7 @@ def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
     if not isinstance(item, ast.Name) or isinstance(item.ctx, ast.Store | ast.Del):
         return ""
     method = restricted.get(item.id)
-    if not method or _only_asked_about(item):
+    if not method or _only_asked_about(item, restricted):
         return ""
     call = getattr(item, "parent", None)
     if not (isinstance(call, ast.Call) and call.func is item):
@@ -70,14 +70,20 @@ def restricted_use(item: ast.AST, forbidden: Iterable[str]) -> str:
     return ""
 
 
-def _only_asked_about(item: ast.Name) -> bool:
-    """`isinstance(x, bytes)`, `issubclass(t, (str, int))`, `type(x) is bytes`,
+def _only_asked_about(item: ast.Name, restricted: Collection[str]) -> bool:
+    """`isinstance(x, bytes)`, `issubclass(t, (str, int))`, `type(x) is bytes`, `case bytes():`,
     `bytes.fromhex("e282ac")`: the class is asked about, or builds bytes from hex digits, and
     nothing there converts text. The code may not bind `isinstance` itself (`forbidden_names`),
-    which could hand the class on. Needs `parent` links."""
+    which could hand the class on. `isinstance(x, bytes | bytearray)` too, where every class in
+    the `|` is `restricted`, so no code may bind its name: another operand's `__ror__` would be
+    handed the class. Needs `parent` links."""
     parent = getattr(item, "parent", None)
     if isinstance(parent, ast.Attribute):
         return parent.attr == "fromhex"
+    if isinstance(parent, ast.MatchClass):  # `isinstance` alone: its keywords are read elsewhere
+        return parent.cls is item and not parent.patterns
+    while isinstance(parent, ast.BinOp) and _union_of(parent, restricted):
+        item, parent = parent, getattr(parent, "parent", None)
     if isinstance(parent, ast.Tuple | ast.List | ast.Set):  # `isinstance(x, (bytes, str))`
         item, parent = parent, getattr(parent, "parent", None)
     if isinstance(parent, ast.Compare) and len(parent.ops) == 1:  # `type(out) is bytes`
@@ -94,6 +100,38 @@ def _only_asked_about(item: ast.Name) -> bool:
     )
 
 
+def _made_again(item: ast.AST, forbidden: Iterable[str]) -> str:
+    """ "" unless `item` reads `.__init__` where `.encode` is forbidden, other than to call it
+    without an encoding: `out.__init__(chr(cp), 'utf-8')` makes a bytearray `out` again from
+    text, as `bytearray(..., 'utf-8')` would, without naming the class; so would the method had
+    as a value (`f = out.__init__`, `getattr`, a `match` keyword). `super().__init__(...)` is
+    left to the class's bases, which are judged where they are named. Needs `parent` links."""
+    if ".encode" not in forbidden or "__init__" not in attributes_read(item):
+        return ""
+    call = getattr(item, "parent", None)
+    if not (isinstance(item, ast.Attribute) and isinstance(call, ast.Call) and call.func is item):
+        return (
+            "uses `.__init__` other than by calling it, which could run `.encode` by another name"
+        )
+    made = item.value
+    if isinstance(made, ast.Call) and getattr(made.func, "id", None) == "super":
+        return ""
+    keywords = {k.arg for k in call.keywords}
+    spread = any(isinstance(a, ast.Starred) for a in call.args)
+    if spread or len(call.args) >= 2 or keywords & {"encoding", "errors", None}:
+        return "calls `.__init__(…, encoding)`, which is `.encode` by another name"
+    return ""
+
+
+def _union_of(node: ast.AST, names: Collection[str]) -> bool:
+    """`bytes | bytearray`: a `|` of plain names, each one of `names`."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.BitOr) and all(
+            _union_of(side, names) for side in (node.left, node.right)
+        )
+    return isinstance(node, ast.Name) and node.id in names
+
+
 def _type_of_one(node: ast.AST) -> bool:
     """`type(x)`: a class, which `is`, `==` or `in` only compares with the one named beside it
     (`type_use.class_asked`), as Python's own `type.__eq__` does. The code may not bind `type`
@@ -105,7 +143,7 @@ def _type_of_one(node: ast.AST) -> bool:
 def forbidden_name(item: ast.AST, forbidden: Iterable[str]) -> str:
     """ "" unless this one node is a use of a `forbidden` entry; then which, in words. Needs
     `parent` links, for `restricted_use`."""
-    found = restricted_use(item, forbidden)
+    found = restricted_use(item, forbidden) or _made_again(item, forbidden)
     if found:
         return found
     methods = {name[1:] for name in forbidden if name[:1] == "."}

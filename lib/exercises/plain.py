@@ -5,7 +5,8 @@ whose `repr` never ends. So an answer is first turned into plain data: None, boo
 str, bytes, and lists, tuples, dicts and sets of these (the standard `Counter`, `defaultdict` and
 `OrderedDict` count as dicts). Only the exact built-in types pass, never subclasses, so no
 learner-written method runs while the answer is read. The wire form is JSON (bytes, tuples, sets
-and dicts tagged), bounded in size and depth, which is how the grader's kernels report answers.
+and dicts tagged, and a str with a lone surrogate, which UTF-8 cannot write), bounded in size and
+depth, which is how the grader's kernels report answers.
 
 `same(a, b)` compares plain values strictly: `True` is not `1`, `1` is not `1.0`, a tuple is not a
 list. An exercise that accepts more says so with its own `compare`.
@@ -58,7 +59,7 @@ def to_wire(value: Any) -> Any:
             return value
         if kind is str:
             budget.spend(chars=len(value))
-            return value
+            return value if wire_text(value) is value else {"str": _surrogates_kept(value)}
         if kind is bytes:
             budget.spend(chars=len(value))
             return {"bytes": base64.b64encode(value).decode("ascii")}
@@ -94,6 +95,9 @@ def from_wire(data: Any) -> Any:
         if tag == "bytes" and type(body) is str:
             budget.spend(chars=len(body))
             return base64.b64decode(body, validate=True)
+        if tag == "str" and type(body) is str:
+            budget.spend(chars=len(body))
+            return base64.b64decode(body, validate=True).decode("utf-8", "surrogatepass")
         if type(body) is not list:
             raise NotPlain(f"unexpected {tag!r} in the answer")
         if tag == "dict":
@@ -149,3 +153,19 @@ def type_name(value: Any) -> str:
     """The name of `value`'s type, read without running any of the learner's code."""
     name = type.__dict__["__name__"].__get__(type(value))  # not a metaclass's own __name__
     return str(name)[:60]
+
+
+def wire_text(text: str) -> str:
+    """`text` itself if UTF-8 can write it, else with each lone surrogate written as `\\udxxx`.
+    The kernel's messages are UTF-8 JSON: one lone surrogate (`'\\ud800'`, a str Python allows)
+    stops the whole report, and the error that says so tells its position in the text."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def _surrogates_kept(text: str) -> str:
+    """A str that UTF-8 cannot write, kept exactly (its `str` tag's body), for the judge."""
+    return base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")

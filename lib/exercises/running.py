@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from lib.exercises.plain import NotPlain, to_wire, type_name
+from lib.exercises.plain import NotPlain, to_wire, type_name, wire_text
 
 BUILTIN_ERRORS = {
     value
@@ -65,21 +65,59 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
+@contextmanager
+def interrupts_noted() -> Iterator[list[int] | None]:
+    """Note every Ctrl-C (SIGINT) that arrives in the block, in the list it yields, and handle it
+    as before. A KeyboardInterrupt with nothing noted was raised by the code itself. None where
+    no handler can be set (not the main thread): every KeyboardInterrupt then counts as real."""
+    if threading.current_thread() is not threading.main_thread():
+        yield None
+        return
+    seen: list[int] = []
+    previous = signal.getsignal(signal.SIGINT)
+
+    def note(signum: int, frame: Any) -> None:
+        seen.append(signum)
+        if callable(previous):
+            previous(signum, frame)
+        elif previous != signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield seen
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def raised(error: BaseException) -> dict:
-    """An exception as an outcome, read without calling any method the learner may have written."""
+    """An exception as an outcome, read without calling any method the learner may have written.
+    Its texts are made safe to send (`wire_text`): a lone surrogate would stop the report."""
     mro = type.__dict__["__mro__"].__get__(type(error))
     args = BaseException.__dict__["args"].__get__(error)
     message = args[0] if len(args) == 1 and type(args[0]) is str else ""
     return {
         "raised": type_name(error),
         "kinds": [cls.__name__ for cls in mro if cls in BUILTIN_ERRORS],
-        "message": message[:300],
+        "message": wire_text(message[:300]),
     }
 
 
 def run_case(target: Any, args: tuple, kwargs: dict, seconds: float | None) -> dict:
     """Call `target(*args, **kwargs)` (or take `target` as it is, if it is not callable) and
-    return the outcome. Only Ctrl-C gets through: it belongs to whoever runs the cell."""
+    return the outcome. Whatever the code raises is an outcome, a KeyboardInterrupt it raises
+    itself too: only a real Ctrl-C gets through, it belongs to whoever runs the cell. (Let
+    through, the code's own would end the grading cell, its message in the kernel's report.)"""
+    with interrupts_noted() as interrupts:
+        try:
+            return _outcome(target, args, kwargs, seconds)
+        except KeyboardInterrupt as error:
+            if interrupts is None or interrupts:
+                raise
+            return raised(error)
+
+
+def _outcome(target: Any, args: tuple, kwargs: dict, seconds: float | None) -> dict:
     try:
         with time_limit(seconds):
             if not callable(target):

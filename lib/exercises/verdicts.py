@@ -86,10 +86,13 @@ def first_difference(got: Any, expected: Any) -> str:
 
 def trivial_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
     """How the answers ignore their input, in words, when they do although the right answers
-    differ: one value every time ("returns [] whatever the input") or an argument handed back
-    ("returns its first argument unchanged"). None otherwise, and with fewer than three cases."""
+    differ: one value every time ("returns [] whatever the input"), an argument handed back
+    ("returns its first argument unchanged") or an error every time (`_raises_whatever`). None
+    otherwise, and with fewer than three cases."""
     if len(cases) < 3 or len(outcomes) < len(cases):
         return None
+    if _raises_whatever(cases, outcomes):
+        return "raises an error whatever the input"
     try:
         answers = [from_wire(outcome["returned"]) for outcome in outcomes]
     except (KeyError, NotPlain):  # an exception or an unreadable answer: judged case by case
@@ -105,6 +108,25 @@ def trivial_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
             which = ORDINALS[position] if position < len(ORDINALS) else f"#{position + 1}"
             return f"returns its {which} argument unchanged"
     return None
+
+
+def _raises_whatever(cases: list[Case], outcomes: list[dict]) -> bool:
+    """Does the answer raise one kind of error on every case, earning some by it, where that
+    error is not the right answer to every case? An error can name every input (`raise
+    ValueError(repr(args))`), so the cases that want their input named in it pass without any
+    work: raising is then as blind to the input as returning one value. An answer that raises
+    the wanted error only where it checks for it, and crashes elsewhere, is judged case by case,
+    and so is one earning nothing by raising: their failures say what went wrong."""
+    if not any(raised_expected(case, o) for case, o in zip(cases, outcomes, strict=False)):
+        return False
+    wanted = [case.expected.error if isinstance(case.expected, Raises) else None for case in cases]
+    for error in {w for w in wanted if w is not None}:
+        everywhere = all(
+            isinstance(o.get("kinds"), list) and error.__name__ in o["kinds"] for o in outcomes
+        )
+        if everywhere and any(w is not error for w in wanted):
+            return True
+    return False
 
 
 def _all_same(values: list[Any], others: list[Any]) -> bool:
@@ -135,13 +157,18 @@ def raised_expected(case: Case, outcome: dict) -> bool:
     return not naming or (isinstance(message, str) and _names(message, naming))
 
 
+# 1 to 3 digits, then groups of exactly 3, with no digit (nor separator and digit) either side.
+_GROUPED = re.compile(r"(?<!\d)(?<!\d[,_])\d{1,3}(?:[,_]\d{3})+(?!\d)(?![,_]\d)")
+
+
 def _names(message: str, text: str) -> bool:
     """Does `message` hold `text`? A number is read whole, sign included (70000 is not in
     700001, -65536 is not in 65536 nor 65536 in -65536) and may be written in groups, as the
-    lessons write them: `-65,536` and `70_000` (Python's `:,` and `:_`)."""
+    lessons write them: `-65,536` and `70_000` (Python's `:,` and `:_`). Only a well-formed run
+    of groups is read as one number: in a list written without spaces, `3,70000` is 3 and 70000."""
     if not text.removeprefix("-").isdigit():
         return text in message
-    ungrouped = re.sub(r"(?<=\d)[,_](?=\d{3})", "", message)
+    ungrouped = _GROUPED.sub(lambda run: re.sub("[,_]", "", run[0]), message)
     return re.search(rf"(?<![\d-]){re.escape(text)}(?!\d)", ungrouped) is not None
 
 

@@ -82,6 +82,7 @@ def grade_submissions(
     roster: list[Student] | None = None,
     drop: tuple[str | Path, ...] = (),
     student_id: str = "",
+    salt: str = "",
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
@@ -94,7 +95,8 @@ def grade_submissions(
     (`kept_roster`). `drop`: files or folders whose submissions `out_dir` should forget (a file
     removed from the class, say). Returns this run's records, one per submission; the reports
     list every record in `out_dir`, from earlier runs too. The hidden cases are drawn for each
-    student (`Settings.student_of`; `student_id`: one student's, for all of them)."""
+    student (`Settings.student_of`; `student_id`: one student's, for all of them) with `salt`,
+    by default a secret of the signing key (`RecordStore.secret`)."""
     boxed = sandbox.choose(own_user_fallback, allow_blocked_python) if sandboxed else False
     if sandboxed and os.geteuid() == 0 and not memory_group.available():
         print("Note: no memory cgroup can be made here: each kernel process is capped, not a box.")
@@ -125,7 +127,7 @@ def grade_submissions(
         catalog,
         handout_prose(Path(questions_from)),
         sandboxed,
-        salt=store.secret("hidden cases"),
+        salt=salt or store.secret("hidden cases"),
         boxed=boxed,
         roster=roster or [],
         student_id=student_id,

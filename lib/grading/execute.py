@@ -74,6 +74,7 @@ class _Run:
         self.reports: dict[str, dict] = {}  # each exercise's report, hidden outcomes added
         self.current: Exercise | None = None
         self.marker = secrets.token_hex(16)  # only the grading cells know it
+        self.hidden_sent = False  # a hidden case's input went to a kernel (it may be kept)
         self.deadline = monotonic() + job.limits.notebook
 
     def note(self, event: str) -> None:
@@ -98,7 +99,8 @@ class _Run:
                     f"{_where(self.shown, index)} ran longer than "
                     f"{min(self.limits.cell, left):g} s and was interrupted{_while_busy()}"
                 )
-            elif error:
+            elif error:  # once a hidden input was in a kernel, a message could carry it
+                error = client.last_error_name if self.hidden_sent else error
                 self.note(f"{_where(self.shown, index)} raised {error}")
 
     async def grade(self, client: Kernel, exercises: list[Exercise]) -> None:
@@ -128,6 +130,7 @@ class _Run:
         client.published.clear()
         client.expected = (self.marker, exercise.name)
         cases = self.job.cases[exercise.name][start:end]
+        self.hidden_sent |= any(case.hidden for case in cases)
         seconds = min(exercise.time_limit, self.limits.cell)
         source = CELL_TEMPLATE.format(
             tag=self.marker[:8],
@@ -160,9 +163,12 @@ class _Run:
         if error == TIMEOUT:
             why = f"grading took longer than {self.limits.cell:g} s (an endless loop?)"
             return result_row(exercise, "timeout", why + _while_busy())
-        return result_row(
-            exercise, "error", f"could not be graded: {error or 'no result came back'}"
+        # The grader's own words: the kernel's report of the error is the student's code's
+        # (`raise KeyboardInterrupt(<every input seen>)`, a lone surrogate's "position N").
+        why = (
+            f"grading it stopped with {client.last_error_name}" if error else "no result came back"
         )
+        return result_row(exercise, "error", f"could not be graded: {why}")
 
 
 async def run_and_grade(

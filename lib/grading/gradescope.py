@@ -4,9 +4,11 @@ Gradescope builds an image from the bundle once (`gradescope_bundle`), then runs
 `run_autograder` in a fresh container per submission: the student's files in
 `/autograder/submission`, the bundle in `/autograder/source`; `/autograder/results/results.json`
 is the grade (`gradescope_results` makes it). One student per container, so a class of any size
-grades in parallel. A bundle built for one lesson (`--lesson N`, one Gradescope assignment per
-lesson) scores only that lesson's notebooks: a student who uploads lessons 1 and 3 to lesson 1
-gets lesson 1's points, and lesson 3 is listed as not scored.
+grades in parallel. The hidden cases are drawn for the student in `submission_metadata.json` with
+the bundle's salt (`bundled_salt`), so every container gives a student the same ones. A bundle
+built for one lesson (`--lesson N`, one Gradescope assignment per lesson) scores only that
+lesson's notebooks: a student who uploads lessons 1 and 3 to lesson 1 gets lesson 1's points,
+and lesson 3 is listed as not scored.
 
 `run` grades the submission's notebooks with `grade_submissions`, as `python -m lib.grade` does,
 then writes results.json last, over anything a notebook put there. Gradescope's containers
@@ -32,7 +34,7 @@ from pathlib import Path
 
 from lib.grading import protections, user_python
 from lib.grading.batch import grade_submissions
-from lib.grading.gradescope_bundle import ROOT
+from lib.grading.gradescope_bundle import ROOT, SECRET_FILE
 from lib.grading.gradescope_results import nothing, results_json
 from lib.grading.sandbox import choose
 
@@ -83,6 +85,19 @@ def student_id(submission_dir: Path) -> str:
         return ""
 
 
+SECRET_PATH = ROOT / SECRET_FILE
+
+
+def bundled_salt() -> str:
+    """The hidden cases' salt the bundle carries (`gradescope_bundle.SECRET_FILE`), the same in
+    every container made from it, so a student draws the same hidden cases on every submission;
+    "" outside a bundle (the signing key's secret is used then, as `lib.grade` uses it)."""
+    try:
+        return SECRET_PATH.read_text().strip()
+    except FileNotFoundError:
+        return ""
+
+
 def _not_writable_by_others(folders: list[Path]) -> None:
     """Take group and other write permission off `folders` and everything in them."""
     for folder in folders:
@@ -119,6 +134,7 @@ def run(
                 own_user_fallback=True,
                 allow_blocked_python=allow_blocked_python,
                 student_id=student_id(submission_dir),
+                salt=bundled_salt(),
             )
         results = results_json(records, lesson)
         held = protections.in_common(records)[0]

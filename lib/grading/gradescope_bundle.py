@@ -4,7 +4,10 @@ At its root, `setup.sh` (Gradescope runs it once, as root and with network, to b
 Python, bubblewrap, the course's requirements and data, then the self-test, so an image that
 cannot grade fails at upload) and `run_autograder` (run for every submission: it calls
 `python -m lib.grade gradescope-run`, `lib.grading.gradescope.run`). Beside them, the course's
-files. A bundle built with a lesson scores only that lesson's notebooks.
+files, and `SECRET_FILE`: the hidden cases' salt, a secret of the instructor's signing key (never
+the key), so that every fresh container draws a student the same hidden cases; setup.sh makes it
+root's alone, out of the kernels' reach. A bundle built with a lesson scores only that lesson's
+notebooks.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 from lib.grading.notebook import load_catalog
+from lib.grading.store import secret, signing_key
 
 ROOT = Path(__file__).resolve().parents[2]
 # The grader and exercises, the pinned environment, the lessons as handed out (the written
@@ -21,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ["lib", "notebooks", "datasets", "requirements.txt"]
 LEFT_OUT = {"__pycache__", ".ipynb_checkpoints"}
 DATA_CACHE = Path("datasets", "cache")  # fetched on Gradescope by setup.sh, never shipped
+SECRET_FILE = "hidden-cases.secret"  # at the bundle's root: no kernel is shown it
+SECRET_PURPOSE = "hidden cases on Gradescope"  # not the batch grader's salt: a zip can travel
 
 SETUP_SH = """\
 #!/usr/bin/env bash
@@ -37,8 +43,11 @@ python3 -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
 }
 python3 -m venv /autograder/venv
 /autograder/venv/bin/pip install --no-cache-dir -r /autograder/source/requirements.txt
-# Grading runs without network: every file the lessons read is fetched now (sha256-checked).
 cd /autograder/source
+# The hidden cases' salt (see gradescope_bundle): root's alone, before any student code runs.
+test -s hidden-cases.secret || { echo "hidden-cases.secret is missing: build again" >&2; exit 1; }
+chown root:root hidden-cases.secret && chmod 600 hidden-cases.secret
+# Grading runs without network: every file the lessons read is fetched now (sha256-checked).
 /autograder/venv/bin/python -c "from lib import data; data.fetch_all()"
 # Last: grade the bundle's lessons' own solutions here, so an image that cannot grade fails now,
 # when the instructor uploads it, and not at the first student's submission.
@@ -75,6 +84,7 @@ def build_bundle(out_zip: Path, lesson: int | None = None) -> list[str]:
     # CPU, the slowest lesson need not hold up (or fail) the image of another.
     only = f" --lesson {lesson}" if lesson else ""
     setup_script = SETUP_SH.replace("{lesson}", only)  # a shell script: braces of its own
+    salt = secret(signing_key(), SECRET_PURPOSE)  # the instructor's key, made on first use
     run_script = RUN_AUTOGRADER.format(lesson=only)
 
     def add(archive: zipfile.ZipFile, name: str, data: bytes, mode: int) -> None:
@@ -89,6 +99,7 @@ def build_bundle(out_zip: Path, lesson: int | None = None) -> list[str]:
         with zipfile.ZipFile(partial, "w") as archive:
             add(archive, "setup.sh", setup_script.encode(), 0o755)
             add(archive, "run_autograder", run_script.encode(), 0o755)
+            add(archive, SECRET_FILE, f"{salt}\n".encode(), 0o600)
             for path in _bundled_files():
                 add(archive, path.relative_to(ROOT).as_posix(), path.read_bytes(), 0o644)
             names = archive.namelist()

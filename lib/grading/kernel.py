@@ -20,6 +20,7 @@ from jupyter_core.utils import ensure_async
 from nbclient import NotebookClient
 from nbclient.exceptions import DeadKernelError
 
+from lib.exercises.running import BUILTIN_ERRORS
 from lib.grading.kernel_manager import BoxedManager, boxed_manager
 from lib.grading.kernel_side import MIME
 from lib.grading.shm_guard import STOPPED
@@ -27,10 +28,18 @@ from lib.notebooks import ThisPython
 
 MAX_MESSAGE_BYTES = 64 * 2**20  # far above any grading report (`plain` caps them near 5 MB)
 TIMEOUT = "CellTimeout"  # the error name nbclient reports for an interrupted, too-long cell
+PYTHON_ERRORS = frozenset(error.__name__ for error in BUILTIN_ERRORS)
 
 _QUIET = logging.getLogger("lib.grading.nbclient")  # nbclient logs every time-out as an error:
 _QUIET.addHandler(logging.NullHandler())  # the grader reports them itself, in the feedback
 _QUIET.propagate = False
+
+
+def error_name(ename: object) -> str:
+    """A cell's error as the grader may tell it once a hidden input was in the kernel: the class's
+    name if it is one of Python's own (a closed list), else "an error". Never the message, which
+    the code writes, nor a class name it chose: either could carry what the code was given."""
+    return ename if isinstance(ename, str) and ename in PYTHON_ERRORS else "an error"
 
 
 # How each way of losing a kernel reads in the feedback ("hung": the caller says, with its limit).
@@ -67,6 +76,7 @@ class Kernel(NotebookClient):
         )
         self.scratch = len(notebook.cells)
         self.last_error: str | None = None
+        self.last_error_name = ""  # the class of the last cell's error, without its message
         # The one report the grader is waiting for, as (marker, exercise); it keeps that report
         # only, once: a notebook may send millions of messages of our type, and keeping them all
         # would fill the grader's memory and stop the whole batch.
@@ -81,6 +91,7 @@ class Kernel(NotebookClient):
         content = execute_reply["content"]
         error = f"{content.get('ename')}: {content.get('evalue')}".strip().rstrip(":")[:300]
         self.last_error = TIMEOUT if content.get("ename") == TIMEOUT else error
+        self.last_error_name = error_name(content.get("ename"))
 
     def output(self, outs: list, msg: dict, display_id: str | None, cell_index: int) -> None:
         self._keep(msg)
@@ -104,6 +115,7 @@ class Kernel(NotebookClient):
         Raises `KernelLost` when the kernel died or stopped answering. A grading cell stays out
         of the kernel's history."""
         self.timeout, self.last_error = max(1, math.ceil(seconds)), None
+        self.last_error_name = ""
         try:
             await self.async_execute_cell(cell, index, store_history=not grading)
             outcome = self.last_error

@@ -5,7 +5,8 @@ students are graded: `grade_submissions` with the sandbox, the course data, the 
 the summary chart's browser. Every lesson must earn all its points with no cell raising; anything
 less is a machine that would mark honest students down, so the command says what to fix and
 exits non-zero. The records go to a throwaway folder signed with a throwaway key, so the
-instructor's key (and, in a Gradescope image, the salt of the hidden cases) is not made here.
+instructor's key is not made here, nor is a key left in a Gradescope image: there the hidden
+cases are salted with the bundle's secret (`gradescope_bundle.SECRET_FILE`), not with a key.
 """
 
 from __future__ import annotations

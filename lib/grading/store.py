@@ -56,6 +56,12 @@ def _signature(key: bytes, body: str) -> str:
     return hmac.new(key, body.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
+def secret(key: bytes, purpose: str) -> str:
+    """A secret for `purpose`, the same on every run with this signing key, that nobody
+    without the key can work out (a salt of the hidden cases)."""
+    return _signature(key, f"secret for {purpose}")[:32]
+
+
 def _slot(record: dict) -> tuple[str, str]:
     return (record["student"], record["submission"])
 
@@ -86,9 +92,8 @@ class RecordStore:
                 self.rejected += bool(line.strip())
 
     def secret(self, purpose: str) -> str:
-        """A secret for `purpose`, the same on every run with this signing key, that nobody
-        without the key can work out (the hidden cases' salt)."""
-        return _signature(self.key, f"secret for {purpose}")[:32]
+        """This grader's `secret` for `purpose` (the hidden cases' salt)."""
+        return secret(self.key, purpose)
 
     def get(self, submission: Submission) -> dict | None:
         """The record of this very file (same student, path and contents), if there is one."""

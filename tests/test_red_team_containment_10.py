@@ -13,11 +13,11 @@ guard's attacks run in a private mount namespace with a tmpfs of 64 MB of their 
 Tried and not kept as tests (held, or no worse than a test here shows): a fenced kernel's
 hard link or rename between /dev/shm and its own folder (another filesystem: EXDEV); a folder
 in /dev/shm (refused: the guard test checks it); a burst of fallocate past the cap between two
-listings (stopped at 71 MB for a 64 MB cap); a reader reading above Python's library folders
-through `..` (Landlock resolves the path first); racing the guard's `stop` child, which
-becomes the user before it kills (Landlock's scopes keep a fenced kernel's signals from it,
-and it is not dumpable). Not tried, for the machine's sake: opening /dev/ptmx, which the
-fence's write right beneath /dev allows, until the machine's ptys run out.
+listings (stopped at 71 MB for a 64 MB cap); a reader reading the venv's pyvenv.cfg through
+site-packages/../../.. (refused: Landlock resolves the path first; nothing of the course lies
+beneath Python's library folders here). Not tried: racing the guard's `stop` child, which
+becomes the user a few microseconds before it kills; and, for the machine's sake, opening
+/dev/ptmx (which the fence's write right beneath /dev allows) until the machine's ptys run out.
 """
 
 from __future__ import annotations

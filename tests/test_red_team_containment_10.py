@@ -22,8 +22,11 @@ becomes the user a few microseconds before it kills; and, for the machine's sake
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import fcntl
 import os
+import platform
 import resource
 import select
 import shlex
@@ -312,8 +315,10 @@ def victim():
             os._exit(0)
     time.sleep(0.1)
     yield pid
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+    with contextlib.suppress(ChildProcessError):  # a test whose attack ended it reaped it
+        if os.waitpid(pid, os.WNOHANG) == (0, 0):  # still ours: its pid is no one else's
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
 
 
 def _limit(pid: int, name: str) -> str:
@@ -381,6 +386,56 @@ def _segments_of(uid: int) -> list[int]:
     """The sizes (bytes) of the System V shared memory segments `uid` owns on the machine."""
     lines = Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
     return [int(f[3]) for f in map(str.split, lines) if int(f[7]) == uid]
+
+
+FIOSETOWN = 0x8901  # ioctl: the owner a descriptor's SIGIO goes to, as fcntl's F_SETOWN sets
+
+
+def _sigio_to(victim: int, rights: Callable[[], None]) -> object:
+    """With `rights` given up, point a socket's SIGIO at `victim` by ioctl (not fcntl's
+    F_SETOWN, which the reader's filter refuses) and make the socket ready: SIGIO ends a
+    process that does not handle it."""
+    mine, other = socket.socketpair()
+
+    def attack() -> str:
+        rights()
+        fcntl.ioctl(mine.fileno(), FIOSETOWN, struct.pack("i", victim))
+        fcntl.fcntl(mine.fileno(), fcntl.F_SETFL, os.O_ASYNC)
+        other.send(b"ready")
+        time.sleep(0.3)
+        return "sent"
+
+    found = in_child(attack)
+    time.sleep(0.1)
+    return found, os.waitpid(victim, os.WNOHANG)
+
+
+@pytest.mark.skipif(sandbox.fence_abi() < 6, reason="needs Landlock's scopes (ABI 6)")
+def test_a_readers_sigio_by_ioctl_reaches_no_process_of_its_user(victim):
+    """Held by Landlock's scope alone: the ioctl itself passes the reader's filter."""
+    found, ended = _sigio_to(victim, lambda: reader_rights.give_up_rights(UID))
+    assert (found, ended) == ("sent", (0, 0))
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="x86_64's system calls")
+@pytest.mark.xfail(
+    strict=True,
+    reason="where Landlock has no scopes (ABI < 6: Linux before 6.12, as on Debian 12 and "
+    "Ubuntu 22.04), the reader's filter is the wall against F_SETOWN, and ioctl FIOSETOWN "
+    "(or SIOCSPGRP) sets the same owner: measured with the filter and the user as a reader "
+    "has them, a process of the reader's user (the grader itself, when it runs without "
+    "root) died of SIGIO (status 29). Fix: refuse ioctl FIOSETOWN and SIOCSPGRP (0x8901, "
+    "0x8902) by argument as F_SETOWN is, and fcntl's F_SETFL with O_ASYNC",
+)
+def test_a_readers_filter_alone_stops_sigio_by_ioctl(victim):
+    def rights() -> None:  # what a reader keeps where Landlock cannot scope its signals
+        machine = platform.machine()
+        refused = reader_rights.REFUSED[machine]
+        assert kernel_start.refuse(refused, reader_rights.BY_ARGUMENT[machine])
+        _become(UID)
+
+    found, ended = _sigio_to(victim, rights)
+    assert ended == (0, 0), f"{found}: the victim ended with status {ended[1]}"
 
 
 @pytest.mark.xfail(

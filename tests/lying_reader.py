@@ -9,6 +9,7 @@ rights), then the notebook is read honestly; for
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -22,23 +23,32 @@ _read, _received = reading.read, reading_server._receive
 
 
 def _receive(conn):
-    """The request; for `killer`, the helper (the reader's parent's parent) is killed first, while
-    the reader still has the helper's rights: as the OOM killer could (the reader itself,
-    once it has given up its rights, cannot: `reader_rights`)."""
-    request, memory_mb = _received(conn)
+    """The request; for `killer`, the helper (the watcher's parent) is killed first, from the
+    watcher, which reads the request: as the OOM killer could (the reader, once it has given up
+    its rights, cannot: `reader_rights`)."""
+    request = _received(conn)
     if request["name"].startswith("killer"):
-        helper = int(Path(f"/proc/{os.getppid()}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        os.kill(helper, signal.SIGKILL)
-    return request, memory_mb
+        os.kill(os.getppid(), signal.SIGKILL)
+    return request
+
+
+def _rights() -> dict:
+    """This process's rights as /proc/self/status words them (a reader may open no file, so
+    asked of the kernel): its uids, effective capabilities, no_new_privs and seccomp mode."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    header, data = (ctypes.c_uint32 * 2)(0x20080522, 0), (ctypes.c_uint32 * 6)()  # capget, v3
+    libc.capget(header, data)
+    return {
+        "Uid": " ".join(map(str, os.getresuid())),
+        "CapEff": f"{data[0] | data[3] << 32:016x}",
+        "NoNewPrivs": str(libc.prctl(39, 0, 0, 0, 0)),  # PR_GET_NO_NEW_PRIVS
+        "Seccomp": str(libc.prctl(21, 0, 0, 0, 0)),  # PR_GET_SECCOMP
+    }
 
 
 def _lying(path: Path, catalog, *rules) -> dict:
     if path.name.startswith("whoami"):  # what a reader taken over could do: its rights
-        status = dict(
-            line.split(":", 1) for line in Path("/proc/self/status").read_text().splitlines()
-        )
-        rights = {key: status[key].strip() for key in ("Uid", "CapEff", "NoNewPrivs", "Seccomp")}
-        return {"unreadable": json.dumps(rights)}
+        return {"unreadable": json.dumps(_rights())}
     found = _read(path, catalog, *rules)
     if path.name.startswith("malformed") and found.get("lesson") is not None:
         found["info"]["answers"] = {"why": ["an answer", "that is no text"]}

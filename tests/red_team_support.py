@@ -1,13 +1,16 @@
 """What the red-team containment tests (`tests/test_red_team_containment*.py`) share: running
-code as a sandbox user, a folder such users can reach, and whether bubblewrap runs here."""
+code as a sandbox user or in a forked child, a folder such users can reach, and whether bubblewrap
+runs here."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from lib.grading import kernel_users, sandbox
@@ -22,6 +25,25 @@ def as_user(uid: int, code: str, *args: str, caps: bool = False) -> str:
         command = [*limits, *command]
     done = subprocess.run(command, capture_output=True, text=True, timeout=60)
     return done.stdout + done.stderr
+
+
+def in_child(attempt: Callable[[], object]) -> object:
+    """What `attempt()` returns (JSON-ready; or the error it raised, as text) in a forked child
+    of this process: for rights a process gives up for good."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: no pytest machinery past this point, only os._exit
+        try:
+            found = attempt()
+        except BaseException as error:  # noqa: BLE001 - said to the parent, as text
+            found = f"{type(error).__name__}: {error}"
+        os.write(write, json.dumps(found).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        found = json.loads(answer.read() or "null")
+    os.waitpid(pid, 0)
+    return found
 
 
 def shared_folder(prefix: str, mode: int) -> Iterator[Path]:

@@ -150,9 +150,9 @@ def test_an_expected_error_must_name_what_it_is_asked_to():
     assert "the right error, but its message does not name 7" in judged[1].reason
 
 
-def test_a_number_named_with_digit_groups_counts_and_a_longer_one_does_not():
-    """Review I1: the lesson's own text writes "65,536", so an honest message may write the id
-    as `70,000` or `70_000` (Python's `:,` and `:_`); 700001 is another number, not 70000."""
+def scores(naming: str, messages: tuple[str, ...]) -> list[float]:
+    """The score of an answer raising ValueError(message) where a case expects one naming
+    `naming`, for each message."""
 
     def fail(message):
         def target():
@@ -160,35 +160,37 @@ def test_a_number_named_with_digit_groups_counts_and_a_longer_one_does_not():
 
         return target
 
-    exercise = exercise_of(Case(expected=Raises(ValueError, naming="70000")), name="e")
-    messages = ("id 70,000 > 65,535", "id 70_000", "70000 does not fit", "id 700001", "id 170000")
-    scores = [
+    exercise = exercise_of(Case(expected=Raises(ValueError, naming=naming)), name="e")
+    return [
         exercise.judge(exercise.cases(), run_cases(fail(m), [((), {})], 2)).score for m in messages
     ]
-    assert scores == [1, 1, 1, 0, 0]
+
+
+def test_a_number_named_with_digit_groups_counts_and_a_longer_one_does_not():
+    """Review I1: the lesson's own text writes "65,536", so an honest message may write the id
+    as `70,000` or `70_000` (Python's `:,` and `:_`); 700001 is another number, not 70000."""
+
+    messages = ("id 70,000 > 65,535", "id 70_000", "70000 does not fit", "id 700001", "id 170000")
+    assert scores("70000", messages) == [1, 1, 1, 0, 0]
 
 
 def test_a_negative_number_is_read_whole_with_its_sign_and_digit_groups():
     """Review J8: `f"id {i:,} ..."` writes -65536 as "-65,536", which check() passed and the
     grader's hidden case failed ("does not name -65536"): a negative number is read whole too.
     Its sign counts: "65536" alone names another number, and so does "-655360"."""
-
-    def fail(message):
-        def target():
-            raise ValueError(message)
-
-        return target
-
-    def scores(naming, messages):
-        exercise = exercise_of(Case(expected=Raises(ValueError, naming=naming)), name="e")
-        return [
-            exercise.judge(exercise.cases(), run_cases(fail(m), [((), {})], 2)).score
-            for m in messages
-        ]
-
     negative = ("id -65,536 too small", "id -65_536", "-65536 < 0", "id -655360", "id 65536")
     assert scores("-65536", negative) == [1, 1, 1, 0, 0]
     assert scores("65536", ("id 65,536 too big", "id -65536")) == [1, 0]
+
+
+def test_a_list_written_without_spaces_is_not_read_as_one_grouped_number():
+    """Review K8: ungrouping every "digit, comma, three digits" made `",".join(map(str, ids))`
+    of [3, 70000] read "370000", so a message naming the id was refused. Only a well-formed run
+    of groups is one number; a list of grouped numbers with spaces still reads each."""
+    assert scores("70000", ("ids 3,70000", "[3,70000]", "ids 1,000,70000")) == [1, 1, 1]
+    assert scores("65536", ("bad: 5,65536,7", "bad: [65,536, 7]", "65,536,7")) == [1, 1, 0]
+    assert scores("370000", ("ids 3,70000", "id 370,000")) == [0, 1]
+    assert scores("1000000", ("id 1,000,000", "id 1_000_000", "id -1,000,000")) == [1, 1, 0]
 
 
 def test_answers_too_big_or_too_deep_are_refused():

@@ -463,6 +463,10 @@ WRONG_IDEAS = {
     ("digit_groups", "groups not restarted"): DIGITS.replace("length = 0  # the next", "pass  #"),
     # Not BPE at all: 'cat ' is 'c' + 'at ', since 'at ' was learned before 'cat'.
     ("encode", "greedy longest match"): GREEDY_ENCODE,
+    # Review K7: passed 30/30 and 54/54 ('abcd' with hand-made merges now catches it).
+    ("encode", "the longest pair first"): lesson5.encode.solution_code.replace(
+        "candidates = [(rank[a + b], i)", "candidates = [(-len(a + b), rank[a + b], i)"
+    ).replace("_, i = min(candidates)", "*_, i = min(candidates)"),
     # Of two copies of an overlapping pair ('   '), the rightmost joined first.
     ("encode", "rightmost on ties"): lesson5.encode.solution_code.replace(
         "_, i = min(candidates)", "_, i = min((r, -i) for r, i in candidates)\n        i = -i"
@@ -502,7 +506,12 @@ def test_a_wrong_idea_fails_shown_cases_and_loses_points(name, idea):
     outcomes = run_cases(target, exercise.inputs(cases), 30)
     result = exercise.judge(shown, outcomes[: len(shown)])
     assert result.status in ("partial", "failed"), idea
-    assert exercise.judge(cases, outcomes).score <= exercise.points * 0.75
+    share = ONLY_HAND_MADE_CASES_CATCH.get((name, idea), 0.75)
+    assert exercise.judge(cases, outcomes).score <= exercise.points * share
+
+
+# Trained merges never cross this way, so only the hand-made cases (one shown, one hidden) fail.
+ONLY_HAND_MADE_CASES_CATCH = {("encode", "the longest pair first"): 0.98}
 
 
 DIGIT_CLASS_SLIPS = {
@@ -533,6 +542,7 @@ def test_digit_groups_names_the_character_class(idea):
 MISREADINGS = {
     # Review J5: each failed with ids or groups only, no word on the idea behind them.
     ("encode", "greedy longest match"): "you took the longest token that fits at each position",
+    ("encode", "the longest pair first"): "you joined first the pair that makes the longest token",
     ("digit_groups", "from the right"): "you counted each number's groups from the right",
 }
 

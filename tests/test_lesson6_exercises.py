@@ -3,6 +3,7 @@ nothing, the honest answer earns every point, and the grader runs cases `check()
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import nbformat
@@ -242,7 +243,7 @@ def test_gini_is_asked_as_averages_and_its_hints_stop_short_of_the_formula():
         assert "2 * n" not in hint and "sum(values)" not in hint and "len(values)" not in hint
     values = [0, 0, 0, 4]
     gaps = [abs(x - y) for x in values for y in values]
-    assert len(gaps) == 16 and "16 picks" in ex.gini.hints[1]
+    assert len(gaps) == 16 and "16 pairs" in ex.gini.hints[1]
     assert sum(gaps) / len(gaps) / (2 * sum(values) / len(values)) == 0.75
     assert "0.75" in ex.gini.hints[1]
 
@@ -254,25 +255,40 @@ def gini(values):
     return sum(gaps) / (n * (n - 1)) / (2 * sum(values) / n)
 """
 
+EACH_PAIR_ONCE_GINI = (
+    "import itertools\ndef gini(values):\n    n = len(values)\n"
+    "    gaps = sum(abs(x - y) for x, y in itertools.combinations(values, 2))\n"
+    "    return gaps / (n * n) / (2 * sum(values) / n)\n"
+)
+
 
 @pytest.mark.parametrize(
     "source, told",
     [
-        (DIFFERENT_ITEMS_GINI, "fit picks of two different items only"),
+        (DIFFERENT_ITEMS_GINI, "fit pairs of two different items only"),
         (
             "import itertools\ndef gini(values):\n    n = len(values)\n"
             "    pairs = list(itertools.combinations(values, 2))\n"
             "    return sum(abs(x - y) for x, y in pairs) / len(pairs) / (2 * sum(values) / n)\n",
-            "fit picks of two different items only",
+            "fit pairs of two different items only",
         ),
         (
             "import itertools\ndef gini(values):\n    n = len(values)\n"
-            "    gaps = sum(abs(x - y) for x, y in itertools.combinations(values, 2))\n"
-            "    return gaps / (n * n) / (2 * sum(values) / n)\n",
-            "are half the right ones: they count each pair once",
+            "    pairs = list(itertools.combinations_with_replacement(values, 2))\n"
+            "    return sum(abs(x - y) for x, y in pairs) / len(pairs) / (2 * sum(values) / n)\n",
+            "fit each two items once, an item with itself included",
+        ),
+        (
+            EACH_PAIR_ONCE_GINI,
+            "are half the right ones: they count each two items once",
         ),
     ],
-    ids=["n × (n − 1) picks", "each pair once, over its count", "each pair once, over n × n"],
+    ids=[
+        "n × (n − 1) pairs",
+        "each pair once, over its count",
+        "each pair once, itself included",
+        "each pair once, over n × n",
+    ],
 )
 def test_gini_names_picks_counted_wrong(source, told):
     """Review I4: an average over the n × (n − 1) picks of different items (or over the
@@ -284,6 +300,23 @@ def test_gini_names_picks_counted_wrong(source, told):
         words = " ".join(result.reason.split())
         assert result.status in ("partial", "failed") and f"💡 Your answers {told}" in words, words
         assert "n * n" not in words and "n × n" not in words  # a question, not the count
+
+
+def test_gini_calls_one_draw_a_pick_and_two_in_order_a_pair():
+    """Review K1: "pick" meant one draw ("both picks may land on the same item") and the ordered
+    pair ("16 picks", "How many picks are there?"), so a newcomer could count n picks."""
+    cells = nbformat.read(NOTEBOOK_6, as_version=4).cells
+    prompt = next(c.source for c in cells if "### ✏️ Exercise 3: the Gini" in c.source)
+    cases = ex.gini.cases()
+    told = [
+        ex.gini.judge(cases, run_cases(run(source)["gini"], ex.gini.inputs(cases), 10)).reason
+        for source in (DIFFERENT_ITEMS_GINI, EACH_PAIR_ONCE_GINI)
+    ]
+    for text in (" ".join(prompt.split()), *ex.gini.hints, *(" ".join(t.split()) for t in told)):
+        pairs_called_picks = re.findall(r"\d+ picks|possible pick\b|picks are there|a pick\b", text)
+        assert not pairs_called_picks, text
+    assert "How many such pairs are there with `n` values?" in " ".join(prompt.split())
+    assert "(x, x) is still a pair" in " ".join(told[0].split())
 
 
 def test_gini_prompt_says_both_picks_may_be_one_item_and_how_to_average():

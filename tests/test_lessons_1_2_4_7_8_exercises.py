@@ -660,6 +660,15 @@ WRONG_IDEAS = {
         "vocab[left] + vocab[right]",
         "bytes([left % 256, right % 256])",
     ),
+    # Review K3: these sort nothing by the pair, yet raised on every trained case and got its 💡.
+    ("vocab_from_merges", "key and value swapped"): (
+        "(left, right), new_id in sorted(merges.items(), key=lambda item: item[1])",
+        "new_id, (left, right) in merges.items()",
+    ),
+    ("vocab_from_merges", "a typo: vocab[new_id] for vocab[right]"): (
+        "vocab[left] + vocab[right]",
+        "vocab[left] + vocab[new_id]",
+    ),
     # Review F6: 9 of 14 shown cases failed with ['[UNK]'] and no word on why.
     ("wordpiece_word", "lengths stop one short of the rest of the word"): (
         "range(len(word), start, -1)",
@@ -734,7 +743,7 @@ NAMED_SLIPS = {
     ("wordpiece_word", "lengths stop one short of one character"): (
         "never tries a piece of one character"
     ),
-    ("is_valid_utf8", "a lead read as >= 0xF0"): "a lead byte of 4 is 11110xxx exactly",
+    ("is_valid_utf8", "a lead read as >= 0xF0"): "lead byte of a 4-byte character is 11110xxx",
     ("is_valid_utf8", "a continuation read as >= 0x80"): "a continuation byte is 10xxxxxx, not",
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",
@@ -751,6 +760,16 @@ NAMED_SLIPS = {
     ("vocab_from_merges", "the dict's own order"): "does not list its merges in the order",
     ("vocab_from_merges", "sorted by the pair"): "sorts them by their pair",
     ("vocab_from_merges", "no single bytes to start from"): "are the single bytes (ids 0 to 255)",
+    ("vocab_from_merges", "key and value swapped"): "Does your loop go through them in that order",
+    ("vocab_from_merges", "a typo: vocab[new_id] for vocab[right]"): (
+        "Does your loop go through them in that order"
+    ),
+}
+
+# A 💡 that names a slip the answer did not make misleads more than no 💡 at all.
+NOT_THIS_SLIP = {
+    ("vocab_from_merges", "key and value swapped"): "sorts them by their pair",
+    ("vocab_from_merges", "a typo: vocab[new_id] for vocab[right]"): "sorts them by their pair",
 }
 
 
@@ -764,6 +783,14 @@ def test_the_check_names_the_slip_behind_a_wrong_answer(name, idea):
     result = exercise.grade({exercise.target: namespace(wrong)[exercise.target]})
     words = " ".join(result.reason.split())  # as wrapped for the screen
     assert "💡" in words and NAMED_SLIPS[name, idea] in words, result.reason
+
+
+@pytest.mark.parametrize(("name", "idea"), sorted(NOT_THIS_SLIP))
+def test_the_check_does_not_name_a_slip_the_answer_did_not_make(name, idea):
+    exercise = EXERCISES[name]
+    wrong = exercise.solution_code.replace(*WRONG_IDEAS[name, idea])
+    result = exercise.grade({exercise.target: namespace(wrong)[exercise.target]})
+    assert NOT_THIS_SLIP[name, idea] not in " ".join(result.reason.split()), result.reason
 
 
 def test_uint16_bytes_says_the_error_must_name_the_id():

@@ -81,10 +81,15 @@ def test_lesson_7_counts_neighbours_with_pairwise_and_imports_it_first():
 def test_lesson_7_forward_backward_gloss_is_the_formula_the_library_uses():
     """Review I6: the gloss left out the piece's own probability and the division by the total.
     It now says forward(i) × exp(score) × backward(j) ÷ the word's total: run on c17's `abc`,
-    that gives each piece's expected count as the hand E step does."""
+    that gives each piece's expected count as the hand E step does. Review K4: the formula has a
+    line of its own (it ended a 60-word sentence, its verb "times" at the far end)."""
+    lines = markdown("07_beyond_bpe.ipynb").splitlines()
+    said = "forward(i) × exp(score of the piece) × backward(j) ÷ forward(n)"
+    assert f"expected uses of text[i:j] = {said}" in lines
     words = " ".join(markdown("07_beyond_bpe.ipynb").split())
-    said = "forward(i) × the piece's own `exp(score)` (its probability, in a trained model) ×"
-    assert said in words and "× backward(j) ÷ the total for the whole word" in words
+    assert (
+        "forward(n), forward at the end of the word, is the total over every way to cut it" in words
+    )
     run = run_cells("07_beyond_bpe.ipynb", "8e6c9ca8", "unigram-e-step")
     scores, expected, word = run["scores"], run["expected"], "abc"
 
@@ -148,6 +153,11 @@ def test_lesson_7_counts_the_merges_bpe_spends_on_characters_as_printed():
     assert f"{spelled.group(1)} of the {spelled.group(2)} characters of the training" in prose
     bpe, wordpiece, unigram = longer.groups()
     assert f"{bpe}, against {unigram} for Unigram and {wordpiece} for WordPiece" in prose
+    # Review K10: 94 of those characters are inside longer tokens, so not all are spelled in
+    # bytes; the ones in no token at all are, wherever they occur.
+    nowhere = regex.search(r"in no token at all: ([\d,]+)", printed)
+    assert nowhere, "the comparison cell prints how many characters are in no token at all"
+    assert f"{nowhere.group(1)} of them are in no token at all, so they are spelled" in prose
 
 
 def test_lesson_7_says_which_split_option_keeps_the_space_mark_at_the_start():

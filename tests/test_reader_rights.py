@@ -3,17 +3,23 @@ a forked process, as the reading helper forks its readers."""
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import fcntl
 import json
 import os
+import platform
 import shutil
 import signal
 import socket
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 
-from lib.grading import reader_rights, sandbox
+from lib.grading import kernel_start, landlock, reader_rights, sandbox
+from tests.red_team_support import in_child
 
 UID = sandbox.FIRST_UID + 952  # far from the users a grader beside us claims
 TRIES = {  # what a reader taken over by a student's text might try
@@ -25,14 +31,24 @@ TRIES = {  # what a reader taken over by a student's text might try
 }
 
 
+def _status(pid: int) -> dict:
+    """What /proc says of `pid`: its user, capabilities, no_new_privs, seccomp and groups (read
+    by us: the reader itself may open no file)."""
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    status = dict(line.split(":", 1) for line in lines)
+    found = {k: status[k].split()[0] for k in ("Uid", "CapEff", "NoNewPrivs", "Seccomp")}
+    return found | {"Groups": status["Groups"].strip()}
+
+
 def _rights_after_giving_up(uid: int | None) -> dict:
     """What a process can still do after `give_up_rights(uid)`, as its child reports it."""
     folder = Path(tempfile.mkdtemp(prefix="reader-rights-"))
     probe = folder / "probe"
     probe.touch()
-    probe.chmod(0o666)  # it may open it: only the cap on file size stops the write
+    probe.chmod(0o666)  # its user may open it: Landlock, then the cap on file size, stop the write
     folder.chmod(0o755)
     read, write = os.pipe()
+    go, wait = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: no pytest machinery past this point, only os._exit
         found = {}
@@ -40,11 +56,6 @@ def _rights_after_giving_up(uid: int | None) -> dict:
             os.environ["PROBE"] = str(probe)
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the cap: EFBIG, not death
             reader_rights.give_up_rights(uid)
-            status = dict(
-                line.split(":", 1) for line in open("/proc/self/status").read().splitlines()
-            )
-            found = {k: status[k].split()[0] for k in ("Uid", "CapEff", "NoNewPrivs", "Seccomp")}
-            found["Groups"] = status["Groups"].strip()
             for name, attempt in TRIES.items():
                 try:
                     attempt()
@@ -52,11 +63,14 @@ def _rights_after_giving_up(uid: int | None) -> dict:
                 except OSError:
                     found[name] = "refused"
         finally:
-            os.write(write, json.dumps(found).encode())
+            os.write(write, json.dumps(found).encode() + b"\n")
+            os.read(go, 1)  # until its status is read
             os._exit(0)
     os.close(write)
     with os.fdopen(read) as answer:
-        found = json.loads(answer.read())
+        found = json.loads(answer.readline())
+        found |= _status(pid)
+    os.write(wait, b"x")
     os.waitpid(pid, 0)
     assert probe.stat().st_size == 0
     shutil.rmtree(folder)
@@ -80,3 +94,67 @@ def test_a_reader_without_a_sandbox_user_is_not_roots_either():
     rights = _rights_after_giving_up(None)
     expected = reader_rights.LONE_UID if os.geteuid() == 0 else os.geteuid()
     assert (rights["Uid"], rights["NoNewPrivs"], rights["fork"]) == (str(expected), "1", "refused")
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="x86_64's system calls")
+def test_the_filter_refuses_io_uring_and_signals_by_descriptor_alone():
+    """The seccomp filter by itself (no Landlock): io_uring_setup and fcntl's F_SETOWN,
+    F_SETOWN_EX and F_SETSIG are refused, other fcntl commands are not."""
+    machine = platform.machine()
+
+    def attempt() -> list:
+        assert kernel_start.refuse(
+            reader_rights.REFUSED[machine], reader_rights.BY_ARGUMENT[machine]
+        )
+        libc = ctypes.CDLL(None, use_errno=True)
+        said = [libc.syscall(425, 4, ctypes.create_string_buffer(120)), ctypes.get_errno()]
+        read, _ = os.pipe()
+        for command in (fcntl.F_GETFL, fcntl.F_SETOWN, reader_rights.F_SETSIG, 15):
+            said.append(libc.fcntl(read, command, 0) == -1 and ctypes.get_errno())
+        return said
+
+    assert in_child(attempt) == [-1, errno.EPERM, False, errno.EPERM, errno.EPERM, errno.EPERM]
+
+
+@pytest.mark.skipif(landlock.version() < landlock.SCOPE_ABI, reason="Landlock ABI 6")
+def test_landlock_alone_leaves_no_file_no_tcp_and_no_signal_out():
+    """The reader's Landlock ruleset by itself (no filter, no change of user): no file opened by
+    a path, a descriptor held still read, no TCP connect, no signal to its parent."""
+    parent = os.getpid()
+    held = os.open(__file__, os.O_RDONLY)
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def attempt() -> list:
+        landlock.restrict(landlock.file_rights(landlock.version()), [])
+        said = [len(os.read(held, 10))]
+        for step in (
+            lambda: open(__file__).close(),
+            lambda: socket.create_connection(listener.getsockname(), timeout=2).close(),
+            lambda: os.kill(parent, 0),
+        ):
+            try:
+                step()
+                said.append("allowed")
+            except OSError as error:
+                said.append(errno.errorcode[error.errno])
+        return said
+
+    with listener:
+        said = in_child(attempt)
+    os.close(held)
+    assert said == [10, "EACCES", "EACCES", "EPERM"], said
+
+
+def test_a_reader_that_spins_past_its_cpu_limit_is_killed():
+    """RLIMIT_CPU (`cpu_limit`), the wall behind the watcher's deadline: a process that spins
+    with SIGXCPU ignored is killed a second of CPU later (SIGKILL at the hard limit)."""
+    pid = os.fork()
+    if pid == 0:
+        signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+        reader_rights.cpu_limit(0.5)  # 2 s of CPU, then 3 s: killed
+        while True:
+            pass
+    started = time.monotonic()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+    assert time.monotonic() - started < 30

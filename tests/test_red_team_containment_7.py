@@ -279,7 +279,7 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.prctl(k.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 assert libc.prctl(k.PR_SET_SECCOMP, k.SECCOMP_MODE_FILTER,
                   ctypes.byref(k._Program(len(rules), table)), 0, 0) == 0
-os.execv(sys.executable, [sys.executable, "-I", "-c", open(k.__file__).read(), "echo", "started"])
+os.execv(sys.executable, [sys.executable, "-I", "-c", k.command_text(), "echo", "started"])
 """
 
 

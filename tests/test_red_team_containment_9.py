@@ -49,7 +49,7 @@ import pytest
 
 from lib.grading import read_apart, reader_rights, sandbox, user_processes
 from lib.grading.grading_settings import Settings
-from tests.red_team_support import as_user, shared_folder
+from tests.red_team_support import as_user, in_child, shared_folder
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "grading_fixtures"
@@ -78,21 +78,7 @@ def _as_reader(uid: int | None, attack: Callable[[], object]) -> object:
     """What `attack` returns (or the error it raised, as text) when run in a forked process that
     has given up its rights as a reader does (`give_up_rights(uid)`). Everything the attack uses
     is imported beforehand: a reader's user cannot reach the interpreter's folder here."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: no pytest machinery past this point, only os._exit
-        try:
-            reader_rights.give_up_rights(uid)
-            found = attack()
-        except BaseException as error:  # noqa: BLE001 - said to the parent, as text
-            found = f"{type(error).__name__}: {error}"
-        os.write(write, json.dumps(found).encode())
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read) as answer:
-        found = json.loads(answer.read() or "null")
-    os.waitpid(pid, 0)
-    return found
+    return in_child(lambda: (reader_rights.give_up_rights(uid), attack())[1])
 
 
 # --- io_uring: a socket without socket(2) -----------------------------------------------------
@@ -127,16 +113,10 @@ def _uring_socket() -> int:
 
 
 @X86_64
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: socket(2) is refused (EPERM), yet one io_uring entry (IORING_OP_SOCKET) "
-    "gave the reader a TCP socket, connect(2) reached a listener on 127.0.0.1 and it received "
-    "the reader's 21 bytes: the network (and every local TCP port) is open to a taken-over "
-    "reader. Fix: refuse io_uring_setup, io_uring_enter and io_uring_register (425-427) in "
-    "REFUSED, better an allow-list of the calls a reader makes; Landlock's TCP rights (ABI 4) "
-    "as a second wall",
-)
 def test_a_reader_makes_no_socket_through_io_uring():
+    """Measured before: socket(2) refused, yet one io_uring entry (IORING_OP_SOCKET) gave the
+    reader a TCP socket that reached a listener on 127.0.0.1. Now io_uring's calls are refused
+    (`reader_rights.REFUSED`), and Landlock refuses TCP behind them."""
     listener = socket.create_server(("127.0.0.1", 0))
     listener.settimeout(5)
     port = listener.getsockname()[1]
@@ -193,17 +173,10 @@ def _dropped_sleeper(uid: int | None) -> int:
 
 
 @X86_64
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: kill(2) is refused (EPERM), yet a reader killed another reader of its user "
-    "with SIGKILL through a pipe it owns (F_SETOWN, F_SETSIG, O_ASYNC). Without a sandbox user "
-    "(--no-sandbox as root) every reader is LONE_UID, so one student's reader can end a "
-    "classmate's, whose row then says the reading 'needed more than 2048 MB' (SIGKILL is read as "
-    "the OOM killer). Fix: Landlock's scoped signals (ABI 6, LANDLOCK_SCOPE_SIGNAL, which covers "
-    "F_SETOWN) in every reader, or refuse fcntl's F_SETOWN, F_SETOWN_EX and F_SETSIG by argument; "
-    "and a uid of its own per reader",
-)
 def test_a_reader_cannot_signal_another_reader_of_its_user():
+    """Measured before: kill(2) refused, yet a reader killed another reader of its user with
+    SIGKILL through a pipe it owns (F_SETOWN, F_SETSIG, O_ASYNC). Now fcntl's F_SETOWN,
+    F_SETOWN_EX and F_SETSIG are refused by argument, and Landlock scopes signals (ABI 6)."""
     victim = _dropped_sleeper(None)
     try:
         said = _as_reader(None, lambda: _kill_through_a_pipe(victim))
@@ -223,16 +196,10 @@ def with_kill(pid: int) -> None:
 
 
 # --- A grader run without root ----------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured (an instructor's uid 61976 playing a grader without root): its reader "
-    "stays the instructor with Seccomp 0 (the filter is root's only, `keys_to_refuse`), read "
-    "the instructor's 0600 signing key, unlinked it (RLIMIT_FSIZE stops no removal) and killed "
-    "the grader with SIGKILL: the whole batch, every row. Fix: in every reader, root or not, "
-    "the seccomp filter (no_new_privs is already set, so it needs no privilege) and a Landlock "
-    "ruleset that handles every file right and grants none (the notebook is handed over open)",
-)
 def test_the_reader_of_a_grader_without_root_cannot_reach_the_instructor(shared_tmp):
+    """Measured before (uid 61976 playing a grader without root): its reader had no seccomp
+    filter, read the instructor's 0600 key, unlinked it and killed the grader. Now every reader,
+    root's or not, has the filter and a Landlock ruleset granting no file right."""
     key = shared_tmp / "signing.key"
     key.write_text("SECRET")
     key.chmod(0o600)
@@ -341,30 +308,20 @@ def _immortal(folder: Path, uid: int | None, monkeypatch) -> list[int]:
     return user_processes.processes_of(reader_rights.LONE_UID if uid is None else uid)
 
 
-def test_a_slots_reader_that_ignores_its_alarm_is_ended_by_the_slots_reset(
+def test_a_slots_reader_that_ignores_its_alarm_is_ended_by_its_watcher(
     shared_tmp, lying_helper, monkeypatch
 ):
-    """With a sandbox user, a reader past its deadline is that user's, and the reset after the
-    notebook (`sandbox.reap`, before the slot's next student) ends it: /proc/PID is the user's
-    even though the reader is not dumpable."""
+    """With a sandbox user, a reader past its deadline is ended by its watcher, before the
+    slot's reset (`sandbox.reap`) would have to."""
     try:
-        assert _immortal(shared_tmp, UID, monkeypatch), "the reader should still run here"
-        assert sandbox.reap(UID, seconds=30)
-        assert user_processes.processes_of(UID) == []
+        assert _immortal(shared_tmp, UID, monkeypatch) == []
     finally:
         sandbox.reap(UID, seconds=30)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: a reader that set SIGALRM to SIG_IGN (rt_sigaction is allowed) ran on past "
-    "its deadline; the grader gave up on it (the row: 'took longer than 1 s'), yet 2 s later it "
-    "still ran as LONE_UID, which no reap ever sweeps (--no-sandbox as root; a grader without "
-    "root likewise): with no RLIMIT_CPU it may spin a core until the machine restarts. Fix: the "
-    "watcher, not the reader, enforces the deadline (wait on a pidfd with a timeout, then "
-    "SIGKILL), with RLIMIT_CPU as a second wall",
-)
 def test_a_reader_that_ignores_its_alarm_is_ended(shared_tmp, lying_helper, monkeypatch):
+    """Measured before: a reader that ignored SIGALRM ran on as LONE_UID, which no reap sweeps.
+    Now its watcher kills it a second past its deadline (and RLIMIT_CPU is a second wall)."""
     try:
         left = _immortal(shared_tmp, None, monkeypatch)
     finally:
@@ -373,22 +330,32 @@ def test_a_reader_that_ignores_its_alarm_is_ended(shared_tmp, lying_helper, monk
 
 
 # --- A cell type nbformat reads and the reply refuses -------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: a notebook nbformat reads (it warns only) with one v4 cell of type "
-    "'heading' (an old notebook half upgraded; 'Markdown' does the same) is read honestly, and "
-    "its reader's answer is refused by reading_reply (CELL_TYPES): the row is an error, 'reading "
-    "your notebook's code failed (an answer not understood: a cell is not a pair of a cell typ)', "
-    "cut mid-word at 60 characters, blaming the grader's own answer and naming no cell. Fix: "
-    "the reader keeps only the cells of CELL_TYPES (or answers 'unreadable: cell N has an "
-    "unknown type'), so that every notebook read_notebook accepts has a reply the grader decodes",
-)
 def test_a_cell_of_an_unknown_type_costs_a_clear_row_not_a_refused_answer(shared_tmp, lying_helper):
+    """Measured before: the honest reader's answer was refused by reading_reply (an error row
+    cut mid-word, naming no cell). Now the reading says "cell N has an unknown type ..." and
+    what to do (`submissions.read_notebook`)."""
     notebook = json.loads(nbformat.writes(toy(**SOLVED)))
     notebook["cells"].append({"cell_type": "heading", "source": "Lesson 1", "metadata": {}})
     (shared_tmp / "old.ipynb").write_text(json.dumps(notebook))
     read = read_apart.read_apart(shared_tmp / "old.ipynb", SETTINGS, UID)
     assert read.lesson == 1 or "heading" in read.unreadable, read
+
+
+@pytest.mark.parametrize("minor", [0, 4, 9])  # 4.9: a notebook from the future
+def test_a_reader_that_may_open_no_file_still_reads_any_notebook_version(shared_tmp, minor):
+    """A reader opens no file but Python's own (`reader_rights.LIBRARY`): nbformat, which reads a
+    version's schema on first use (and another to word an error), still reads a notebook of
+    nbformat 3 and 4.x, valid or not, rather than fail on a refused schema file."""
+    notebook = json.loads(nbformat.writes(toy(**SOLVED)))
+    notebook["nbformat_minor"] = minor
+    (shared_tmp / "any.ipynb").write_text(json.dumps(notebook))
+    old = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]}
+    old["worksheets"][0]["cells"] = [{"cell_type": "zzz", "input": "x = 1", "outputs": []}]
+    (shared_tmp / "old.ipynb").write_text(json.dumps(old))
+    read = read_apart.read_apart(shared_tmp / "any.ipynb", SETTINGS, UID)
+    assert read.lesson == 1, read.unreadable
+    read = read_apart.read_apart(shared_tmp / "old.ipynb", SETTINGS, UID)
+    assert "Permission" not in read.unreadable, read.unreadable
 
 
 # --- The real grader: a thief, a forger of labels, a student of many commas -----------------
@@ -429,18 +396,10 @@ def test_honest_students_keep_their_grades_beside_the_attackers(batch):
     assert (rows["alice"]["score"], rows["bob"]["score"]) == ("0", "3"), rows
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: the thief's reader found its folder (the link of the descriptor it was "
-    "handed), opened bob.ipynb (0644 in a 0755 folder, as the README lays submissions out: open "
-    "is allowed to the slot's user) and answered it as its label_note; reading_reply takes any "
-    "text of any length there, and bob's notebook, his written answer included, was in the "
-    "thief's own feedback page. Fix: a Landlock ruleset in the reader handling every file right "
-    "(read included) and granting none, as it reads only the descriptor handed over; and "
-    "reading_reply bounds label_note and the reasons (an honest label_note is under 80 "
-    "characters)",
-)
 def test_a_reader_cannot_put_a_classmates_notebook_in_its_feedback(batch):
+    """Measured before: the thief's reader opened bob.ipynb beside its own and answered it as
+    its label_note, shown in the thief's feedback. Now the reader's Landlock ruleset grants no
+    file right (it reads only the descriptor handed over), and label_note is capped at 80."""
     out, _ = batch
     feedback = "".join(p.read_text() for p in (out / "feedback").glob("thief_*.md"))
     assert SECRET not in feedback, feedback[:300]
@@ -460,18 +419,9 @@ def test_escape_sequences_in_a_notebooks_metadata_reach_no_output(batch):
     assert rows["dave"]["score"] == "3"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Measured: an honest 4.0 MB notebook (the caps: 64 MB, 1,000,000 lists and objects; "
-    'it holds 27) with a CSV of 2,000,002 values pasted into a string (PRICES = """3,3,...) '
-    "got 0 of 3, outcome error, no lesson, counts=no: 'reading your notebook's code failed (an "
-    "answer too large), so it was not run'. `too_many_values` counts the commas inside strings "
-    "(here 2,000,001 in one cell's source: 1,000,000 reads in 1.3 s and is graded), and the words "
-    "name no cell and nothing to do (--retry-failed fails again). Fix: count only the values "
-    "outside strings (one linear scan), or send sources apart from the structure; and say which "
-    "cell is too large",
-)
 def test_a_notebook_of_many_commas_in_a_string_is_graded(batch):
+    """Measured before: 0 of 3, 'an answer too large' (the commas in strings were counted).
+    Now values are counted outside strings only (`reading_reply.too_many_values`)."""
     _, rows = batch
     erin = rows["erin"]
     assert (erin["outcome"], erin["score"]) == ("graded", "3"), (erin["notes"], erin["counts"])

@@ -157,13 +157,18 @@ def raised_expected(case: Case, outcome: dict) -> bool:
     return not naming or (isinstance(message, str) and _names(message, naming))
 
 
+# 1 to 3 digits, then groups of exactly 3, with no digit (nor separator and digit) either side.
+_GROUPED = re.compile(r"(?<!\d)(?<!\d[,_])\d{1,3}(?:[,_]\d{3})+(?!\d)(?![,_]\d)")
+
+
 def _names(message: str, text: str) -> bool:
     """Does `message` hold `text`? A number is read whole, sign included (70000 is not in
     700001, -65536 is not in 65536 nor 65536 in -65536) and may be written in groups, as the
-    lessons write them: `-65,536` and `70_000` (Python's `:,` and `:_`)."""
+    lessons write them: `-65,536` and `70_000` (Python's `:,` and `:_`). Only a well-formed run
+    of groups is read as one number: in a list written without spaces, `3,70000` is 3 and 70000."""
     if not text.removeprefix("-").isdigit():
         return text in message
-    ungrouped = re.sub(r"(?<=\d)[,_](?=\d{3})", "", message)
+    ungrouped = _GROUPED.sub(lambda run: re.sub("[,_]", "", run[0]), message)
     return re.search(rf"(?<![\d-]){re.escape(text)}(?!\d)", ungrouped) is not None
 
 

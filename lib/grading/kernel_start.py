@@ -44,7 +44,8 @@ an earlier run of the same notebook in the same folder, before anything of the s
 - **A fresh IPython folder.** The same lines point `IPYTHONDIR` at a new folder in the kernel's
   `TMPDIR`: startup files an earlier run wrote there never run.
 
-Only the standard library, nothing of the course: it runs isolated, outside the course's path.
+Only the standard library and `landlock` (itself only that): it runs isolated, outside the
+course's path, as `command_text` makes it.
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ import ctypes
 import os
 import platform
 import sys
+from pathlib import Path
+
+from lib.grading import landlock
 
 KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl system call's number on each machine
 # Each machine's AUDIT_ARCH and its numbers of add_key, request_key and keyctl.
@@ -62,15 +66,6 @@ PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW; SECCOMP_RET_ERRNO with EPERM
 LOAD, EQUAL, AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, ..JGE, RET
 KEYCTL_JOIN_SESSION_KEYRING = 1  # with no name: a new anonymous keyring, this process's alone
-# Landlock's system calls (the same numbers on every machine) and its file rights, by ABI version:
-# writing, removing and making things (reading and executing are left alone); 2 adds linking or
-# moving across folders (REFER), 3 truncating.
-CREATE_RULESET, ADD_RULE, RESTRICT_SELF, ASK_VERSION, PATH_BENEATH = 444, 445, 446, 1, 1
-WRITE, REMOVE_DIR, REMOVE_FILE, MAKE_REG, MAKE_ALL = 1 << 1, 1 << 4, 1 << 5, 1 << 8, 0x1FC0
-REFER, TRUNCATE = 1 << 13, 1 << 14
-# ABI 4: TCP's bind and connect, refused whole (no port is allowed); ABI 6: abstract unix sockets
-# and signals, only among the kernel's own processes.
-NET_ABI, BIND_TCP, CONNECT_TCP, SCOPE_ABI, SCOPE_SOCKETS, SCOPE_SIGNALS = 4, 1, 2, 6, 1, 2
 PR_SET_NO_NEW_PRIVS = 38
 WRITABLE = "--writable"  # kernel_start's own arguments: `--writable FOLDER... -- command...`
 # `python -c` puts "" (the working folder) first on sys.path: dropped before the first import.
@@ -113,43 +108,49 @@ def keys_to_refuse() -> bool:
     return os.geteuid() == 0 and platform.machine() in KEY_CALLS
 
 
-def refuse_keys(more: tuple[int, ...] = ()) -> bool:
+def refuse_keys() -> bool:
     """Refuse the system calls of keys (EPERM) to this process and all it starts, for good, and
-    the calls numbered `more` (a reader's: `reader_rights`); any call of another ABI too (a
-    32-bit call has other numbers). True if the filter is in place."""
-    if not keys_to_refuse():
+    any call of another ABI (a 32-bit call has other numbers). True if the filter is in place."""
+    return keys_to_refuse() and refuse(())
+
+
+def refuse(calls: tuple[int, ...], by_argument: tuple[tuple[int, int, int], ...] = ()) -> bool:
+    """Refuse (EPERM) to this process and all it starts, for good: the calls of keys, the calls
+    numbered `calls`, each call `(number, argument, value)` of `by_argument` whose argument
+    (0-5, its low 32 bits) is that value, and any call of another ABI. Needs no privilege (it
+    sets `no_new_privs` first). True if the filter is in place; False on an unknown machine."""
+    if platform.machine() not in KEY_CALLS:
         return False
-    arch, *calls = KEY_CALLS[platform.machine()]
-    calls += more
+    arch, *keys = KEY_CALLS[platform.machine()]
+    refused = -1  # a jump to the last rule, which refuses; resolved below
     rules = [
         (LOAD, 0, 0, 4),  # seccomp_data.arch
         (EQUAL, 1, 0, arch),
         (RETURN, 0, 0, REFUSE),
         (LOAD, 0, 0, 0),  # seccomp_data.nr
-        (AT_LEAST, len(calls) + 1, 0, X32),  # to the last rule: refused
-        *((EQUAL, len(calls) - i, 0, call) for i, call in enumerate(calls)),
-        (RETURN, 0, 0, ALLOW),
-        (RETURN, 0, 0, REFUSE),
+        (AT_LEAST, refused, 0, X32),
+        *((EQUAL, refused, 0, call) for call in (*keys, *calls)),
     ]
+    for call, argument, value in by_argument:  # not this call: past the next three rules
+        rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]  # seccomp_data.args
+        rules += [(EQUAL, refused, 0, value), (LOAD, 0, 0, 0)]  # else the number again
+    rules += [(RETURN, 0, 0, ALLOW), (RETURN, 0, 0, REFUSE)]
+    last = len(rules) - 1
+    rules = [
+        (op, last - i - 1 if t == refused else t, f, k) for i, (op, t, f, k) in enumerate(rules)
+    ]
+    return _install(rules)
+
+
+def _install(rules: list[tuple[int, int, int, int]]) -> bool:
     table = (_Rule * len(rules))(*(_Rule(*rule) for rule in rules))
     program = _Program(len(rules), table)
     libc = ctypes.CDLL(None, use_errno=True)
-    # A root without CAP_SYS_ADMIN (a container's default capabilities) may install a filter only
+    # A process without CAP_SYS_ADMIN (a container's root, or any user) may install a filter only
     # under no_new_privs; root's bwrap needs no set-uid bit, so nothing is lost by it.
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         return False
     return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) == 0
-
-
-class _Beneath(ctypes.Structure):
-    _pack_ = 1  # struct landlock_path_beneath_attr is packed
-    _fields_ = [("allowed", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-
-def landlock_version() -> int:
-    """The ABI version of this machine's Landlock (0: none, or refused, as by a seccomp profile)."""
-    libc = ctypes.CDLL(None, use_errno=True)  # its errno says why, where it is 0
-    return max(libc.syscall(CREATE_RULESET, None, 0, ASK_VERSION), 0)
 
 
 def fence(own: list[str]) -> None:
@@ -157,32 +158,25 @@ def fence(own: list[str]) -> None:
     plain files in /dev/shm, and (where Landlock has them) not use TCP nor reach abstract
     sockets or signal processes beyond its own (see the module's docstring); raise OSError
     where Landlock cannot fence it."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    version = landlock_version()
-    if version < 1:
-        raise OSError(ctypes.get_errno(), "Landlock is not available")
-    handled = WRITE | REMOVE_DIR | REMOVE_FILE | MAKE_ALL
-    handled |= (REFER if version >= 2 else 0) | (TRUNCATE if version >= 3 else 0)
-    shm = (WRITE | REMOVE_FILE | MAKE_REG | TRUNCATE) & handled
-    rules = [(folder, handled) for folder in own] + [("/dev", (WRITE | TRUNCATE) & handled)]
-    rules += [("/dev/shm", shm)] if os.path.isdir("/dev/shm") else []
-    # struct landlock_ruleset_attr grew with the ABI: files, then network, then scopes.
-    attr = [handled, BIND_TCP | CONNECT_TCP, SCOPE_SOCKETS | SCOPE_SIGNALS]
-    size = 3 if version >= SCOPE_ABI else 2 if version >= NET_ABI else 1
-    ruleset = libc.syscall(CREATE_RULESET, (ctypes.c_uint64 * size)(*attr[:size]), 8 * size, 0)
-    if ruleset < 0:
-        raise OSError(ctypes.get_errno(), "Landlock refused a ruleset")
-    for folder, allowed in rules:
-        parent = os.open(folder, os.O_PATH | os.O_CLOEXEC)
-        rule = _Beneath(allowed, parent)
-        added = libc.syscall(ADD_RULE, ruleset, PATH_BENEATH, ctypes.byref(rule), 0)
-        os.close(parent)
-        if added != 0:
-            raise OSError(ctypes.get_errno(), f"Landlock refused a rule for {folder}")
-    libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)  # what a process without CAP_SYS_ADMIN needs
-    if libc.syscall(RESTRICT_SELF, ruleset, 0) != 0:
-        raise OSError(ctypes.get_errno(), "Landlock would not restrict the kernel")
-    os.close(ruleset)
+    ll = landlock  # writing, removing and making things; reading and executing left alone
+    handled = ll.WRITE | ll.REMOVE_DIR | ll.REMOVE_FILE | ll.MAKE_ALL | ll.REFER | ll.TRUNCATE
+    rules = [(folder, handled) for folder in own] + [("/dev", ll.WRITE | ll.TRUNCATE)]
+    shm = ll.WRITE | ll.REMOVE_FILE | ll.MAKE_REG | ll.TRUNCATE
+    landlock.restrict(handled, rules + ([("/dev/shm", shm)] if os.path.isdir("/dev/shm") else []))
+
+
+def command_text() -> str:
+    """This module's text as `python -I -c` runs it (`sandbox`: the box need not hold `lib`),
+    with `landlock` made first from its own text, under its own name."""
+    texts = [Path(m.__file__).read_text() for m in (landlock, sys.modules[__name__])]
+    return (
+        "import sys, types\n"
+        'for name in ("lib", "lib.grading", "lib.grading.landlock"):\n'
+        "    sys.modules[name] = types.ModuleType(name)\n"
+        'landlock = sys.modules["lib.grading"].landlock = sys.modules["lib.grading.landlock"]\n'
+        f"exec({texts[0]!r}, vars(landlock))\n"
+        f'exec(compile({texts[1]!r}, "kernel_start", "exec"), {{"__name__": "__main__"}})\n'
+    )
 
 
 if __name__ == "__main__":

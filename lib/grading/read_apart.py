@@ -25,6 +25,7 @@ import signal
 import socket
 import subprocess
 import sys
+import textwrap
 import threading
 import time
 from pathlib import Path
@@ -48,6 +49,7 @@ MAX_ANSWER_BYTES = MAX_BYTES + 2**24  # the notebook without outputs, plus what 
 # twice, the cap the reading itself has; an answer at the cap decodes in bounded time (tested).
 MAX_VALUES = 2 * MAX_ELEMENTS
 FIELDS = dataclasses.fields(Exercise)
+LATE = (signal.SIGALRM, signal.SIGXCPU)  # its deadline, or its CPU time's limit
 SPARE_SECONDS = 10  # past the reader's own alarm, how long we wait before giving up on it
 
 
@@ -161,7 +163,7 @@ def _failed(wait_status: int | None, failed: str = "") -> ReadingFailed:
     if failed == "MemoryError" or number == signal.SIGKILL:  # SIGKILL: the kernel's OOM killer
         why = f"needed more than {MEMORY_MB} MB of memory"
     elif failed:
-        why = f"failed ({failed[:60]})"
+        why = f"failed ({textwrap.shorten(failed, 120, placeholder=' ...')})"
     elif signalled:
         why = f"crashed ({signal.Signals(number).name})"
     elif wait_status is not None:
@@ -177,15 +179,15 @@ def _decoded(data: bytes, seconds: float) -> Reading:
     if len(data) < STATUS.size:
         raise _failed(None)
     (wait_status,) = STATUS.unpack(data[-STATUS.size :])
-    if os.WIFSIGNALED(wait_status) and os.WTERMSIG(wait_status) == signal.SIGALRM:
+    if os.WIFSIGNALED(wait_status) and os.WTERMSIG(wait_status) in LATE:
         raise ReadingFailed(_late(seconds))
     body = data[LENGTH.size : -STATUS.size]
     if wait_status != 0 or len(data) < LENGTH.size + STATUS.size:
         raise _failed(wait_status)
     if LENGTH.unpack(data[: LENGTH.size])[0] != len(body):
         raise _failed(wait_status, "an answer cut short")
-    if too_many_values(body, MAX_VALUES):
-        raise _failed(wait_status, "an answer too large")
+    if too_many_values(body, MAX_VALUES):  # outside strings: a few a cell, honestly
+        raise _failed(wait_status, f"an answer of more than {MAX_VALUES:,} values: fewer cells?")
     try:
         found = json.loads(body)
         if type(found) is dict and "failed" in found:

@@ -20,11 +20,14 @@ import nbformat
 
 from lib.exercises import Exercise
 from lib.grading.grading_job import Program, result_row
+from lib.grading.submissions import CELL_TYPES, clean
 
-CELL_TYPES = ("code", "markdown", "raw")
 INFO = ("answers", "solutions", "code", "unparsable")  # what a record keeps of the reading
 TOP = ("unreadable", "lesson", "label_note", "info", "not_own", "missing", "programs", "demos")
 KEYS = {*TOP, "cells", "failed"}
+NOTE_CHARS = 80  # the longest label note a reply may hold (`notebook.identify_lesson`'s: 68)
+REASON_CHARS = 400  # a reason (why unreadable, not own, missing) is cut beyond this, visibly
+_NOT_STRUCTURE = bytes(c for c in range(256) if c not in b'",[{')  # what `too_many_values` drops
 
 
 class BadReply(ValueError):
@@ -83,10 +86,18 @@ class Reading:
 
 
 def too_many_values(body: bytes, cap: int) -> bool:
-    """Whether the JSON text `body` may hold more than `cap` values: every value but the first
-    of a list or an object follows a comma, every list or object opens with a bracket (commas in
-    strings count too: the count is an upper bound, taken without parsing)."""
-    return body.count(b",") + body.count(b"[") + body.count(b"{") > cap
+    """Whether the JSON text `body` may hold more than `cap` values, counted without parsing and
+    outside strings: every value but the first of a list or an object follows a comma, every
+    list or object opens with a bracket, every string is one value. A cell's source is one
+    string however many commas it holds (a CSV pasted into a string, red team round 11).
+    Linear, at C speed: escaped backslashes and quotes dropped, then all but quotes, commas and
+    brackets; the pieces between strings joined."""
+    if body.count(b",") + body.count(b"[") + body.count(b"{") <= cap:  # commas in strings too
+        return False
+    bare = body.replace(b"\\\\", b"").replace(b'\\"', b"").translate(None, _NOT_STRUCTURE)
+    if bare.count(b'"') > 2 * cap:
+        return True
+    return len(b"".join(bare.split(b'"')[::2])) > cap  # only commas and brackets are left
 
 
 def _text(value: object, what: str) -> str:
@@ -107,10 +118,18 @@ def _texts(value: object, what: str) -> list[str]:
     return [_text(v, what) for v in value]
 
 
-def _named(value: object, what: str) -> dict[str, str]:
+def _named(value: object, what: str, limit: int | None = None) -> dict[str, str]:
     if type(value) is not dict:
         raise BadReply(f"{what} is not an object")
-    return {k: _text(v, what) for k, v in value.items()}
+    texts = {k: _text(v, what) for k, v in value.items()}
+    return texts if limit is None else {k: clean(v, limit) for k, v in texts.items()}
+
+
+def _note(value: object) -> str:
+    """The label's note: at most `NOTE_CHARS` (an honest one says two lessons: under 70)."""
+    if len(note := _text(value, "label_note")) > NOTE_CHARS:
+        raise BadReply(f"label_note is longer than {NOTE_CHARS} characters")
+    return note
 
 
 def _only(found: dict, keys: tuple | set, what: str) -> dict:
@@ -141,15 +160,15 @@ def decoded(found: object) -> Reading:
     info = _only(found.get("info", {}), INFO, "info")
     lesson = found.get("lesson")
     return Reading(
-        unreadable=_text(found.get("unreadable", ""), "unreadable"),
+        unreadable=clean(_text(found.get("unreadable", ""), "unreadable"), REASON_CHARS),
         lesson=None if lesson is None else _number(lesson, "lesson"),
-        label_note=_text(found.get("label_note", ""), "label_note"),
+        label_note=_note(found.get("label_note", "")),
         answers=_named(info.get("answers", {}), "an answer"),
         solutions=_texts(info.get("solutions", []), "a solution's name"),
         code=_named(info.get("code", {}), "an exercise's code"),
         unparsable=_texts(info.get("unparsable", []), "an exercise's name"),
-        not_own=_named(found.get("not_own", {}), "a not-own reason"),
-        missing=_named(found.get("missing", {}), "a missing reason"),
+        not_own=_named(found.get("not_own", {}), "a not-own reason", REASON_CHARS),
+        missing=_named(found.get("missing", {}), "a missing reason", REASON_CHARS),
         programs=[_program(p) for p in _list(found.get("programs", []), "programs")],
         demos=frozenset(_number(i, "a cell index") for i in _list(found.get("demos", []), "demos")),
         cells=[_cell(c) for c in _list(found.get("cells", []), "cells")],

@@ -4,14 +4,18 @@ Run as `python -m lib.grading.reading_server FD` by the grader, it imports the r
 (a second and a half), then waits on the socket `FD` for requests. Each request brings a socket
 of its own and the student's file, open (SCM_RIGHTS), and the helper forks twice for it:
 
-- the *reader* caps its address space (RLIMIT_AS), arms an alarm whose default action kills it
-  at its deadline (also inside a regular expression or the parser: no handler needs to run),
-  reads the request (the file's name, the rules: `reading.read`'s other arguments, and the user
-  to become, pickled by the grader), gives up its rights (`reader_rights`), reads the notebook
-  from the descriptor the grader opened and sent with the socket, and answers `WHAT` as 8
-  bytes of length, then JSON;
-- the *watcher* waits for the reader and adds its wait status, 4 bytes: how it ended (an exit, or
-  the signal that killed it: SIGALRM past its deadline, SIGKILL, SIGSEGV...).
+- the *watcher* reads the request (the file's name, the rules: `reading.read`'s other
+  arguments, the user to become and the deadline, pickled by the grader), forks the reader, and
+  waits for it until its deadline and a second more: a reader still running then is killed
+  (SIGKILL; a reader taken over by a student's text may ignore its alarm, and as `LONE_UID`
+  nothing would sweep it after). It then adds the reader's wait status, 4 bytes: how it ended
+  (an exit, or the signal that killed it: SIGALRM past its deadline, said so too when the
+  watcher killed it, SIGKILL, SIGSEGV...);
+- the *reader* caps its address space (RLIMIT_AS) and CPU time, arms an alarm whose default
+  action kills it at its deadline (also inside a regular expression or the parser: no handler
+  needs to run), gives up its rights (`reader_rights`), reads the notebook from the descriptor
+  the grader opened and sent with the socket, and answers `WHAT` as 8 bytes of length, then
+  JSON.
 
 The helper itself is single-threaded, so forking it is safe (forking the grader, async and
 threaded, would not be), and it never reads a student's file. It exits when the grader closes
@@ -26,10 +30,12 @@ import math
 import os
 import pickle
 import resource
+import select
 import signal
 import socket
 import struct
 import sys
+import warnings
 
 import nbformat
 
@@ -49,25 +55,25 @@ LATER_IMPORTS = (
 )
 
 
-def _receive(conn: socket.socket) -> tuple[dict, int]:
+def _receive(conn: socket.socket) -> dict:
     """The request on `conn`: length, then the pickled arguments (the grader's own data)."""
     size = LENGTH.unpack(conn.recv(LENGTH.size, socket.MSG_WAITALL))[0]
     data = b""
     while len(data) < size and (chunk := conn.recv(min(size - len(data), 2**20))):
         data += chunk
-    request = pickle.loads(data)
-    return request, request["memory_mb"]
+    return pickle.loads(data)
 
 
-def _reader(conn: socket.socket, file: int) -> None:
+def _reader(conn: socket.socket, file: int, request: dict) -> None:
     """Read the notebook open on `file` under the request's limits, with no rights beyond that
     (`reader_rights`), and answer; never returns."""
     status = 1
     try:
-        request, memory_mb = _receive(conn)
         signal.signal(signal.SIGALRM, signal.SIG_DFL)
         signal.alarm(max(1, math.ceil(request["seconds"])))
-        resource.setrlimit(resource.RLIMIT_AS, (memory_mb * 2**20, memory_mb * 2**20))
+        reader_rights.cpu_limit(request["seconds"])
+        memory = request["memory_mb"] * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         reader_rights.give_up_rights(request["uid"])  # before a byte of the student's is read
         try:
             handed = Handed(request["name"], file)
@@ -81,28 +87,45 @@ def _reader(conn: socket.socket, file: int) -> None:
 
 
 def _watcher(conn: socket.socket, file: int) -> None:
-    """Fork the reader, wait for it, then add how it ended; never returns."""
+    """Read the request, fork the reader, wait for it until its deadline and a second (then
+    kill it: a reader taken over may ignore its alarm), then add how it ended; never returns."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the helper's SIG_IGN would reap it for us
+    try:
+        request = _receive(conn)
+    except (OSError, EOFError, pickle.UnpicklingError, struct.error):  # the grader gave up
+        os._exit(0)
     pid = os.fork()
     if pid == 0:
-        _reader(conn, file)
+        _reader(conn, file, request)
     os.close(file)
     try:
-        _, wait_status = os.waitpid(pid, 0)  # the reader's answer is all written by now
+        reader = os.pidfd_open(pid)
+        if not select.select([reader], [], [], math.ceil(request["seconds"]) + 1)[0]:
+            os.kill(pid, signal.SIGKILL)  # as root, or the same user: always allowed
+            os.waitpid(pid, 0)
+            wait_status = signal.SIGALRM  # said as its alarm would: past its deadline
+        else:
+            wait_status = os.waitpid(pid, 0)[1]  # the reader's answer is all written by now
         conn.sendall(STATUS.pack(wait_status))
     finally:
         os._exit(0)
 
 
 def _load_schemas() -> None:
-    """Read a notebook of every format version once, so that nbformat's validators are built
-    and kept: nbformat reads a version's JSON schema from its package folder on first use, and a
-    reader's user may not reach the environment (a virtual environment in a private folder)."""
+    """Read a notebook of every format version once, valid and not, so that nbformat's
+    validators are built and kept: nbformat reads a version's JSON schema from its package
+    folder on first use (and another validator's, to word an error), and a reader may open no
+    file (`reader_rights`: Landlock)."""
     empty = {"metadata": {}, "cells": []}
-    for minor in range(nbformat.v4.nbformat_minor + 1):
-        nbformat.reads(json.dumps(empty | {"nbformat": 4, "nbformat_minor": minor}), as_version=4)
+    heading = {"cell_type": "heading", "source": "", "metadata": {}}  # an error to word
     old = {"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": []}]}
-    nbformat.reads(json.dumps(old), as_version=4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for minor in range(nbformat.v4.nbformat_minor + 2):  # and one from the future
+            for cells in ([], [heading]):
+                version = {"nbformat": 4, "nbformat_minor": minor, "cells": cells}
+                nbformat.reads(json.dumps(empty | version), as_version=4)
+        nbformat.reads(json.dumps(old), as_version=4)
 
 
 def serve(control: socket.socket) -> None:

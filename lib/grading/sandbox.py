@@ -53,7 +53,7 @@ INSTALL_HINT = (
     "To grade without a sandbox anyway, add --no-sandbox: every student's code then runs with "
     "your permissions."
 )
-_START = Path(kernel_start.__file__).read_text()  # run as `-c`: the box need not hold `lib`
+_START = kernel_start.command_text()  # run as `-c`: the box need not hold `lib`
 _GUARD = Path(shm_guard.__file__).read_text()  # as root, in front of a fenced kernel
 SHM_MB = 64  # the box's /dev/shm (unboxed: a fenced kernel's share of the machine's, at most)
 TMP_MB = 1024  # the box's /tmp (lesson 8 writes a few MB there)
@@ -115,7 +115,7 @@ def fence_works() -> bool:
 def fence_abi() -> int:
     """The Landlock ABI a fenced kernel gets here (0: no fence): 4 and later also refuse it TCP,
     6 and later keep its abstract unix sockets and signals among its own processes."""
-    return kernel_start.landlock_version() if fence_works() else 0
+    return kernel_start.landlock.version() if fence_works() else 0
 
 
 def _binds(paths: tuple[str, ...] | list[str], option: str = "--ro-bind") -> list[str]:

@@ -19,6 +19,7 @@ from typing import BinaryIO
 
 import nbformat
 
+CELL_TYPES = ("code", "markdown", "raw")  # nbformat 4's
 MAX_BYTES = 64 * 2**20  # a notebook file larger than this is not read at all
 # JSON values (counted as their opening brackets) a notebook may hold: bytes alone do not bound
 # the memory read takes (64 MB of `[],` decode to tens of millions of lists, about 3 GB). A whole
@@ -161,6 +162,12 @@ def read_notebook(source: Path | Handed) -> nbformat.NotebookNode:
     # Checked once, here: every reader of a cell (the lesson's identification, the first run's
     # demonstrations, the own-code reading) joins or parses its source as text.
     for k, cell in enumerate(notebook.cells, start=1):
+        if cell.cell_type not in CELL_TYPES:  # nbformat only warns; the kernel would not run it
+            found = clean(json.dumps(cell.cell_type), 40)
+            raise UnreadableNotebook(
+                f"cell {k} has an unknown type {found} (an old notebook?): make it a Markdown "
+                "cell in Jupyter, save, and hand the notebook in again"
+            )
         if not isinstance(cell.source, str):
             found = clean(json.dumps(cell.source), 40)  # JSON's own words: `{}`, `5`, `null`
             raise UnreadableNotebook(

@@ -89,8 +89,8 @@ def _loosely_valid(data: bytes, lead_range: bool, any_continuation: bool) -> boo
 
 
 _LEAD_RANGE = (
-    "a lead byte of 4 is 11110xxx exactly, not any byte from 0xF0 up: 0xF8 is >= 0xF0 "
-    "but starts 11111, and no character starts with a byte from 0xF8 to 0xFF."
+    "the lead byte of a 4-byte character is 11110xxx exactly, not any byte from 0xF0 up: "
+    "0xF8 is >= 0xF0 but starts 11111, and no character starts with a byte from 0xF8 to 0xFF."
 )
 _ANY_CONTINUATION = (
     "a continuation byte is 10xxxxxx, not any byte from 0x80 up: 0xC3 and 0xC2 are "

@@ -13,7 +13,7 @@ from typing import Any
 
 from lib import bpe, patterns
 from lib.exercises.core import Case, Exercise
-from lib.exercises.lesson3.turns import FIRST_SEEN
+from lib.exercises.lesson3.turns import FIRST_SEEN, IDS_TIE
 
 EOT = "<|endoftext|>"
 _DOCS = [
@@ -64,8 +64,10 @@ def _turns(cases: list[Case], answers: list[Any]) -> str | None:
             "vocab_size counts the special tokens too: learn "
             "vocab_size - 256 - len(special_tokens) merges."
         )
-    if all(a == _first_seen(*c.args) for c, a in failed):
+    if all(a == _tie_broken(*c.args, _first_seen) for c, a in failed):
         return FIRST_SEEN
+    if all(a == _tie_broken(*c.args, _by_ids) for c, a in failed):
+        return IDS_TIE
     if all(a == _each_chunk_once(*c.args) for c, a in failed):
         return (
             "your merges fit training on each distinct chunk once: count how often each chunk "
@@ -88,21 +90,40 @@ def _each_chunk_once(text: str, vocab_size: int, pattern: str, special_tokens: l
         return bpe.train_from_counts(words, vocab_size, special_tokens, method="naive")[1]
 
 
-def _first_seen(text: str, vocab_size: int, pattern: str, special_tokens: list[str]) -> Any:
-    """The merges learned with minbpe's tie rule: of the tied pairs, the one counted first, the
-    chunks counted in the order they first occur (as a Counter of them keeps them)."""
+Stats = dict[tuple[int, int], int]
+
+
+def _first_seen(stats: Stats) -> tuple[int, int]:
+    """minbpe's tie rule: of the tied pairs, the one counted first."""
+    return max(stats, key=stats.__getitem__)
+
+
+def _by_ids(stats: Stats) -> tuple[int, int]:
+    """Ties broken by the greatest pair of ids, not of bytes."""
+    return max(stats, key=lambda pair: (stats[pair], pair))
+
+
+def _tie_broken(
+    text: str,
+    vocab_size: int,
+    pattern: str,
+    special_tokens: list[str],
+    most_frequent: Callable[[Stats], tuple[int, int]],
+) -> Any:
+    """The merges learned with another tie rule, `most_frequent`, the chunks counted in the
+    order they first occur (as a Counter of them keeps them)."""
     counts = bpe.chunk_counts(text, pattern, special_tokens)
     words = [(list(chunk), n) for chunk, n in counts.items()]
     vocab = {i: bytes([i]) for i in range(256)}
     merges = []
     for new_id in range(256, vocab_size - len(special_tokens)):
-        stats: dict[tuple[int, int], int] = {}
+        stats: Stats = {}
         for ids, n in words:
             for pair in zip(ids, ids[1:], strict=False):
                 stats[pair] = stats.get(pair, 0) + n
         if not stats:
             break
-        a, b = max(stats, key=stats.__getitem__)  # the first of the tied pairs
+        a, b = most_frequent(stats)
         words = [(bpe.merge(ids, (a, b), new_id), n) for ids, n in words]
         vocab[new_id] = vocab[a] + vocab[b]
         merges.append((vocab[a], vocab[b]))

@@ -74,17 +74,20 @@ FIRST_SEEN = (
     f"among the most frequent pairs: see {SECTION}."
 )
 
+# Said of both too (review K6).
+IDS_TIE = (
+    "your merges match breaking ties by the pair's ids. The tie rule compares bytes: "
+    "a merged token's id says when it was learned, not what it spells, so compare "
+    f"(vocab[a], vocab[b]) of the tied pairs: see {SECTION}."
+)
+
 
 def train_turns(cases: list[Case], answers: list[Any]) -> str | None:
     """Name the tie rule or the overlap count when a learner's merges follow one of them."""
     if answers_fit(cases, answers, train_first_seen):
         return FIRST_SEEN
     if answers_fit(cases, answers, train_ids_tie):
-        return (
-            "your merges match breaking ties by the pair's ids. The tie rule compares bytes: "
-            "a merged token's id says when it was learned, not what it spells, so compare "
-            f"(vocab[a], vocab[b]) of the tied pairs: see {SECTION}."
-        )
+        return IDS_TIE
     if answers_fit(cases, answers, train_overlap_once):
         return (
             "your merges match counting a pair that overlaps itself only once ('aaa' as one "

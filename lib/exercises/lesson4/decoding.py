@@ -9,6 +9,8 @@ from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import rng
 from lib.exercises.lesson4.ids import tokenizer
 
+AA_AAA = [(b"a", b"a"), (b"aa", b"a")]  # hint 2's example: 256 is b'aa', 257 is b'aaa'
+
 
 def _by_ids(merges: list[tuple[bytes, bytes]]) -> dict[tuple[int, int], int]:
     """The same merges as Karpathy's minbpe keeps them: {(left id, right id): new id}."""
@@ -80,7 +82,9 @@ def _out_of_order(cases: list[Case], answers: list) -> str | None:
 
 
 def _vocab_from_merges_cases() -> list[Case]:
-    cases = [_id_merge_case([], "as learned")]
+    """Hint 2's two merges, the later listed first: a sort by the pair gets them right, so a
+    raise on every trained case then points at the pair sort and at nothing else."""
+    cases = [_id_merge_case([], "as learned"), _id_merge_case(AA_AAA, "reversed")]
     for vocab_size, order in ((260, "as learned"), (300, "reversed"), (400, "shuffled")):
         cases.append(_id_merge_case(list(tokenizer(vocab_size).merges), order, vocab_size))
     return cases

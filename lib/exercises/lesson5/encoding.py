@@ -7,6 +7,7 @@ trained on a few sentences written for these checks (`texts`).
 from __future__ import annotations
 
 import functools
+import itertools
 
 from lib import bpe
 from lib.exercises.cases import answers_fit
@@ -104,7 +105,46 @@ def _longest_match(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
     return found
 
 
+# Review K7: no trained case puts an early short merge against a later longer one that overlaps
+# it, so joining the pair that makes the longest token first passed them all. By hand: BPE joins
+# ab (256), then cd (257, learned before abc); the longest pair first joins ab, then abc.
+CROSSING_MERGES = [(b"a", b"b"), (b"c", b"d"), (b"ab", b"c")]
+
+
+def _crossing_case() -> Case:
+    return Case(args=("abcd", CROSSING_MERGES), expected=[256, 257])
+
+
+def _hidden_crossing_case() -> Case:
+    """The same crossing with other letters, twice in one text: xy, then zw, then xy again."""
+    merges = [(b"x", b"y"), (b"z", b"w"), (b"xy", b"z")]
+    return Case(
+        args=("xyzw xyzw", merges), expected=_reference(merges).encode_ordinary("xyzw xyzw")
+    )
+
+
+def _longest_pair(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
+    """Review K7's misreading: of the neighbouring pairs, join first the one that makes the
+    longest token (the earliest learned of equal lengths)."""
+    rank = {left + right: 256 + i for i, (left, right) in enumerate(merges)}
+    parts = [bytes([b]) for b in text.encode("utf-8")]
+    while pairs := [
+        (-len(a + b), rank[a + b], i)
+        for i, (a, b) in enumerate(itertools.pairwise(parts))
+        if a + b in rank
+    ]:
+        *_, i = min(pairs)
+        parts[i : i + 2] = [parts[i] + parts[i + 1]]
+    return [rank[p] if len(p) > 1 else p[0] for p in parts]
+
+
 def _longest_match_taken(cases: list[Case], answers: list) -> str | None:
+    if answers_fit(cases, answers, _longest_pair):
+        return (
+            "you joined first the pair that makes the longest token. BPE joins first the pair "
+            "that was learned first, whatever its length: with the merges (b'a', b'b'), (b'c', "
+            "b'd'), (b'ab', b'c'), 'abcd' is ab then cd, because cd was learned before abc."
+        )
     if not answers_fit(cases, answers, _longest_match):
         return None
     return (
@@ -129,8 +169,11 @@ encode = Exercise(
     lesson=5,
     points=2,
     target="encode",
-    cases=lambda: _encode_cases(TEXTS, (300, 420)),
-    hidden_cases=lambda: _encode_cases(HIDDEN_TEXTS + random_texts(50, 4, 30), (360, 500)),
+    cases=lambda: [*_encode_cases(TEXTS, (300, 420)), _crossing_case()],
+    hidden_cases=lambda: [
+        *_encode_cases(HIDDEN_TEXTS + random_texts(50, 4, 30), (360, 500)),
+        _hidden_crossing_case(),
+    ],
     wrong_turns=_longest_match_taken,
     hints=(
         "Work with a list of byte strings, one per token, starting from the single bytes. What "

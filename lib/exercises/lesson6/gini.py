@@ -1,5 +1,6 @@
 """Lesson 6's `gini`: how unequal a list of counts is, checked against `lib.fairness.gini`, with
-a 💡 for each way of counting the picks that the definition's wording invites."""
+a 💡 for each way of counting the pairs of picks that the definition's wording invites. A
+"pick" is one draw; two picks in order make a pair (x, y) (review K1: the word meant both)."""
 
 from __future__ import annotations
 
@@ -22,17 +23,24 @@ def _formula_for_sorted_values(values: list[float]) -> float:
 
 
 def _different_items_only(values: list[float]) -> float:
-    """The average gap over the n × (n − 1) picks of two different items (a pick of the same
-    item twice left out), divided by twice the average value: n / (n − 1) times the Gini
+    """The average gap over the n × (n − 1) pairs of two different items (the same item picked
+    twice left out), divided by twice the average value: n / (n − 1) times the Gini
     coefficient. Taking each unordered pair once, over n × (n − 1) / 2 pairs, gives the same."""
     n = len(values)
     return fairness.gini(values) * n / (n - 1)
 
 
 def _each_pair_once(values: list[float]) -> float:
-    """The gaps of the unordered pairs summed, as if over all n × n picks: half the Gini
-    coefficient, since the pick (y, x) has the same gap as (x, y) and was left out."""
+    """The gaps of the unordered pairs summed, as if over all n × n ordered pairs: half the
+    Gini coefficient, since the pair (y, x) has the same gap as (x, y) and was left out."""
     return fairness.gini(values) / 2
+
+
+def _each_pair_once_itself_included(values: list[float]) -> float:
+    """The average gap over the n × (n + 1) / 2 unordered pairs, an item with itself included
+    (`combinations_with_replacement`): n / (n + 1) times the Gini coefficient (review K2)."""
+    n = len(values)
+    return fairness.gini(values) * n / (n + 1)
 
 
 def _fits(cases: list[Case], answers: list[Any], other: Callable[[list[float]], float]) -> bool:
@@ -50,7 +58,7 @@ def _same_as(answer: Any, other: Callable[[list[float]], float], values: list[fl
 
 
 def _gini_turns(cases: list[Case], answers: list[Any]) -> str | None:
-    """Name the slip the wrong answers fit: a forgotten sort, or the picks counted wrong."""
+    """Name the slip the wrong answers fit: a forgotten sort, or the pairs counted wrong."""
     if _fits(cases, answers, _formula_for_sorted_values):
         return (
             "Your answers are what the formula over sorted values gives on the values in the "
@@ -60,14 +68,21 @@ def _gini_turns(cases: list[Case], answers: list[Any]) -> str | None:
         )
     if _fits(cases, answers, _different_items_only):
         return (
-            "Your answers fit picks of two different items only. Both picks may land on the "
-            "same item: its gap is 0, but it is still a pick, and the average counts it. How "
-            "many picks are there then?"
+            "Your answers fit pairs of two different items only. Both picks may land on the "
+            "same item: its gap is 0, but (x, x) is still a pair, and the average counts it. "
+            "How many pairs are there then?"
         )
     if _fits(cases, answers, _each_pair_once):
         return (
-            "Your answers are half the right ones: they count each pair once, but picking x "
-            "then y and picking y then x are two picks, each with the same gap."
+            "Your answers are half the right ones: they count each two items once, but "
+            "picking x then y and picking y then x make two pairs, (x, y) and (y, x), each with "
+            "the same gap."
+        )
+    if _fits(cases, answers, _each_pair_once_itself_included):
+        return (
+            "Your answers fit each two items once, an item with itself included. Picking x "
+            "then y and picking y then x make two pairs, (x, y) and (y, x), each with the "
+            "same gap: how many pairs are there then?"
         )
     return None
 
@@ -83,10 +98,10 @@ gini = Exercise(
     compare=close,
     wrong_turns=_gini_turns,
     hints=(
-        "A pick is an ordered pair (x, y), and both picks may land on the same item: every "
+        "A pair of picks (x, y) is ordered, and both picks may land on the same item: every "
         "value meets every value, itself included, so two loops (or one over the pairs) visit "
         "them all. An average is a sum divided by how many things were summed.",
-        "Work [0, 0, 0, 4] out by hand first: of its 16 picks, which have a gap, and how big"
+        "Work [0, 0, 0, 4] out by hand first: of its 16 pairs, which have a gap, and how big"
         " is it? What are the average gap and the average value, and does the first divided"
         " by twice the second come to 0.75? The order of the values must not matter (nor may"
         " your function change it).",

@@ -33,7 +33,8 @@ D. A function's own local bound once to a string written out, `fmt = '{:d}'` the
    `fmt.format(n)`, and a class constant, `K.FMT.format(n)`: "uses `.format` on a template
    worked out at run time", though the template is as visible as one written in place.
 
-Held: door 1 through a real Ctrl-C. Own code cannot send itself SIGINT (no `signal`, `os`,
+Held: a hidden case's error of a class the code named (`Leak_abc`) and its message are not
+told. Door 1 through a real Ctrl-C. Own code cannot send itself SIGINT (no `signal`, `os`,
 threads), but the grader's own cell time-out interrupts the kernel: code that swallows the per-case
 `TimeLimitExceeded`, waits for that interrupt and raises a class of its own named `IndexError` or
 `ValueError` (a KeyboardInterrupt, chosen by the hidden input) ends the cell as a time-out, in
@@ -62,6 +63,7 @@ from tests.test_red_team_own_code_9 import function_of, verdict
 
 EXERCISES = {e.name: e for lesson in (1, 2, 4, 5, 9) for e in for_lesson(lesson)}
 GLOBALS = "'{0.__globals__}'"
+SHOWN = len(EXERCISES["utf8_encode"].cases())  # 17, then the hidden ones
 
 # Door A: the magic's text binds `T`; the reading sees only `get_ipython().run_line_magic(...)`.
 MAGIC_REBINDS = {
@@ -198,6 +200,28 @@ def test_the_bundles_salt_entry_is_private(tmp_path: Path) -> None:
     assert mode & 0o777 == 0o600
 
 
+class Leak_abc(ValueError):  # noqa: N801  a class name the code chose, as a channel
+    pass
+
+
+def test_a_hidden_cases_error_class_of_the_codes_naming_is_not_told() -> None:
+    """Held: right on the shown cases, then a class of its own naming (and a message) on every
+    hidden one; the reason says only which hidden case failed."""
+    exercise = EXERCISES["utf8_encode"]
+    cases = exercise.grading_cases()
+    calls = []
+
+    def utf8_encode(cp: int) -> bytes:
+        calls.append(cp)
+        if len(calls) > SHOWN:
+            raise Leak_abc(f"secret {cp}")
+        return chr(cp).encode("utf-8", "surrogatepass")
+
+    reason = exercise.judge(cases, run_cases(utf8_encode, exercise.inputs(cases), None)).reason
+    assert "hidden case" in reason
+    assert "Leak_abc" not in reason and "secret" not in reason, reason
+
+
 # Honest code refused (D).
 HONEST = {
     "a local template": "def bytes_per_char(s):\n    fmt = '{:d}'\n"
@@ -220,7 +244,6 @@ def test_a_template_bound_once_in_its_scope_is_own_code(name: str) -> None:
     assert verdict("bytes_per_char", HONEST[name]) == ""
 
 
-SHOWN = len(EXERCISES["utf8_encode"].cases())
 # Held: the grader's own interrupt, turned into a class of the code's choosing.
 CHOSEN_CLASS = (
     "class ValueError(KeyboardInterrupt):\n    pass\n\n"

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_start, reader_rights, sandbox, user_reset
+from lib.grading import kernel_start, landlock, reader_rights, sandbox, user_reset
 from tests.red_team_support import in_child, shared_folder, uring_one
 
 pytestmark = [
@@ -336,15 +336,6 @@ def test_a_reader_cannot_signal_another_process_of_its_user(victim):
     assert os.waitpid(victim, os.WNOHANG) == (0, 0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a reader taken over sets the resource limits of any process of its user with "
-    "prlimit64, which neither its seccomp blocklist nor Landlock's scopes cover: measured, "
-    "the victim's file size limit went to 0 and its CPU limit to 1 s. A grader without root "
-    "(the reader is the instructor) then dies of SIGXFSZ at its next write of a grade, or "
-    "of SIGXCPU: the batch lost; with root, a classmate's reader as LONE_UID. Fix: add "
-    "prlimit64 (302) to REFUSED, or refuse it unless its pid is 0 (by argument)",
-)
 def test_a_reader_cannot_set_the_limits_of_another_process_of_its_user(victim):
     def attack() -> object:
         reader_rights.give_up_rights(UID)
@@ -359,14 +350,6 @@ def test_a_reader_cannot_set_the_limits_of_another_process_of_its_user(victim):
     ), found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a reader taken over renices every process of its user (setpriority(PRIO_USER)) "
-    "and pins them to one CPU (sched_setaffinity by pid): measured, the victim went to nice "
-    "19 and CPU {0}: the grader without root (or a classmate's reader) slowed past its "
-    "deadlines. Fix: add setpriority, sched_setaffinity, sched_setscheduler and "
-    "sched_setattr (141, 203, 144, 314) and ioprio_set (251) to REFUSED",
-)
 def test_a_reader_cannot_slow_another_process_of_its_user(victim):
     def attack() -> object:
         reader_rights.give_up_rights(UID)
@@ -412,21 +395,20 @@ def _sigio_to(victim: int, rights: Callable[[], None]) -> object:
 
 @pytest.mark.skipif(sandbox.fence_abi() < 6, reason="needs Landlock's scopes (ABI 6)")
 def test_a_readers_sigio_by_ioctl_reaches_no_process_of_its_user(victim):
-    """Held by Landlock's scope alone: the ioctl itself passes the reader's filter."""
-    found, ended = _sigio_to(victim, lambda: reader_rights.give_up_rights(UID))
+    """Held by Landlock's scope alone (the reader's filter now also refuses the ioctl, see the
+    next test): with only a ruleset and the user, the ioctl passes and no SIGIO arrives."""
+
+    def scope_alone() -> None:
+        landlock.restrict(landlock.MAKE_REG, [])
+        _become(UID)
+
+    found, ended = _sigio_to(victim, scope_alone)
     assert (found, ended) == ("sent", (0, 0))
+    found, ended = _sigio_to(victim, lambda: reader_rights.give_up_rights(UID))
+    assert "Operation not permitted" in str(found) and ended == (0, 0)
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="x86_64's system calls")
-@pytest.mark.xfail(
-    strict=True,
-    reason="where Landlock has no scopes (ABI < 6: Linux before 6.12, as on Debian 12 and "
-    "Ubuntu 22.04), the reader's filter is the wall against F_SETOWN, and ioctl FIOSETOWN "
-    "(or SIOCSPGRP) sets the same owner: measured with the filter and the user as a reader "
-    "has them, a process of the reader's user (the grader itself, when it runs without "
-    "root) died of SIGIO (status 29). Fix: refuse ioctl FIOSETOWN and SIOCSPGRP (0x8901, "
-    "0x8902) by argument as F_SETOWN is, and fcntl's F_SETFL with O_ASYNC",
-)
 def test_a_readers_filter_alone_stops_sigio_by_ioctl(victim):
     def rights() -> None:  # what a reader keeps where Landlock cannot scope its signals
         machine = platform.machine()
@@ -438,16 +420,6 @@ def test_a_readers_filter_alone_stops_sigio_by_ioctl(victim):
     assert ended == (0, 0), f"{found}: the victim ended with status {ended[1]}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a reader taken over leaves System V shared memory behind, past its address space "
-    "cap: shmget, shmat and shmdt are not in its blocklist, and a segment touched then "
-    "detached counts in no limit of the reader's; measured: 4 segments of 8 MB (32 MB of "
-    "memory) outlived a reader whose RLIMIT_AS left it 16 MB, and SHMMNI lets 4096 of them. "
-    "As the slot's user `reap` removes them; as LONE_UID, or as the instructor of a grader "
-    "without root, nothing does, until the machine restarts. Fix: add shmget, semget and "
-    "msgget (29, 64, 68) to REFUSED (a reader parses text, it needs no IPC object)",
-)
 def test_a_reader_leaves_no_shared_memory_behind():
     def attack() -> object:
         status = Path("/proc/self/status").read_text()

@@ -114,11 +114,16 @@ def refuse_keys() -> bool:
     return keys_to_refuse() and refuse(())
 
 
-def refuse(calls: tuple[int, ...], by_argument: tuple[tuple[int, int, int], ...] = ()) -> bool:
+def refuse(
+    calls: tuple[int, ...],
+    by_argument: tuple[tuple[int, int, int], ...] = (),
+    unless_argument: tuple[tuple[int, int, int], ...] = (),
+) -> bool:
     """Refuse (EPERM) to this process and all it starts, for good: the calls of keys, the calls
     numbered `calls`, each call `(number, argument, value)` of `by_argument` whose argument
-    (0-5, its low 32 bits) is that value, and any call of another ABI. Needs no privilege (it
-    sets `no_new_privs` first). True if the filter is in place; False on an unknown machine."""
+    (0-5, its low 32 bits) is that value, each of `unless_argument` whose argument is anything
+    but that value, and any call of another ABI. Needs no privilege (it sets `no_new_privs`
+    first). True if the filter is in place; False on an unknown machine."""
     if platform.machine() not in KEY_CALLS:
         return False
     arch, *keys = KEY_CALLS[platform.machine()]
@@ -134,10 +139,14 @@ def refuse(calls: tuple[int, ...], by_argument: tuple[tuple[int, int, int], ...]
     for call, argument, value in by_argument:  # not this call: past the next three rules
         rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]  # seccomp_data.args
         rules += [(EQUAL, refused, 0, value), (LOAD, 0, 0, 0)]  # else the number again
+    for call, argument, value in unless_argument:  # the same, refused when it differs
+        rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]
+        rules += [(EQUAL, 0, refused, value), (LOAD, 0, 0, 0)]
     rules += [(RETURN, 0, 0, ALLOW), (RETURN, 0, 0, REFUSE)]
     last = len(rules) - 1
     rules = [
-        (op, last - i - 1 if t == refused else t, f, k) for i, (op, t, f, k) in enumerate(rules)
+        (op, last - i - 1 if t == refused else t, last - i - 1 if f == refused else f, k)
+        for i, (op, t, f, k) in enumerate(rules)
     ]
     return _install(rules)
 

@@ -99,8 +99,13 @@ def _received(server: socket.socket) -> bytes:
 
 @NET
 def test_a_fenced_kernel_cannot_connect_over_tcp(listener):
+    """Two walls: the fence's filter refuses the socket itself (EPERM), and Landlock's
+    CONNECT_TCP a socket the kernel holds from before its fence (EACCES)."""
     port = listener.getsockname()[1]
     found = _as_kernel(UID, lambda: socket.create_connection(("127.0.0.1", port), 2) and "in")
+    assert "Operation not permitted" in str(found)
+    with socket.socket() as held:
+        found = _as_kernel(UID, lambda: held.connect(("127.0.0.1", port)) or "in")
     assert "Permission denied" in str(found)
 
 
@@ -108,15 +113,6 @@ def test_a_fenced_kernel_cannot_connect_over_tcp(listener):
 @pytest.mark.skipif(
     not int(Path("/proc/sys/net/ipv4/tcp_fastopen").read_text()) & 1,
     reason="the machine's TCP Fast Open is off for clients",
-)
-@pytest.mark.xfail(
-    strict=True,
-    reason="TCP Fast Open passes the fence: sendto(MSG_FASTOPEN) on an unconnected socket "
-    "connects without connect(2), so Landlock's CONNECT_TCP never sees it; measured: the "
-    "loopback server accepted the fenced kernel's connection and read its 7 bytes. "
-    "Fix: refuse MSG_FASTOPEN (sendto/sendmsg by flag in the kernel's seccomp filter) or "
-    "refuse AF_INET/AF_INET6 sockets to a fenced kernel (socket(2) by argument), or run it "
-    "in a network namespace",
 )
 def test_a_fenced_kernel_cannot_connect_over_tcp_by_fast_open(listener):
     port = listener.getsockname()[1]
@@ -146,16 +142,25 @@ def _uring_connect(fd: int, port: int) -> int:
 @NET
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="x86_64's system calls")
 def test_a_fenced_kernel_cannot_connect_over_tcp_through_io_uring(listener):
-    """The kernel's seccomp filter refuses only keys, so io_uring is open to it; its connect
-    goes through the same check as connect(2) (unfenced, the same entry connects: 0)."""
+    """The fence's filter refuses io_uring_setup (EPERM), and without it (Landlock alone) an
+    io_uring connect goes through the same check as connect(2): EACCES (unfenced, the same
+    entry connects: 0). The socket is one held from before the fence."""
     port = listener.getsockname()[1]
 
-    def attack() -> int:
-        with socket.socket() as client:
+    def landlock_alone() -> int:
+        landlock.restrict(landlock.MAKE_REG, [])
+        _become(UID)
+        return attack()
+
+    with socket.socket() as client:
+
+        def attack() -> int:
             return _uring_connect(client.fileno(), port)
 
-    assert _as_kernel(UID, attack) == -13  # EACCES: Landlock's CONNECT_TCP
-    assert in_child(attack) == 0
+        assert _as_kernel(UID, attack) == -1  # EPERM: io_uring refused by the fence's filter
+        assert in_child(landlock_alone) == -13  # EACCES: Landlock's CONNECT_TCP
+    with socket.socket() as client:
+        assert in_child(attack) == 0
 
 
 def _mptcp_runs() -> bool:
@@ -168,14 +173,6 @@ def _mptcp_runs() -> bool:
 
 @NET
 @pytest.mark.skipif(not _mptcp_runs(), reason="the machine has no MPTCP")
-@pytest.mark.xfail(
-    strict=True,
-    reason="an MPTCP socket (protocol 262) passes the fence: its connect reached the loopback "
-    "TCP server, which accepted it (MPTCP falls back to plain TCP) and read its bytes: the "
-    "fence refuses TCP only to sockets of protocol TCP. "
-    "Fix: refuse socket(2) with IPPROTO_MPTCP (by argument) in the kernel's seccomp "
-    "filter, or AF_INET/AF_INET6 whole, or a network namespace",
-)
 def test_a_fenced_kernel_cannot_connect_over_mptcp(listener):
     port = listener.getsockname()[1]
 
@@ -190,14 +187,6 @@ def test_a_fenced_kernel_cannot_connect_over_mptcp(listener):
 
 
 @NET
-@pytest.mark.xfail(
-    strict=True,
-    reason="listen(2) on an unbound TCP socket binds it by itself (to 0.0.0.0 and a port the "
-    "machine picks): the fenced kernel served TCP on every interface of the machine, and a "
-    "client of the machine connected and read its bytes. Landlock's BIND_TCP is not asked "
-    "for that bind. Fix: refuse listen(2) to a fenced kernel (seccomp: it needs none, its "
-    "kernel talks over ipc files), or AF_INET/AF_INET6 sockets whole, or a network namespace",
-)
 def test_a_fenced_kernel_cannot_serve_tcp():
     said, told = os.pipe()
     server = os.fork()
@@ -229,15 +218,6 @@ def test_a_fenced_kernel_cannot_serve_tcp():
     assert got != b"served", f"the fenced kernel served TCP on port {answer}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="UDP is open to a fenced kernel (documented): two slots' kernels, fenced as two "
-    "users, exchanged a datagram on the loopback in one round trip, so a graded student's "
-    "kernel hands its answers to a classmate graded beside it, and any kernel reaches the "
-    "machine's and the internet's UDP services (DNS: exfiltration). Fix: refuse AF_INET and "
-    "AF_INET6 sockets to a fenced kernel by argument in its seccomp filter (a kernel talks "
-    "to the grader over ipc files), or a network namespace where one can be had",
-)
 def test_two_slots_fenced_kernels_cannot_talk_over_udp():
     said, told = os.pipe()
     receiver = os.fork()

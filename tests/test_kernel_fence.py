@@ -6,6 +6,7 @@ every other user's reset to walk (red team round 8, `test_red_team_containment_6
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 import tempfile
@@ -107,15 +108,21 @@ def test_the_summary_says_whether_kernels_were_fenced():
     assert "Landlock" not in protections.line(True, boxed)  # a box has its own /tmp
 
 
+@pytest.mark.parametrize("filtered", [True, False], ids=["internet-filter", "unknown-machine"])
 @pytest.mark.parametrize("abi", [1, 4, 6])
-def test_the_summary_says_which_of_the_fences_rights_this_landlock_has(monkeypatch, abi):
-    """TCP is refused from ABI 4, abstract sockets and signals are scoped from ABI 6: below
-    either, the line says that door is open, never silently."""
+def test_the_summary_says_which_of_the_fences_rights_this_landlock_has(monkeypatch, abi, filtered):
+    """Internet sockets are refused where the fence's filter knows the machine's numbers, else
+    TCP from ABI 4; abstract sockets and signals are scoped from ABI 6: below either, the line
+    says that door is open, never silently."""
     monkeypatch.setattr(protections, "fence_abi", lambda: abi)
+    monkeypatch.setattr(protections, "INTERNET", {platform.machine(): ()} if filtered else {})
     monkeypatch.setattr(protections, "memory_capped", lambda uid: False)
     monkeypatch.setattr(protections, "cpu_shared", lambda uid: False)
     record = {"outcome": "graded", "protections": protections.held(True, False, UID)}
     said = protections.line(True, [record])
-    assert ("no TCP" in said) == (abi >= 4) and ("TCP open" in said) == (abi < 4)
+    if filtered:  # the fence's filter: no network, whatever the ABI
+        assert "no network (no internet socket" in said and "TCP open" not in said
+    else:
+        assert ("no TCP" in said) == (abi >= 4) and ("TCP open" in said) == (abi < 4)
     assert ("reach only a kernel's own" in said) == (abi >= 6)
     assert ("reach other kernels (Landlock here is older than ABI 6)" in said) == (abi < 6)

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_start, reader_rights, sandbox, user_reset
+from lib.grading import kernel_start, landlock, reader_rights, sandbox, user_reset
 from tests.red_team_support import in_child, shared_folder, uring_one
 
 pytestmark = [
@@ -99,8 +99,13 @@ def _received(server: socket.socket) -> bytes:
 
 @NET
 def test_a_fenced_kernel_cannot_connect_over_tcp(listener):
+    """Two walls: the fence's filter refuses the socket itself (EPERM), and Landlock's
+    CONNECT_TCP a socket the kernel holds from before its fence (EACCES)."""
     port = listener.getsockname()[1]
     found = _as_kernel(UID, lambda: socket.create_connection(("127.0.0.1", port), 2) and "in")
+    assert "Operation not permitted" in str(found)
+    with socket.socket() as held:
+        found = _as_kernel(UID, lambda: held.connect(("127.0.0.1", port)) or "in")
     assert "Permission denied" in str(found)
 
 
@@ -108,15 +113,6 @@ def test_a_fenced_kernel_cannot_connect_over_tcp(listener):
 @pytest.mark.skipif(
     not int(Path("/proc/sys/net/ipv4/tcp_fastopen").read_text()) & 1,
     reason="the machine's TCP Fast Open is off for clients",
-)
-@pytest.mark.xfail(
-    strict=True,
-    reason="TCP Fast Open passes the fence: sendto(MSG_FASTOPEN) on an unconnected socket "
-    "connects without connect(2), so Landlock's CONNECT_TCP never sees it; measured: the "
-    "loopback server accepted the fenced kernel's connection and read its 7 bytes. "
-    "Fix: refuse MSG_FASTOPEN (sendto/sendmsg by flag in the kernel's seccomp filter) or "
-    "refuse AF_INET/AF_INET6 sockets to a fenced kernel (socket(2) by argument), or run it "
-    "in a network namespace",
 )
 def test_a_fenced_kernel_cannot_connect_over_tcp_by_fast_open(listener):
     port = listener.getsockname()[1]
@@ -146,16 +142,25 @@ def _uring_connect(fd: int, port: int) -> int:
 @NET
 @pytest.mark.skipif(os.uname().machine != "x86_64", reason="x86_64's system calls")
 def test_a_fenced_kernel_cannot_connect_over_tcp_through_io_uring(listener):
-    """The kernel's seccomp filter refuses only keys, so io_uring is open to it; its connect
-    goes through the same check as connect(2) (unfenced, the same entry connects: 0)."""
+    """The fence's filter refuses io_uring_setup (EPERM), and without it (Landlock alone) an
+    io_uring connect goes through the same check as connect(2): EACCES (unfenced, the same
+    entry connects: 0). The socket is one held from before the fence."""
     port = listener.getsockname()[1]
 
-    def attack() -> int:
-        with socket.socket() as client:
+    def landlock_alone() -> int:
+        landlock.restrict(landlock.MAKE_REG, [])
+        _become(UID)
+        return attack()
+
+    with socket.socket() as client:
+
+        def attack() -> int:
             return _uring_connect(client.fileno(), port)
 
-    assert _as_kernel(UID, attack) == -13  # EACCES: Landlock's CONNECT_TCP
-    assert in_child(attack) == 0
+        assert _as_kernel(UID, attack) == -1  # EPERM: io_uring refused by the fence's filter
+        assert in_child(landlock_alone) == -13  # EACCES: Landlock's CONNECT_TCP
+    with socket.socket() as client:
+        assert in_child(attack) == 0
 
 
 def _mptcp_runs() -> bool:
@@ -168,14 +173,6 @@ def _mptcp_runs() -> bool:
 
 @NET
 @pytest.mark.skipif(not _mptcp_runs(), reason="the machine has no MPTCP")
-@pytest.mark.xfail(
-    strict=True,
-    reason="an MPTCP socket (protocol 262) passes the fence: its connect reached the loopback "
-    "TCP server, which accepted it (MPTCP falls back to plain TCP) and read its bytes: the "
-    "fence refuses TCP only to sockets of protocol TCP. "
-    "Fix: refuse socket(2) with IPPROTO_MPTCP (by argument) in the kernel's seccomp "
-    "filter, or AF_INET/AF_INET6 whole, or a network namespace",
-)
 def test_a_fenced_kernel_cannot_connect_over_mptcp(listener):
     port = listener.getsockname()[1]
 
@@ -190,14 +187,6 @@ def test_a_fenced_kernel_cannot_connect_over_mptcp(listener):
 
 
 @NET
-@pytest.mark.xfail(
-    strict=True,
-    reason="listen(2) on an unbound TCP socket binds it by itself (to 0.0.0.0 and a port the "
-    "machine picks): the fenced kernel served TCP on every interface of the machine, and a "
-    "client of the machine connected and read its bytes. Landlock's BIND_TCP is not asked "
-    "for that bind. Fix: refuse listen(2) to a fenced kernel (seccomp: it needs none, its "
-    "kernel talks over ipc files), or AF_INET/AF_INET6 sockets whole, or a network namespace",
-)
 def test_a_fenced_kernel_cannot_serve_tcp():
     said, told = os.pipe()
     server = os.fork()
@@ -229,15 +218,6 @@ def test_a_fenced_kernel_cannot_serve_tcp():
     assert got != b"served", f"the fenced kernel served TCP on port {answer}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="UDP is open to a fenced kernel (documented): two slots' kernels, fenced as two "
-    "users, exchanged a datagram on the loopback in one round trip, so a graded student's "
-    "kernel hands its answers to a classmate graded beside it, and any kernel reaches the "
-    "machine's and the internet's UDP services (DNS: exfiltration). Fix: refuse AF_INET and "
-    "AF_INET6 sockets to a fenced kernel by argument in its seccomp filter (a kernel talks "
-    "to the grader over ipc files), or a network namespace where one can be had",
-)
 def test_two_slots_fenced_kernels_cannot_talk_over_udp():
     said, told = os.pipe()
     receiver = os.fork()
@@ -336,15 +316,6 @@ def test_a_reader_cannot_signal_another_process_of_its_user(victim):
     assert os.waitpid(victim, os.WNOHANG) == (0, 0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a reader taken over sets the resource limits of any process of its user with "
-    "prlimit64, which neither its seccomp blocklist nor Landlock's scopes cover: measured, "
-    "the victim's file size limit went to 0 and its CPU limit to 1 s. A grader without root "
-    "(the reader is the instructor) then dies of SIGXFSZ at its next write of a grade, or "
-    "of SIGXCPU: the batch lost; with root, a classmate's reader as LONE_UID. Fix: add "
-    "prlimit64 (302) to REFUSED, or refuse it unless its pid is 0 (by argument)",
-)
 def test_a_reader_cannot_set_the_limits_of_another_process_of_its_user(victim):
     def attack() -> object:
         reader_rights.give_up_rights(UID)
@@ -359,14 +330,6 @@ def test_a_reader_cannot_set_the_limits_of_another_process_of_its_user(victim):
     ), found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a reader taken over renices every process of its user (setpriority(PRIO_USER)) "
-    "and pins them to one CPU (sched_setaffinity by pid): measured, the victim went to nice "
-    "19 and CPU {0}: the grader without root (or a classmate's reader) slowed past its "
-    "deadlines. Fix: add setpriority, sched_setaffinity, sched_setscheduler and "
-    "sched_setattr (141, 203, 144, 314) and ioprio_set (251) to REFUSED",
-)
 def test_a_reader_cannot_slow_another_process_of_its_user(victim):
     def attack() -> object:
         reader_rights.give_up_rights(UID)
@@ -412,21 +375,20 @@ def _sigio_to(victim: int, rights: Callable[[], None]) -> object:
 
 @pytest.mark.skipif(sandbox.fence_abi() < 6, reason="needs Landlock's scopes (ABI 6)")
 def test_a_readers_sigio_by_ioctl_reaches_no_process_of_its_user(victim):
-    """Held by Landlock's scope alone: the ioctl itself passes the reader's filter."""
-    found, ended = _sigio_to(victim, lambda: reader_rights.give_up_rights(UID))
+    """Held by Landlock's scope alone (the reader's filter now also refuses the ioctl, see the
+    next test): with only a ruleset and the user, the ioctl passes and no SIGIO arrives."""
+
+    def scope_alone() -> None:
+        landlock.restrict(landlock.MAKE_REG, [])
+        _become(UID)
+
+    found, ended = _sigio_to(victim, scope_alone)
     assert (found, ended) == ("sent", (0, 0))
+    found, ended = _sigio_to(victim, lambda: reader_rights.give_up_rights(UID))
+    assert "Operation not permitted" in str(found) and ended == (0, 0)
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="x86_64's system calls")
-@pytest.mark.xfail(
-    strict=True,
-    reason="where Landlock has no scopes (ABI < 6: Linux before 6.12, as on Debian 12 and "
-    "Ubuntu 22.04), the reader's filter is the wall against F_SETOWN, and ioctl FIOSETOWN "
-    "(or SIOCSPGRP) sets the same owner: measured with the filter and the user as a reader "
-    "has them, a process of the reader's user (the grader itself, when it runs without "
-    "root) died of SIGIO (status 29). Fix: refuse ioctl FIOSETOWN and SIOCSPGRP (0x8901, "
-    "0x8902) by argument as F_SETOWN is, and fcntl's F_SETFL with O_ASYNC",
-)
 def test_a_readers_filter_alone_stops_sigio_by_ioctl(victim):
     def rights() -> None:  # what a reader keeps where Landlock cannot scope its signals
         machine = platform.machine()
@@ -438,16 +400,6 @@ def test_a_readers_filter_alone_stops_sigio_by_ioctl(victim):
     assert ended == (0, 0), f"{found}: the victim ended with status {ended[1]}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a reader taken over leaves System V shared memory behind, past its address space "
-    "cap: shmget, shmat and shmdt are not in its blocklist, and a segment touched then "
-    "detached counts in no limit of the reader's; measured: 4 segments of 8 MB (32 MB of "
-    "memory) outlived a reader whose RLIMIT_AS left it 16 MB, and SHMMNI lets 4096 of them. "
-    "As the slot's user `reap` removes them; as LONE_UID, or as the instructor of a grader "
-    "without root, nothing does, until the machine restarts. Fix: add shmget, semget and "
-    "msgget (29, 64, 68) to REFUSED (a reader parses text, it needs no IPC object)",
-)
 def test_a_reader_leaves_no_shared_memory_behind():
     def attack() -> object:
         status = Path("/proc/self/status").read_text()

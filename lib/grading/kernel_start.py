@@ -41,6 +41,9 @@ an earlier run of the same notebook in the same folder, before anything of the s
   refuses every TCP bind and connect (ABI 4: kernels talk to the grader over ipc sockets, files
   in their own folders), and scopes abstract unix sockets and signals to the kernel's own
   processes (ABI 6): no other slot's kernel, nor anything else of the machine's, is reached so.
+  Landlock's TCP rights see bind and connect only (not TCP Fast Open, listen's own bind, MPTCP
+  or UDP), so a seccomp filter also refuses a fenced kernel every internet socket and io_uring
+  (`refuse_internet`; Docker's profile refuses io_uring too): no network at all, as in a box.
 - **A fresh IPython folder.** The same lines point `IPYTHONDIR` at a new folder in the kernel's
   `TMPDIR`: startup files an earlier run wrote there never run.
 
@@ -67,6 +70,10 @@ ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW; SECCOMP_RET_ERR
 LOAD, EQUAL, AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, ..JGE, RET
 KEYCTL_JOIN_SESSION_KEYRING = 1  # with no name: a new anonymous keyring, this process's alone
 PR_SET_NO_NEW_PRIVS = 38
+AF_INET, AF_INET6 = 2, 10
+# A fenced kernel's calls by argument: socket(2) of the internet's families; and io_uring_setup,
+# whose rings make sockets without socket(2) (IORING_OP_SOCKET) and send on them.
+INTERNET = {"x86_64": (41, 425), "aarch64": (198, 425)}
 WRITABLE = "--writable"  # kernel_start's own arguments: `--writable FOLDER... -- command...`
 # `python -c` puts "" (the working folder) first on sys.path: dropped before the first import.
 _RUN_MODULE = """\
@@ -114,11 +121,16 @@ def refuse_keys() -> bool:
     return keys_to_refuse() and refuse(())
 
 
-def refuse(calls: tuple[int, ...], by_argument: tuple[tuple[int, int, int], ...] = ()) -> bool:
+def refuse(
+    calls: tuple[int, ...],
+    by_argument: tuple[tuple[int, int, int], ...] = (),
+    unless_argument: tuple[tuple[int, int, int], ...] = (),
+) -> bool:
     """Refuse (EPERM) to this process and all it starts, for good: the calls of keys, the calls
     numbered `calls`, each call `(number, argument, value)` of `by_argument` whose argument
-    (0-5, its low 32 bits) is that value, and any call of another ABI. Needs no privilege (it
-    sets `no_new_privs` first). True if the filter is in place; False on an unknown machine."""
+    (0-5, its low 32 bits) is that value, each of `unless_argument` whose argument is anything
+    but that value, and any call of another ABI. Needs no privilege (it sets `no_new_privs`
+    first). True if the filter is in place; False on an unknown machine."""
     if platform.machine() not in KEY_CALLS:
         return False
     arch, *keys = KEY_CALLS[platform.machine()]
@@ -134,10 +146,14 @@ def refuse(calls: tuple[int, ...], by_argument: tuple[tuple[int, int, int], ...]
     for call, argument, value in by_argument:  # not this call: past the next three rules
         rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]  # seccomp_data.args
         rules += [(EQUAL, refused, 0, value), (LOAD, 0, 0, 0)]  # else the number again
+    for call, argument, value in unless_argument:  # the same, refused when it differs
+        rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]
+        rules += [(EQUAL, 0, refused, value), (LOAD, 0, 0, 0)]
     rules += [(RETURN, 0, 0, ALLOW), (RETURN, 0, 0, REFUSE)]
     last = len(rules) - 1
     rules = [
-        (op, last - i - 1 if t == refused else t, f, k) for i, (op, t, f, k) in enumerate(rules)
+        (op, last - i - 1 if t == refused else t, last - i - 1 if f == refused else f, k)
+        for i, (op, t, f, k) in enumerate(rules)
     ]
     return _install(rules)
 
@@ -155,14 +171,28 @@ def _install(rules: list[tuple[int, int, int, int]]) -> bool:
 
 def fence(own: list[str]) -> None:
     """Let this process and all it starts write only beneath the folders `own`, to devices, and
-    plain files in /dev/shm, and (where Landlock has them) not use TCP nor reach abstract
-    sockets or signal processes beyond its own (see the module's docstring); raise OSError
-    where Landlock cannot fence it."""
+    plain files in /dev/shm, use no internet socket (`refuse_internet`), and (where Landlock
+    has them) not reach abstract sockets or signal processes beyond its own (see the module's
+    docstring); raise OSError where Landlock or the filter cannot fence it."""
     ll = landlock  # writing, removing and making things; reading and executing left alone
     handled = ll.WRITE | ll.REMOVE_DIR | ll.REMOVE_FILE | ll.MAKE_ALL | ll.REFER | ll.TRUNCATE
     rules = [(folder, handled) for folder in own] + [("/dev", ll.WRITE | ll.TRUNCATE)]
     shm = ll.WRITE | ll.REMOVE_FILE | ll.MAKE_REG | ll.TRUNCATE
     landlock.restrict(handled, rules + ([("/dev/shm", shm)] if os.path.isdir("/dev/shm") else []))
+    refuse_internet()
+
+
+def refuse_internet() -> None:
+    """Refuse this process and all it starts internet sockets (AF_INET, AF_INET6: TCP, UDP,
+    MPTCP, raw) and io_uring, by a seccomp filter; raise OSError where it cannot be installed.
+    Landlock's TCP rights hook bind and connect only, not TCP Fast Open's sendto, listen's own
+    bind, another protocol's connect, nor UDP; a kernel talks to the grader over ipc (unix)
+    sockets and needs none of these. A machine whose numbers we do not know keeps Landlock's."""
+    if platform.machine() not in INTERNET:
+        return
+    socket, uring = INTERNET[platform.machine()]
+    if not refuse((uring,), ((socket, 0, AF_INET), (socket, 0, AF_INET6))):
+        raise OSError(ctypes.get_errno(), "seccomp refused the internet sockets filter")
 
 
 def command_text() -> str:

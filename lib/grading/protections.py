@@ -9,13 +9,16 @@ those that held for every notebook it speaks of.
 from __future__ import annotations
 
 import os
+import platform
 
 from lib.grading import user_python
+from lib.grading.kernel_start import INTERNET
 from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
 
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
 FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders
 NO_TCP, SCOPED = "no tcp", "scoped"  # the fence's newer rights: no TCP; sockets, signals its own
+NO_INTERNET = "no internet"  # the fence's seccomp filter: no AF_INET/AF_INET6 socket, no io_uring
 SHM_CAP = "shm cap"  # a fenced kernel's files in /dev/shm, bounded by `shm_guard`
 # Records graded before records said which protections held: sandboxed meant bubblewrap then.
 EARLIER = [BOX, OWN_USER] if os.geteuid() == 0 else [BOX]
@@ -35,6 +38,7 @@ def held(sandboxed: bool, boxed: bool, uid: int | None) -> list[str]:
             (OWN_USER, uid is not None),
             (FENCE, fenced and fence_abi() >= 1),
             (NO_TCP, fenced and fence_abi() >= 4),
+            (NO_INTERNET, fenced and fence_abi() >= 1 and platform.machine() in INTERNET),
             (SCOPED, fenced and fence_abi() >= 6),
             (SHM_CAP, fenced and fence_abi() >= 1),  # `sandbox.command` guards every fenced one
             (MEMORY, memory_capped(uid)),
@@ -91,7 +95,9 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
                 else "the space of /dev/shm shared by every kernel and not bounded per kernel"
             )
             parts.append(
-                "no TCP (neither bind nor connect; UDP is not refused)"
+                "no network (no internet socket: TCP, UDP, MPTCP; no io_uring)"
+                if NO_INTERNET in common
+                else "no TCP (neither bind nor connect; UDP is not refused)"
                 if NO_TCP in common
                 else "TCP open to the machine and beyond (Landlock here is older than ABI 4)"
             )

@@ -24,10 +24,13 @@ over as a descriptor, and its answer goes back on a socket it already holds:
   user's keyring would outlive the notebook) and, on x86_64, `REFUSED`: running a program, new
   processes, signals, tracing, new sockets, io_uring (which makes sockets and opens files
   without those calls), mounts, namespaces, BPF, perf and userfaultfd; and fcntl's F_SETOWN,
-  F_SETOWN_EX and F_SETSIG (`BY_ARGUMENT`: a signal sent when a descriptor is ready). A
-  blocklist, not an allow-list: the calls Python's allocator and parsers make differ between
-  versions, and a call refused to an honest reading costs a row; Landlock is the wall that
-  holds by design.
+  F_SETOWN_EX and F_SETSIG and ioctl's FIOSETOWN and SIOCSPGRP (`BY_ARGUMENT`: a signal sent
+  when a descriptor is ready; F_SETFL's O_ASYNC is left, a flag the filter cannot single out,
+  harmless with no owner to signal); what reaches another process of its user by pid or uid
+  (setpriority, the sched_set* calls, ioprio_set, and prlimit64 on anything but itself,
+  `UNLESS_ARGUMENT`); and System V IPC objects, which outlive it. A blocklist, not an
+  allow-list: the calls Python's allocator and parsers make differ between versions, and a
+  call refused to an honest reading costs a row; Landlock is the wall that holds by design.
 - **No new processes, no file written, no CPU past the deadline:** RLIMIT_NPROC and
   RLIMIT_FSIZE of zero (a write past that kills it with SIGXFSZ), and RLIMIT_CPU
   (`cpu_limit`) a second past the reading's deadline, behind the watcher's SIGKILL
@@ -51,13 +54,23 @@ PR_SET_NO_NEW_PRIVS = 38
 # x86_64's numbers: execve, execveat, clone, clone3, fork, vfork, kill, tkill, tgkill,
 # rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal, pidfd_getfd, ptrace, process_vm_readv
 # and _writev, socket, socketpair, io_uring_setup, _enter and _register, mount, umount2,
-# open_tree, fsopen, unshare, setns, chroot, pivot_root, bpf, perf_event_open, userfaultfd.
+# open_tree, fsopen, unshare, setns, chroot, pivot_root, bpf, perf_event_open, userfaultfd;
+# what reaches other processes of its user: setpriority, sched_setaffinity, sched_setscheduler,
+# sched_setparam, sched_setattr, ioprio_set; System V IPC objects: shmget, semget, msgget.
 REFUSED = {
     "x86_64": (59, 322, 56, 435, 57, 58, 62, 200, 234, 129, 297, 424, 438, 101, 310, 311)
     + (41, 53, 425, 426, 427, 165, 166, 428, 430, 272, 308, 161, 155, 321, 298, 323)
+    + (141, 203, 144, 142, 314, 251, 29, 64, 68)
 }
 F_SETOWN, F_SETSIG, F_SETOWN_EX = 8, 10, 15
-BY_ARGUMENT = {"x86_64": tuple((72, 1, command) for command in (F_SETOWN, F_SETSIG, F_SETOWN_EX))}
+FIOSETOWN, SIOCSPGRP = 0x8901, 0x8902  # ioctl's ways to set the owner F_SETOWN sets
+BY_ARGUMENT = {
+    "x86_64": tuple((72, 1, command) for command in (F_SETOWN, F_SETSIG, F_SETOWN_EX))
+    + tuple((16, 1, command) for command in (FIOSETOWN, SIOCSPGRP))
+}
+# prlimit64 only on itself (pid 0): setrlimit is prlimit64(0, ...), and give_up_rights sets
+# RLIMIT_NPROC and RLIMIT_FSIZE after the filter is in place.
+UNLESS_ARGUMENT = {"x86_64": ((302, 0, 0),)}
 # What a reader may read by a path: Python's standard library and installed packages (a module
 # imported late, nbformat's schemas), never the course's folder, a submission or --out.
 LIBRARY = sorted({p for k, p in sysconfig.get_paths().items() if "lib" in k and os.path.isdir(p)})
@@ -86,7 +99,9 @@ def give_up_rights(uid: int | None) -> None:
         read = landlock.READ_FILE | landlock.READ_DIR
         landlock.restrict(landlock.file_rights(landlock.version()), [(f, read) for f in LIBRARY])
     machine = platform.machine()
-    refused = kernel_start.refuse(REFUSED.get(machine, ()), BY_ARGUMENT.get(machine, ()))
+    refused = kernel_start.refuse(
+        REFUSED.get(machine, ()), BY_ARGUMENT.get(machine, ()), UNLESS_ARGUMENT.get(machine, ())
+    )
     if not refused and machine in kernel_start.KEY_CALLS:
         raise OSError(ctypes.get_errno(), "the seccomp filter was refused")
     if os.geteuid() == 0:

@@ -39,8 +39,8 @@ import copy
 from collections.abc import Iterable
 from typing import Any
 
-from lib.exercises import bindings
 from lib.exercises.allowed import module_allowed
+from lib.exercises.bindings import known as known_names
 from lib.exercises.cell_reading import (
     binds,
     is_import,
@@ -214,7 +214,7 @@ class Notebook:
         if key not in self._around:
             modules = imported(self.imports, allowed)
             members = members_of(self.imports, self.units, allowed, set(modules))
-            known = bindings.known(self.units, (modules, members))
+            known = known_names(self.units, (modules, members))
             around = Surroundings(
                 allowed, self.units, self.lib, modules, members, self.defined, known
             )

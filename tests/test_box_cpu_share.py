@@ -186,7 +186,13 @@ def test_in_a_cgroup_v2_tree_a_box_joins_one_group_that_weighs_for_the_cpu_too(
         command = sandbox.command(
             ["sh", "-c", "echo $$"], work, work, [], sandbox.Caps(), user.uid, boxed=False
         )
-        assert command[:4] == memory_group.joining(group) and command.count("sh") == 2
+        joining = memory_group.joining(group)  # after the /dev/shm guard where a fence runs:
+        at = next(i for i in range(len(command)) if command[i : i + 4] == joining)
+        guard = command[:at]  # where it runs, the guard's own text and its arguments, then `--`
+        assert guard == [] or (
+            guard[:4] == [sys.executable, "-I", "-S", "-c"] and guard[-1] == "--"
+        )
+        assert command.count("sh") == 2
         ran = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True)
         joined = int((group / "cgroup.procs").read_text())  # the shell wrote its pid there,
         assert joined == int(ran.stdout)  # then became the kernel: the same process

@@ -191,7 +191,7 @@ class Exercise:
         trivial = trivial_answer(cases, outcomes) if is_callable else None
         if trivial is not None:
             return self._result("failed", 0, f"it {trivial}, and the right answers differ")
-        passed, answered, answers, right = 0, 0, [], []
+        passed, answered, answers, oks = 0, 0, [], []
         first_failure = hidden_failure = detail = ""
         names = parameter_names(self.solution_code, self.target)
         changed: dict = {}  # position or keyword -> (the first case it changed in, it, after)
@@ -207,7 +207,7 @@ class Exercise:
                 for where, after in moved:
                     changed.setdefault(where, (case, where, after))
             answers.append(answer_of(outcome))
-            right.append(ok)
+            oks.append(ok)
             passed += ok
             answered += (
                 "returned" in outcome or "not_plain" in outcome or raised_expected(case, outcome)
@@ -232,7 +232,7 @@ class Exercise:
             turn += tip_lines(tip(list(changed.values()), names, right))
         turn += cause_of_errors(outcomes)  # its own words only: safe for a hidden case
         first = first_failure or hidden_failure
-        blind = blind_by_raising(cases, outcomes, right) if is_callable else None
+        blind = blind_by_raising(cases, outcomes, oks) if is_callable else None
         if blind is not None:  # the failures still teach; the errors earn nothing
             reason = f"it {blind}, so no case earns\n{first}{turn}"
             return self._result("failed", 0, reason, detail)

@@ -1,12 +1,15 @@
 """What the red-team containment tests (`tests/test_red_team_containment*.py`) share: running
-code as a sandbox user or in a forked child, a folder such users can reach, and whether bubblewrap
-runs here."""
+code as a sandbox user or in a forked child, a folder such users can reach, whether bubblewrap
+runs here, and one io_uring entry (what a process can do without the system call it stands for)."""
 
 from __future__ import annotations
 
+import ctypes
 import json
+import mmap
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -62,3 +65,33 @@ def box_runs() -> bool:
         return True
     except sandbox.SandboxUnavailable:
         return False
+
+
+URING_SETUP, URING_ENTER = 425, 426  # x86_64's numbers of io_uring_setup and io_uring_enter
+
+
+def uring_one(entry: tuple[int, int, int, int, int, int, int]) -> int:
+    """Submit one io_uring entry `(opcode, flags, priority, fd, offset, address, length)` (the
+    head of struct io_uring_sqe) on a ring of our own, wait for it, and return its result (the
+    value the matching system call would return, or minus the error number); minus the error
+    number if no ring can be made."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    params = ctypes.create_string_buffer(120)  # struct io_uring_params
+    ring = libc.syscall(URING_SETUP, 4, params)
+    if ring < 0:
+        return -ctypes.get_errno()
+    sq_entries, cq_entries = struct.unpack_from("II", params, 0)
+    _, sq_tail, sq_mask, _, _, _, sq_array = struct.unpack_from("7I", params, 40)
+    cq_head, _, cq_mask, _, _, cqes = struct.unpack_from("6I", params, 80)
+    sq = mmap.mmap(ring, sq_array + 4 * sq_entries, offset=0)
+    cq = mmap.mmap(ring, cqes + 16 * cq_entries, offset=0x8000000)
+    entries = mmap.mmap(ring, 64 * sq_entries, offset=0x10000000)
+    tail = struct.unpack_from("I", sq, sq_tail)[0]
+    index = tail & struct.unpack_from("I", sq, sq_mask)[0]
+    struct.pack_into("BBHiQQI", entries, 64 * index, *entry)
+    struct.pack_into("I", sq, sq_array + 4 * index, index)
+    struct.pack_into("I", sq, sq_tail, tail + 1)
+    if libc.syscall(URING_ENTER, ring, 1, 1, 1, None, 0) < 0:  # submit one, wait for it
+        return -ctypes.get_errno()
+    head = struct.unpack_from("I", cq, cq_head)[0] & struct.unpack_from("I", cq, cq_mask)[0]
+    return struct.unpack_from("Qi", cq, cqes + 16 * head)[1]

@@ -30,15 +30,12 @@ on a loaded machine.
 from __future__ import annotations
 
 import csv
-import ctypes
 import dataclasses
 import fcntl
 import json
-import mmap
 import os
 import signal
 import socket
-import struct
 import sys
 import time
 from collections.abc import Callable
@@ -49,7 +46,7 @@ import pytest
 
 from lib.grading import read_apart, reader_rights, sandbox, user_processes
 from lib.grading.grading_settings import Settings
-from tests.red_team_support import as_user, in_child, shared_folder
+from tests.red_team_support import as_user, in_child, shared_folder, uring_one
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "grading_fixtures"
@@ -82,34 +79,14 @@ def _as_reader(uid: int | None, attack: Callable[[], object]) -> object:
 
 
 # --- io_uring: a socket without socket(2) -----------------------------------------------------
-URING_SETUP, URING_ENTER, OP_SOCKET = 425, 426, 45  # x86_64's numbers; IORING_OP_SOCKET (5.19)
+OP_SOCKET = 45  # IORING_OP_SOCKET (5.19)
 
 
 def _uring_socket() -> int:
     """A TCP socket made by io_uring (one IORING_OP_SOCKET entry), not by socket(2): its
     descriptor, or minus the error number."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    params = ctypes.create_string_buffer(120)  # struct io_uring_params
-    ring = libc.syscall(URING_SETUP, 4, params)
-    if ring < 0:
-        return -ctypes.get_errno()
-    sq_entries, cq_entries = struct.unpack_from("II", params, 0)
-    _, sq_tail, sq_mask, _, _, _, sq_array = struct.unpack_from("7I", params, 40)
-    cq_head, _, cq_mask, _, _, cqes = struct.unpack_from("6I", params, 80)
-    sq = mmap.mmap(ring, sq_array + 4 * sq_entries, offset=0)
-    cq = mmap.mmap(ring, cqes + 16 * cq_entries, offset=0x8000000)
-    entries = mmap.mmap(ring, 64 * sq_entries, offset=0x10000000)
-    tail = struct.unpack_from("I", sq, sq_tail)[0]
-    index = tail & struct.unpack_from("I", sq, sq_mask)[0]
     # opcode, flags, priority, fd (here the domain), offset (the type), address, length
-    entry = (OP_SOCKET, 0, 0, socket.AF_INET, socket.SOCK_STREAM, 0, 0)
-    struct.pack_into("BBHiQQI", entries, 64 * index, *entry)
-    struct.pack_into("I", sq, sq_array + 4 * index, index)
-    struct.pack_into("I", sq, sq_tail, tail + 1)
-    if libc.syscall(URING_ENTER, ring, 1, 1, 1, None, 0) < 0:  # submit one, wait for it
-        return -ctypes.get_errno()
-    head = struct.unpack_from("I", cq, cq_head)[0] & struct.unpack_from("I", cq, cq_mask)[0]
-    return struct.unpack_from("Qi", cq, cqes + 16 * head)[1]
+    return uring_one((OP_SOCKET, 0, 0, socket.AF_INET, socket.SOCK_STREAM, 0, 0))
 
 
 @X86_64

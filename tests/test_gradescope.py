@@ -26,11 +26,13 @@ import pytest
 from nbformat.v4 import new_code_cell
 
 from lib.exercises import for_lesson
+from lib.exercises.plain import to_wire
 from lib.grade import main
 from lib.grading import gradescope
 from lib.grading.gradescope import _write_results
 from lib.grading.gradescope_bundle import SECRET_FILE, SETUP_SH, build_bundle
 from lib.grading.gradescope_results import results_json
+from lib.grading.grading_job import judged
 from lib.grading.grading_settings import Settings
 from lib.grading.store import KEY_VAR
 
@@ -361,3 +363,26 @@ def test_every_container_draws_a_student_the_same_hidden_cases(tmp_path, monkeyp
         cases = settings.cases_of(exercise, settings.student_id)
         drawn[container] = [case.args for case in cases if case.hidden]
     assert drawn["one"] == drawn["two"] != drawn["other"]
+
+
+def test_a_group_runs_every_members_own_draw_and_is_scored_on_its_worst() -> None:
+    """A group's submission runs each member's own hidden cases (the ones they draw alone) and
+    scores each exercise on the member's draw it does worst on: a partner never redraws a
+    student's cases, so choosing partners is no lottery (red team 12, door C)."""
+    exercise = next(e for e in for_lesson(1) if e.name == "utf8_encode")
+    group = Settings(salt="s", student_id="1001+2002")
+    assert group.members_of(None) == ["1001", "2002"]
+    cases, draws = group.group_cases(exercise, group.members_of(None))
+    alone = Settings(salt="s").cases_of(exercise, "1001")
+    partner = Settings(salt="s").cases_of(exercise, "2002")
+    assert [cases[i] for i in draws[0]] == alone and [cases[i] for i in draws[1]] == partner
+    # Right on every case but the partner's last hidden one: the group scores the partner's draw.
+    outcomes = [
+        {"returned": to_wire(chr(c.args[0]).encode("utf-8", "surrogatepass"))} for c in cases
+    ]
+    outcomes[-1] = {"returned": to_wire(b"")}
+    row = judged(exercise, cases, {"outcomes": outcomes}, draws)
+    assert 0 < row["score"] < exercise.points
+    assert judged(exercise, cases[: len(alone)], {"outcomes": outcomes}, None)["score"] == (
+        exercise.points
+    )

@@ -89,3 +89,23 @@ def test_honest_format_is_own_code(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(DOORS))
 def test_a_receiver_that_can_be_a_str_is_refused(name: str) -> None:
     assert verdict("bytes_per_char", DOORS[name])
+
+
+KNOWN_TEMPLATE = (
+    "TEMPLATE = '{}'\n\ndef bytes_per_char(s):\n    return int(TEMPLATE.format(len(s)))\n"
+)
+
+
+@pytest.mark.parametrize(
+    "magic",
+    [
+        "%time x = 1\n",
+        "%%capture out\nprint(1)\n",
+        "get_ipython().run_line_magic('time', 'y = 2')\n",
+    ],
+)
+def test_no_name_is_known_where_a_cell_holds_a_magic(magic: str) -> None:
+    """A magic, or a call through `get_ipython`, can bind any name in text the reading does not
+    see as Python (`%time TEMPLATE = ...`; red team 12, door A): then no name is known."""
+    assert verdict("bytes_per_char", KNOWN_TEMPLATE) == ""
+    assert "template worked out at run time" in verdict("bytes_per_char", magic, KNOWN_TEMPLATE)

@@ -57,6 +57,7 @@ from lib.exercises.running import run_cases
 from lib.grade import Limits, grade_submissions
 from lib.grading import gradescope, gradescope_bundle
 from lib.grading.gradescope_bundle import SECRET_FILE
+from lib.grading.grading_job import judged
 from lib.grading.grading_settings import Settings
 from tests.test_red_team_own_code_6 import trimmed
 from tests.test_red_team_own_code_9 import function_of, verdict
@@ -85,13 +86,6 @@ MAGIC_REBINDS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: verdict '' for all three; in IPython the first returns the repr of the "
-    "function's __globals__. Fix: a name is known only where no cell runs a magic that binds "
-    "(read `%time`/`%timeit`/`%prun`/`%%time` text as Python; `--out NAME`, `%store -r NAME`, "
-    "`%%capture NAME` as bindings), or where no cell holds a magic at all",
-)
 @pytest.mark.parametrize("how", sorted(MAGIC_REBINDS))
 def test_a_name_a_magic_rebinds_is_not_known(how: str) -> None:
     assert verdict("bytes_per_char", *MAGIC_REBINDS[how])
@@ -113,11 +107,13 @@ def test_the_magic_does_rebind_the_name_in_a_kernel() -> None:
 
 
 def test_the_graded_program_leaves_the_magic_out() -> None:
-    """Why door A earns nothing: the graded kernel runs only the units read, never the magic."""
+    """Why door A earned nothing: the graded kernel runs only the units read, never the magic."""
     exercise = EXERCISES["bytes_per_char"]
     notebook = Notebook(MAGIC_REBINDS["time, a str class"])
-    assert notebook.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden) == ""
-    assert sorted(notebook.program([exercise.target])) == [0, 2]
+    # Since door A closed, the reading refuses it too (no name is known beside a magic).
+    read = notebook.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+    assert "worked out at run time" in read
+    assert 1 not in notebook.program([exercise.target])
 
 
 # Door B: no work, an error naming the input on most cases.
@@ -141,28 +137,25 @@ def _judged(name: str, source: str) -> float:
 BLIND = ["encode_chars", "encode_with_specials", "first_bad_token", "gpt4_encode", "uint16_bytes"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: 'some' earned 1.53 points over five exercises (0.38/2 encode_chars, "
-    "0.47/2 encode_with_specials, 0.14/1 first_bad_token, 0.54/1 uint16_bytes), 'two' 1.05. "
-    "Fix: a raised error earns a case only where the answer gets some value case right (an "
-    "answer that right on no value case is trivial, whatever it raises or returns)",
-)
 @pytest.mark.parametrize("shape", ["some", "two"])
 def test_raising_on_most_cases_earns_nothing(shape: str) -> None:
     source = SOME if shape == "some" else TWO
     assert sum(_judged(name, source) for name in BLIND) == 0
 
 
-def _three_at_most_score(student: str) -> float:
-    """A `bytes_per_char` that forgets 4-byte characters, on `student`'s cases, one salt."""
+def _three_at_most_score(student_id: str) -> float:
+    """A `bytes_per_char` that forgets 4-byte characters, graded as the grader grades a
+    Gradescope submission with `student_id` (a group's ids joined): every member's cases run,
+    the row judged per member's draw (`grading_job.judged`)."""
     exercise = EXERCISES["bytes_per_char"]
 
     def three_at_most(text: str) -> float:
         return sum(1 if ord(c) < 0x80 else 2 if ord(c) < 0x800 else 3 for c in text) / len(text)
 
-    cases = Settings(salt="the bundle's salt").cases_of(exercise, student)
-    return exercise.judge(cases, run_cases(three_at_most, exercise.inputs(cases), None)).score
+    settings = Settings(salt="the bundle's salt", student_id=student_id)
+    cases, draws = settings.group_cases(exercise, settings.members_of(None))
+    report = {"outcomes": run_cases(three_at_most, exercise.inputs(cases), None)}
+    return judged(exercise, cases, report, draws if len(draws) > 1 else None)["score"]
 
 
 def _group_id(tmp_path: Path, ids: list[int]) -> str:
@@ -173,17 +166,11 @@ def _group_id(tmp_path: Path, ids: list[int]) -> str:
     return gradescope.student_id(tmp_path / "submission")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: student 1001 alone and with 20 partners drew 21 different hidden sets; "
-    "the partly right bytes_per_char scored 0.53 alone, 0.47 to 0.65 of 1 with them. Fix: "
-    "grade a group on every member's own hidden cases (each member's draw; a partner only adds "
-    "cases)",
-)
-def test_a_partner_does_not_change_a_students_hidden_cases(tmp_path: Path) -> None:
+def test_a_partner_never_raises_a_students_score(tmp_path: Path) -> None:
     alone = _three_at_most_score(_group_id(tmp_path, [1001]))
-    with_partners = {_three_at_most_score(_group_id(tmp_path, [1001, p])) for p in range(20)}
-    assert with_partners == {alone}
+    with_partners = [_three_at_most_score(_group_id(tmp_path, [1001, p])) for p in range(20)]
+    assert max(with_partners) <= alone < 1, (alone, with_partners)
+    assert min(with_partners) < alone  # the partners' cases do count: a group is no shelter
 
 
 def test_the_bundles_salt_is_roots_alone() -> None:
@@ -312,11 +299,6 @@ def test_the_chosen_class_reads_as_own_code() -> None:
     assert verdict("utf8_encode", CHOSEN_CLASS) == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: the real grader gave trent's encode_chars 0.17 / 2 for 'some' (no work). "
-    "Fix: as for the judge's xfail above",
-)
 def test_raising_on_most_cases_earns_nothing_in_the_grader(graded: dict) -> None:
     row = _rows(graded["trent"])["encode_chars"]
     assert row["score"] == 0, row

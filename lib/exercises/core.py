@@ -32,6 +32,7 @@ from lib.exercises.kernel_code import hint_as_value, kernel_notebook
 from lib.exercises.running import run_cases
 from lib.exercises.verdicts import (
     answer_of,
+    blind_by_raising,
     cause_of_errors,
     describe_failure,
     is_stub,
@@ -190,7 +191,7 @@ class Exercise:
         trivial = trivial_answer(cases, outcomes) if is_callable else None
         if trivial is not None:
             return self._result("failed", 0, f"it {trivial}, and the right answers differ")
-        passed, answered, answers = 0, 0, []
+        passed, answered, answers, oks = 0, 0, [], []
         first_failure = hidden_failure = detail = ""
         names = parameter_names(self.solution_code, self.target)
         changed: dict = {}  # position or keyword -> (the first case it changed in, it, after)
@@ -206,6 +207,7 @@ class Exercise:
                 for where, after in moved:
                     changed.setdefault(where, (case, where, after))
             answers.append(answer_of(outcome))
+            oks.append(ok)
             passed += ok
             answered += (
                 "returned" in outcome or "not_plain" in outcome or raised_expected(case, outcome)
@@ -230,6 +232,10 @@ class Exercise:
             turn += tip_lines(tip(list(changed.values()), names, right))
         turn += cause_of_errors(outcomes)  # its own words only: safe for a hidden case
         first = first_failure or hidden_failure
+        blind = blind_by_raising(cases, outcomes, oks) if is_callable else None
+        if blind is not None:  # the failures still teach; the errors earn nothing
+            reason = f"it {blind}, so no case earns\n{first}{turn}"
+            return self._result("failed", 0, reason, detail)
         reason = f"{total - passed} of {total} cases failed\n{first}{turn}"
         return self._result(status, score, reason, detail)
 

@@ -74,8 +74,15 @@ class Notebook:
         self._around: dict[frozenset[str], Surroundings] = {}  # by the rules read under
         self.defined: set[str] = set()  # the private names its code defines (`self._seen`)
         self.statements: dict[int, list[ast.stmt]] = {}  # each readable cell's, in order
+        # A magic (`%time T = str`, `%%capture T`) or any other call through `get_ipython` can
+        # bind a name inside text the reading never sees as Python: then no name is `known`.
+        self.magic = False
         for c, source in enumerate(cells):
             tree = parse_cell(source)
+            self.magic |= str(source).lstrip().startswith("%%") or any(
+                isinstance(n, ast.Name) and n.id == "get_ipython"
+                for n in (ast.walk(tree) if tree else ())
+            )
             body = tree.body if tree else []
             texts = [written_out(statement) for statement in body]
             if None in texts:  # too deep to write out: unreadable, as a syntax error would be
@@ -214,7 +221,7 @@ class Notebook:
         if key not in self._around:
             modules = imported(self.imports, allowed)
             members = members_of(self.imports, self.units, allowed, set(modules))
-            known = known_names(self.units, (modules, members))
+            known = {} if self.magic else known_names(self.units, (modules, members))
             around = Surroundings(
                 allowed, self.units, self.lib, modules, members, self.defined, known
             )

@@ -86,13 +86,11 @@ def first_difference(got: Any, expected: Any) -> str:
 
 def trivial_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
     """How the answers ignore their input, in words, when they do although the right answers
-    differ: one value every time ("returns [] whatever the input"), an argument handed back
-    ("returns its first argument unchanged") or an error every time (`_raises_whatever`). None
-    otherwise, and with fewer than three cases."""
+    differ: one value every time ("returns [] whatever the input") or an argument handed back
+    ("returns its first argument unchanged"). None otherwise, and with fewer than three cases.
+    Answers that also raise are `blind_by_raising`'s."""
     if len(cases) < 3 or len(outcomes) < len(cases):
         return None
-    if _raises_whatever(cases, outcomes):
-        return "raises an error whatever the input"
     try:
         answers = [from_wire(outcome["returned"]) for outcome in outcomes]
     except (KeyError, NotPlain):  # an exception or an unreadable answer: judged case by case
@@ -110,23 +108,33 @@ def trivial_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
     return None
 
 
-def _raises_whatever(cases: list[Case], outcomes: list[dict]) -> bool:
-    """Does the answer raise one kind of error on every case, earning some by it, where that
-    error is not the right answer to every case? An error can name every input (`raise
-    ValueError(repr(args))`), so the cases that want their input named in it pass without any
-    work: raising is then as blind to the input as returning one value. An answer that raises
-    the wanted error only where it checks for it, and crashes elsewhere, is judged case by case,
-    and so is one earning nothing by raising: their failures say what went wrong."""
-    if not any(raised_expected(case, o) for case, o in zip(cases, outcomes, strict=False)):
-        return False
-    wanted = [case.expected.error if isinstance(case.expected, Raises) else None for case in cases]
-    for error in {w for w in wanted if w is not None}:
-        everywhere = all(
-            isinstance(o.get("kinds"), list) and error.__name__ in o["kinds"] for o in outcomes
+def blind_by_raising(cases: list[Case], outcomes: list[dict], right: list[bool]) -> str | None:
+    """How an answer that raises earns without reading its input, in words (None if it does
+    not), given which cases it got `right`. An error can name every input (`raise
+    ValueError(repr(args))`), so the cases that want their input named pass without work, and
+    so do those whose answer is the one value it returns elsewhere (None where None is due).
+    So, by design rather than by listing shapes: where some case wants a value, an answer
+    earns only if it gets such a case right *and* the values it returns are not all one while
+    the right values differ: work shows in values that follow the input. Where every case
+    wants an error, one kind raised on every case is blind if some case wants another kind."""
+    if len(cases) < 3 or len(outcomes) < len(cases) or not any(right):
+        return None
+    values = [i for i, case in enumerate(cases) if not isinstance(case.expected, Raises)]
+    if not values:
+        wanted = {case.expected.error for case in cases}
+        everywhere = any(
+            all(e.__name__ in (o.get("kinds") or ()) for o in outcomes) for e in wanted
         )
-        if everywhere and any(w is not error for w in wanted):
-            return True
-    return False
+        return "raises an error whatever the input" if len(wanted) > 1 and everywhere else None
+    if all("raised" in o for o in outcomes):
+        return "raises an error whatever the input"
+    if not any(right[i] for i in values):
+        return "gets no case right that wants a value (an error alone earns nothing)"
+    returned = [answer_of(o) for o in outcomes if "returned" in o]
+    due = [cases[i].expected for i in values]
+    if _all_same(returned, returned[:1] * len(returned)) and not _all_same(due, due[:1] * len(due)):
+        return f"returns only {show(returned[0], 60)}, or raises, whatever the input"
+    return None
 
 
 def _all_same(values: list[Any], others: list[Any]) -> bool:

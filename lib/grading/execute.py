@@ -122,7 +122,9 @@ class _Run:
 
     def _judged(self, exercise: Exercise) -> dict:
         report = self.reports[exercise.name]
-        return judged(exercise, self.job.cases[exercise.name], report)
+        return judged(
+            exercise, self.job.cases[exercise.name], report, self.job.draws.get(exercise.name)
+        )
 
     async def _ask(self, client: Kernel, exercise: Exercise, start: int, end: int) -> dict | None:
         """Run the exercise's cases `start:end` in the kernel, keeping the report in `reports`;

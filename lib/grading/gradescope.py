@@ -76,8 +76,9 @@ def _write_results(results: dict, path: Path) -> None:
 
 def student_id(submission_dir: Path) -> str:
     """Whose submission this is, from Gradescope's `submission_metadata.json` next to the
-    submission folder (a group's ids joined), so the hidden cases are drawn for that student;
-    "" when it is missing or unreadable (the notebook's file name is used then)."""
+    submission folder (a group's ids joined by "+", each member's hidden cases drawn:
+    `Settings.members_of`); "" when it is missing or unreadable (the notebook's file name is
+    used then)."""
     try:
         metadata = json.loads((submission_dir.parent / "submission_metadata.json").read_text())
         return "+".join(sorted(str(user["id"]) for user in metadata["users"]))

@@ -96,6 +96,8 @@ class Job:
     owner: int | None = None
     skip_grading: dict[str, dict] = field(default_factory=dict)  # e.g. rows for not own code
     programs: list[Program] = field(default_factory=list)
+    # Per exercise, each group member's cases (positions in `cases`): scored on the worst draw.
+    draws: dict[str, list[list[int]]] = field(default_factory=dict)
 
 
 def programs(code: Notebook, exercises: list[Exercise]) -> list[Program]:
@@ -117,13 +119,23 @@ def programs(code: Notebook, exercises: list[Exercise]) -> list[Program]:
     return [Program(tuple(e.name for e in g), code.program(e.target for e in g)) for g in groups]
 
 
-def judged(exercise: Exercise, cases: list[Case], report: dict) -> dict:
-    """The row for one exercise from the kernel's report (untrusted: only plain data is read)."""
+def judged(
+    exercise: Exercise, cases: list[Case], report: dict, draws: list[list[int]] | None = None
+) -> dict:
+    """The row for one exercise from the kernel's report (untrusted: only plain data is read).
+    With `draws` (a group's: each member's positions in `cases`), the row of the draw scored
+    lowest, the first such: a partner's cases can lower a student's score, never raise it."""
     if report.get("missing") is True:
         return result_row(exercise, "missing", f"`{exercise.target}` is not defined")
     outcomes = report.get("outcomes")
     outcomes = outcomes if isinstance(outcomes, list) else []
-    result = exercise.judge(cases, outcomes, report.get("callable") is not False)
+    is_callable = report.get("callable") is not False
+    if not draws:
+        result = exercise.judge(cases, outcomes, is_callable)
+    else:  # a missing outcome is a failed case, as `judge` counts one
+        outcomes = outcomes + [{}] * (len(cases) - len(outcomes))
+        mine = [([cases[i] for i in own], [outcomes[i] for i in own]) for own in draws]
+        result = min((exercise.judge(*m, is_callable) for m in mine), key=lambda r: r.score)
     row = {**result_row(exercise, result.status, result.reason), "score": float(result.score)}
     return {**row, "detail": result.detail} if result.detail else row
 

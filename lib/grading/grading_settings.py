@@ -21,6 +21,8 @@ from lib.grading.prepare import ROOT
 from lib.grading.roster import Student, match
 from lib.grading.submissions import Submission
 
+Draws = list[list[int]]  # each group member's cases: positions in the list the kernel runs
+
 
 @dataclass
 class Settings:
@@ -48,6 +50,26 @@ class Settings:
         the student the submission matches, else the name it was handed in under."""
         found = match(submission.student, self.roster).student if self.roster else None
         return self.student_id or (found.id if found else submission.student)
+
+    def members_of(self, submission: Submission) -> list[str]:
+        """Whose hidden cases the submission is graded on: each member of a Gradescope group
+        (`student_id` holds their ids joined by "+"; ids are numbers), else its one student."""
+        return self.student_id.split("+") if self.student_id else [self.student_of(submission)]
+
+    def group_cases(self, exercise: Exercise, members: list[str]) -> tuple[list[Case], Draws]:
+        """The cases a group's submission runs: the shown ones, then every member's own hidden
+        ones; and which of them are each member's draw (`Draws`, positions in that list). A
+        group is scored on the draw it does worst on (`grading_job.judged`), so a partner can
+        only lower a student's score, never redraw it: choosing partners is no lottery."""
+        cases: list[Case] = []
+        draws: Draws = []
+        for member in dict.fromkeys(members):  # one draw per member, in order
+            every = self.cases_of(exercise, member)
+            shown = len(self.cases[(exercise.name, None)])
+            cases = cases or every[:shown]
+            draws.append([*range(shown), *range(len(cases), len(cases) + len(every) - shown)])
+            cases += every[shown:]
+        return cases, draws
 
     def cases_of(self, exercise: Exercise, student: str = "") -> list[Case]:
         """The exercise's test cases, computed here (never in a kernel): the shown ones once per

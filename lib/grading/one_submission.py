@@ -120,15 +120,16 @@ async def grade_one(submission: Submission, settings: Settings, uid: int | None 
     exercises = settings.catalog[lesson]
     # The cases are the instructor's code, run here: of the student, only their name is used.
     try:
-        student = settings.student_of(submission)
-        cases = {e.name: settings.cases_of(e, student) for e in exercises}
+        members = settings.members_of(submission)
+        grouped = {e.name: settings.group_cases(e, members) for e in exercises}
     except Exception as error:  # e.g. a data file the cases need could not be read
         why = f"{type(error).__name__}: {clean(str(error), 300)}"
         note = f"could not make lesson {lesson}'s test cases ({why}); --retry-failed tries again"
         return new_record(submission, settings, lesson=lesson, outcome="error", note=note, **info)
     job = Job(
         exercises=exercises,
-        cases=cases,
+        cases={name: cases for name, (cases, _) in grouped.items()},
+        draws={name: draws for name, (_, draws) in grouped.items() if len(draws) > 1},
         limits=settings.limits,
         import_paths=list(settings.import_paths),
         skip_grading=read.skipped_rows(exercises),

@@ -311,8 +311,10 @@ def test_the_capstone_builds_its_tables_once_and_each_call_is_quick():
 
 
 def test_a_capstone_that_recovers_the_merges_at_every_call_is_told_it_is_too_slow():
-    """Seconds a call: check() stops it at the first case and says why, instead of passing it
-    and leaving the grader's 60 s cell to time out on the hidden cases."""
+    """A second a call: check() stops it and says why, instead of passing it and leaving the
+    grader's 60 s cell to time out on the hidden cases. Recovering GPT-4's merges takes 1.0 s on
+    a quiet machine (more under load), so the test grades at 0.5 s a case, not the exercise's
+    1.5 s: at 1.5 s a quiet machine passed a case and the test failed in CI."""
     exercise = lesson5.gpt4_encode
     slow = exercise.solution_code.replace(
         "    return tokenize(text, gpt4_ids,",
@@ -321,8 +323,8 @@ def test_a_capstone_that_recovers_the_merges_at_every_call_is_told_it_is_too_slo
         "    return tokenize(text, gpt4_ids,",
     )
     assert slow != exercise.solution_code
-    result = exercise.grade({exercise.target: defined(slow)[exercise.target]}, 1.5)
-    assert result.score == 0 and "longer than the time limit of 1.5 s a case" in result.reason
+    result = exercise.grade({exercise.target: defined(slow)[exercise.target]}, 0.5)
+    assert result.score == 0 and "longer than the time limit of 0.5 s a case" in result.reason
 
 
 # An answer that builds the table of older tokens for each token, as section 5's cell does for

@@ -26,12 +26,14 @@ import mmap
 import os
 import platform
 import socket
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_start, reader_rights, sandbox
+from lib.grading import kernel_start, python_reach, reader_rights, sandbox, user_python
 from tests.red_team_support import in_child, shared_folder
 
 pytestmark = [
@@ -268,3 +270,73 @@ def test_a_reader_leaves_no_posix_message_queue_behind():
         with contextlib.suppress(OSError):
             libc.mq_unlink(name)
     assert left < 0, f"the reader's mq_open said {said!r}; the queue outlived reap"
+
+
+# --- the /dev/shm guard: whose files does it count? -------------------------------------------
+
+
+@pytest.fixture
+def work() -> Iterator[Path]:
+    """The fenced kernels' own folder (working copy, connection files, scratch)."""
+    yield from shared_folder("red-team-13-", 0o777)
+
+
+# The victim: an honest process pool's worth of /dev/shm, one file of 1 MB (mode 0644, as
+# Python's umask leaves it), then it waits for the attacker to have tried.
+VICTIM = """\
+import os, time
+with open('/dev/shm/pool', 'wb') as pool:
+    os.posix_fallocate(pool.fileno(), 0, 1 << 20)
+for _ in range(100):
+    if os.path.exists('/dev/shm/tried'):
+        break
+    time.sleep(0.1)
+time.sleep(0.3)  # six of its guard's listings
+"""
+# The attacker: 300 hard links to the victim's file, each an entry of the victim's uid (the
+# link shares its inode): past the victim's 256 files, and 300 MB by its guard's count.
+LINKER = """\
+import os, time
+for _ in range(100):
+    if os.path.exists('/dev/shm/pool'):
+        break
+    time.sleep(0.1)
+made = 0
+try:
+    for n in range(300):
+        os.link('/dev/shm/pool', f'/dev/shm/link-{n}')
+        made += 1
+except OSError as error:
+    print(made, error.strerror)
+open('/dev/shm/tried', 'wb').close()
+"""
+
+
+@pytest.mark.skipif(
+    Path("/proc/sys/fs/protected_hardlinks").read_text().strip() != "1",
+    reason="the machine lets anyone link to files of others (fs.protected_hardlinks=0)",
+)
+def test_a_fenced_kernel_cannot_make_the_guard_stop_a_neighbour_by_hard_links(work):
+    """Held by the machine's fs.protected_hardlinks alone (Linux refuses a link to another
+    user's file one may not both read and write): the fence lets a kernel make plain files in
+    /dev/shm, and a link in the same folder needs no other Landlock right. Were it 0, the
+    neighbour's guard would count each link as one of its own files, and stop it."""
+    from tests.test_red_team_containment_10 import _guarded  # the guard's private /dev/shm
+
+    done = _guarded(work, (UID, LINKER), (NEIGHBOUR, VICTIM))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip() == "0 Operation not permitted", done.stdout
+
+
+# --- fix28x's probe: does its answer hold for a kernel as the grader starts one? --------------
+
+
+def test_the_python_probe_answers_for_a_fenced_kernel_under_its_caps(work):
+    """The probe (`user_python.blocked`) runs as `nobody`, unfenced and uncapped, once, before
+    any kernel (so no kernel can reach it or change its answer). Its answer must hold for a
+    kernel as `sandbox.command` starts one: the guard, the caps, the fence, the slot's user.
+    Run so, the same probe starts Python again exactly when the grader's probe said it could."""
+    probe = [sys.executable, "-I", "-c", Path(python_reach.__file__).read_text()]
+    command = sandbox.command(probe, work, work, [], sandbox.Caps(), UID, False, work)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert (done.returncode == 0) == (user_python.blocked() == ""), done.stdout + done.stderr

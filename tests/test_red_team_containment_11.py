@@ -7,15 +7,19 @@ as guards.
 
 Each attack runs in a forked child that takes the rights a fenced kernel or a reader has (the
 fence as root, then the slot's user, as `sandbox.command` orders them; `give_up_rights` as a
-reader does). About 5 s in all.
+reader does), and the /dev/shm guard's test in a private tmpfs of its own (`_guarded`, round 12's).
+About 10 s in all on a loaded machine.
 
-Tried and not kept as tests: AF_NETLINK (a fenced kernel makes one; sock_diag lists the
-machine's unix sockets and TCP connections, which /proc/net already shows to every user, and
-changes nothing without CAP_NET_ADMIN); AF_PACKET and AF_XDP (EPERM: no CAP_NET_RAW); a seccomp
-filter of the kernel's own stacked on the fence's (the fence's EPERM outranks any later
-filter's answer, by Linux's order of precedence). Not tried, for the machine's sake: a vsock
-connection to the hypervisor (CID 2: this machine's host), which the first test's socket could
-make.
+Tried and not kept as tests: AF_NETLINK (a fenced kernel makes a NETLINK_SOCK_DIAG socket;
+what it lists, /proc/net shows every user already, and nothing changes without CAP_NET_ADMIN);
+AF_PACKET and AF_XDP (EPERM for a sandbox user: no CAP_NET_RAW); a fenced kernel opening
+another sandbox user's lock file (/tmp/course-grader-user-N.lock, mode 0644) read-only and
+flock-ing it (measured: `_claim` of that user then says another grader holds it, until the
+kernel is killed; no harm found: a grader claiming meanwhile takes a user whose file nobody
+made yet, and a fenced kernel can make none). Not tried: a seccomp filter of the kernel's own
+stacked on the fence's (Linux lets the fence's EPERM outrank any later filter's answer); and,
+for the machine's sake, a vsock connection to the hypervisor (CID 2: this machine's host),
+which the first test's socket could make, and ptys opened until the machine's run out.
 """
 
 from __future__ import annotations
@@ -111,11 +115,11 @@ def test_a_fenced_kernel_makes_no_vsock_socket():
     "'exfil:unix': Landlock's file rights do not cover connecting to a named socket and the "
     "filter lets AF_UNIX through. A resolver looks up any name the kernel makes up, so its "
     "questions would reach the student's own DNS server: hidden inputs leave in the names. The box "
-    "binds no /run and holds. Fix: where the machine's Landlock has a right for connecting to "
-    "named unix sockets (proposed upstream), handle it with no rule; until then refuse connect(2) "
-    "and sendto(2) with an address to fenced kernels (ZeroMQ's ipc sockets are bound by the "
-    "kernel, process pools talk over pipes; lessons 5 and 8 graded fenced to check) and say in "
-    "the README that an unboxed kernel reaches every socket the machine's services open to all",
+    "binds no /run and holds. Fix: where the machine's Landlock has it, handle "
+    "LANDLOCK_ACCESS_FS_RESOLVE_UNIX (a newer ABI than this machine's 7: connect and sendmsg to a "
+    "named socket, allowed beneath the kernel's own folders and to sockets its own domain made); "
+    "a seccomp filter cannot see the path, so until then say in the README (and the protections "
+    "line) that an unboxed kernel reaches every unix socket the machine's services open to all",
 )
 def test_a_fenced_kernel_reaches_no_unix_socket_of_a_machines_service(shared):
     path = str(shared / "resolver.sock")

@@ -250,8 +250,9 @@ O_CREAT_RDWR = os.O_CREAT | os.O_RDWR
     reason="measured: a reader's mq_open(O_CREAT) failed with EACCES (Landlock refuses the "
     "opening) yet the queue was made first, and it outlived the slot's reset (`reap`: "
     "user_reset finds queues only in a mounted /dev/mqueue, none here); the reader keeps its "
-    "grader's RLIMIT_MSGQUEUE (819,200 bytes here) and the machine allows 256 queues in all, "
-    "so readers could take every queue of the machine until it restarts (not tried). Kernels hold: "
+    "grader's RLIMIT_MSGQUEUE (819,200 bytes here): 20 queues of one 1-byte message each were "
+    "made under 4 KB of it, so the machine's 256 queues in all (fs.mqueue.queues_max) bind first "
+    "and readers could take every one until the machine restarts (not tried). Kernels hold: "
     "`prlimit --msgqueue=0` refuses the charge before a queue is made. Fix: RLIMIT_MSGQUEUE 0 "
     "in `give_up_rights`, as the kernels' caps, and mq_open (240) in the reader's filter",
 )

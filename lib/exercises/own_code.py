@@ -53,6 +53,7 @@ from lib.exercises.cell_reading import (
 from lib.exercises.module_names import imported, members_of
 from lib.exercises.python_itself import defines
 from lib.exercises.scopes import module_imports
+from lib.exercises.templates import notebook_templates
 from lib.exercises.unit_reading import Surroundings, read_unit
 
 Where = tuple[int, int, int]  # cell, statement, name of an import: the order units run in
@@ -222,8 +223,10 @@ class Notebook:
             modules = imported(self.imports, allowed)
             members = members_of(self.imports, self.units, allowed, set(modules))
             known = {} if self.magic else known_names(self.units, (modules, members))
+            everything = (s for body in self.statements.values() for s in body)
+            templates = notebook_templates(known, everything)
             around = Surroundings(
-                allowed, self.units, self.lib, modules, members, self.defined, known
+                allowed, self.units, self.lib, modules, members, self.defined, known, templates
             )
             self._around[key] = around
         return self._around[key]

@@ -27,13 +27,9 @@ from lib.exercises.cell_reading import (
 from lib.exercises.class_patterns import pattern_outside
 from lib.exercises.forbidden import forbidden_name, forbidden_names
 from lib.exercises.hints import hint_outside
-from lib.exercises.module_names import (
-    imported,
-    module_outside,
-    python_private,
-    reached,
-)
+from lib.exercises.module_names import imported, module_outside, reached
 from lib.exercises.python_builtins import PYTHON_BUILTINS
+from lib.exercises.python_classes import python_private
 from lib.exercises.python_itself import (
     attributes_read,
     computed_getattr,

@@ -129,7 +129,7 @@ NAMED_TUPLE_USES = {
 }
 
 
-# 4. Fix: in `module_names.python_private`'s counterpart for reading, allow `_replace`,
+# 4. Fix: in `python_classes.python_private`'s counterpart for reading, allow `_replace`,
 # `_asdict`, `_make`, `_fields` and `_field_defaults` on any value (a named tuple's public API,
 # harmless on every other value that has them), or where a class is made by
 # `collections.namedtuple`.

@@ -36,8 +36,8 @@ import nbformat
 import pytest
 
 from lib import bpe
-from lib.exercises.module_names import python_kinds, python_values
 from lib.exercises.own_code import Notebook
+from lib.exercises.python_classes import python_kinds, python_values
 from lib.exercises.python_itself import NAMED_TUPLE_API
 from tests.test_red_team_own_code import EXERCISES, attacks_score_nothing
 from tests.test_red_team_own_code_6 import trimmed

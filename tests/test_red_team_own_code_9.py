@@ -359,14 +359,14 @@ def test_each_listed_modules_member_is_judged_by_what_it_is():
     """`engines` reads the objects themselves: among the listed modules' public members only
     `string.Template` hands out another module's engine (its `pattern`, compiled by `re`), and
     `dataclasses.re` is `re`. Where `re` is allowed, both stay usable."""
-    from lib.exercises.allowed import COMPUTING, MEMBERS
+    from lib.exercises.allowed import COMPUTING, MEMBERS, allowed_import
     from lib.exercises.cell_reading import public_names
-    from lib.exercises.module_names import _module, engines
+    from lib.exercises.module_names import engines
 
     handing = {
-        f"{module}.{name}": engines(getattr(_module(module, set()), name, None), module)
+        f"{module}.{name}": engines(getattr(allowed_import(module, set()), name, None), module)
         for module in COMPUTING
-        if _module(module, set())
+        if allowed_import(module, set())
         for name in public_names(module)
         if name in MEMBERS.get(module, {name})
     }

@@ -21,8 +21,9 @@ A list of what is allowed stays short and can be tested in both directions; a li
 never ends.
 
 What each rule does is in its own module: `module_names` (an allowed module's names),
-`python_itself` (dunders, frames, private attributes), `type_use` (`type`), `by_text`
-(functions that name attributes as text), `forbidden` (an exercise's shortcuts),
+`python_itself` (dunders, frames, private attributes; `python_classes`: the private names
+Python's classes have), `type_use` (`type`), `by_text` (functions that name attributes as text;
+`templates`: what `.format` may be called on), `forbidden` (an exercise's shortcuts),
 `unit_reading` (one unit by all).
 
 >>> module_allowed("collections.abc", set()), module_allowed("json", set())
@@ -32,6 +33,8 @@ What each rule does is in its own module: `module_names` (an allowed module's na
 from __future__ import annotations
 
 import ast
+import importlib
+from types import ModuleType
 
 from lib.exercises.python_builtins import PYTHON_BUILTINS
 
@@ -83,3 +86,13 @@ def builtin_outside(name: str) -> str:
     if name in RUNS_CODE:
         return f"uses `{name}`, which runs or finds code"
     return "" if name in BUILTINS else f"uses `{name}`, which no cell the grader can read defines"
+
+
+def allowed_import(module: str, allowed: set[str]) -> ModuleType | None:
+    """The grader's own import of an allowed module (None for any other: it is not imported)."""
+    if module.partition(".")[0] == "lib" or not module_allowed(module, allowed):
+        return None
+    try:
+        return importlib.import_module(module)
+    except Exception:  # not there: the kernel cannot import it either
+        return None

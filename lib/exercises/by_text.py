@@ -34,9 +34,9 @@ are given, and `singledispatch` evaluates hints, which `hints` judges. `typing.N
 `TypedDict` are not among `typing`'s allowed names (`allowed.MEMBERS`).
 
 - `str.format` and `format_map`, whose template's fields name attributes (`"{0.__globals__}"`):
-  a template written out (in place, or in a name bound once to it) is read field by field
-  (`format_fields`, each attribute judged as `x.name` is); any other receiver that can be a
-  `str` is refused (`format_outside`).
+  a template written out (in place, or in a name that can hold nothing else: `templates`) is
+  read field by field (`format_fields`, each attribute judged as `x.name` is); any other
+  receiver that can be a `str` is refused (`format_outside`).
 
 `operator.attrgetter` and `methodcaller` would be two more, but `operator` is not allowed, and
 `string.Formatter` is refused where it is named (`python_itself.REACHES_IN`).
@@ -50,6 +50,7 @@ import string
 
 from lib.exercises.cell_reading import called_with_one
 from lib.exercises.dataclass_fields import field_use
+from lib.exercises.templates import written
 
 _REFUSED = {"dataclasses.make_dataclass": "write the class out with `@dataclasses.dataclass`"}
 _REFUSED |= dict.fromkeys(
@@ -116,11 +117,9 @@ def format_fields(item: ast.AST) -> list[str]:
 
 
 def template(node: ast.AST | None) -> str | None:
-    """The text of a template the reading sees: written out in place, or a name the notebook
-    binds once to one (`TEMPLATE = "{}"`, marked `known` by `unit_reading`); else None."""
-    known = getattr(node, "known", None)
-    node = known.value if isinstance(known, ast.Assign | ast.AnnAssign) else node
-    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+    """The text of a template the reading sees: written out in place, or held by a name that
+    can hold nothing else (`templates`, marked `.template` by `unit_reading`); else None."""
+    return written(node) if isinstance(node, ast.Constant) else getattr(node, "template", None)
 
 
 def format_outside(item: ast.AST, read: list[str]) -> str:

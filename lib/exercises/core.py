@@ -26,22 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from lib.exercises.cases import SOLUTION_MIME, STATUSES, Case, Raises, Result, close
-from lib.exercises.changed_arguments import changed_line, changes, parameter_names, tip
 from lib.exercises.forbidden import forbidden_in_function
+from lib.exercises.judging import judge_outcomes, result
 from lib.exercises.kernel_code import hint_as_value, kernel_notebook
 from lib.exercises.running import run_cases
-from lib.exercises.verdicts import (
-    answer_of,
-    blind_by_raising,
-    cause_of_errors,
-    describe_failure,
-    is_stub,
-    raised_expected,
-    tip_lines,
-    trivial_answer,
-    verdict,
-    wrong_turn_words,
-)
 
 # The names lessons and the grader import from here; the data types live in cases.py.
 __all__ = ["SOLUTION_MIME", "STATUSES", "Case", "Exercise", "Raises", "Result", "close"]
@@ -160,87 +148,26 @@ class Exercise:
     def grade(self, namespace: dict[str, Any], time_limit: float | None = None) -> Result:
         """Run and judge every case against `namespace[self.target]`; never prints or raises."""
         if self.target not in namespace:
-            return self._result("missing", 0, f"`{self.target}` is not defined")
+            return result(self, "missing", 0, f"`{self.target}` is not defined")
         try:
             cases = self.cases()
         except KeyboardInterrupt:
             raise
         except BaseException as error:  # a bug or missing data on our side, not the learner's
-            return self._result(
-                "error", 0, f"the checks could not run: {type(error).__name__}: {error}"
+            return result(
+                self, "error", 0, f"the checks could not run: {type(error).__name__}: {error}"
             )
         target = namespace[self.target]
         used = self.not_own(namespace)
         if used:
-            return self._result("not own code", 0, used)
+            return result(self, "not own code", 0, used)
         outcomes = run_cases(target, self.inputs(cases), time_limit)
         return self.judge(cases, outcomes, callable(target))
 
     def judge(self, cases: list[Case], outcomes: list[dict], is_callable: bool = True) -> Result:
         """Score `outcomes` (from `running.run_cases`, possibly sent by an untrusted kernel)
-        against `cases`: each case passed is worth an equal share of the points. Outcomes that
-        are missing or malformed count as failed cases. A function that ignores its input (the same
-        answer every time, or an argument handed back) earns nothing where the right answers
-        differ: `return []` must not collect the points of the cases whose answer is empty."""
-        if not cases:
-            return self._result("error", 0, "the exercise has no test cases")
-        outcomes = [o if isinstance(o, dict) else {} for o in outcomes[: len(cases)]]
-        if outcomes and all(is_stub(o) for o in outcomes):
-            blank = "is still `...`" if outcomes[0].get("stub") else "raises NotImplementedError"
-            return self._result("not attempted", 0, blank)
-        trivial = trivial_answer(cases, outcomes) if is_callable else None
-        if trivial is not None:
-            return self._result("failed", 0, f"it {trivial}, and the right answers differ")
-        passed, answered, answers, oks = 0, 0, [], []
-        first_failure = hidden_failure = detail = ""
-        names = parameter_names(self.solution_code, self.target)
-        changed: dict = {}  # position or keyword -> (the first case it changed in, it, after)
-        right_but_changed = 0  # cases that failed only because an argument changed
-        for index, case in enumerate(cases):
-            outcome = outcomes[index] if index < len(outcomes) else {"not_run": True}
-            ok, got = verdict(case, outcome, self.compare)
-            moved = changes(outcome) if self.keeps_arguments else []
-            if moved:
-                right_but_changed += ok
-                lines = [changed_line(case, where, after, names) for where, after in moved]
-                ok, got = False, "\n".join(filter(None, [got, *lines]))
-                for where, after in moved:
-                    changed.setdefault(where, (case, where, after))
-            answers.append(answer_of(outcome))
-            oks.append(ok)
-            passed += ok
-            answered += (
-                "returned" in outcome or "not_plain" in outcome or raised_expected(case, outcome)
-            )
-            if ok or (first_failure and hidden_failure):
-                continue
-            described = describe_failure(case, self.target if is_callable else None, got)
-            if not case.hidden:
-                first_failure = first_failure or described
-            elif not hidden_failure:  # the student sees its number and kind; the rest is detail
-                kind = f" ({case.kind})" if case.kind else ""
-                hidden_failure = f"hidden case {index + 1} of {len(cases)} failed{kind}"
-                detail = described
-        total = len(cases)
-        score = round(self.points * passed / total, 2)
-        if passed == total:
-            return self._result("passed", score, f"all {total} cases passed")
-        status = "partial" if passed else ("failed" if answered else "error")
-        turn = wrong_turn_words(self.wrong_turns, cases, answers)
-        if changed:  # names the argument and its type only: safe for a hidden case
-            right = right_but_changed == total - passed
-            turn += tip_lines(tip(list(changed.values()), names, right))
-        turn += cause_of_errors(outcomes)  # its own words only: safe for a hidden case
-        first = first_failure or hidden_failure
-        blind = blind_by_raising(cases, outcomes, oks) if is_callable else None
-        if blind is not None:  # the failures still teach; the errors earn nothing
-            reason = f"it {blind}, so no case earns\n{first}{turn}"
-            return self._result("failed", 0, reason, detail)
-        reason = f"{total - passed} of {total} cases failed\n{first}{turn}"
-        return self._result(status, score, reason, detail)
-
-    def _result(self, status: str, score: float, reason: str, detail: str = "") -> Result:
-        return Result(self.name, self.lesson, score, self.points, status, reason, detail)
+        against `cases` (`judging.judge_outcomes`)."""
+        return judge_outcomes(self, cases, outcomes, is_callable)
 
     def check(self, namespace: dict[str, Any] | None = None) -> None:
         """Print whether the learner's target passes (namespace: the notebook's, by default)."""

@@ -4,63 +4,25 @@
 module must be public, and lead to an allowed module or to something that is no module and no
 builtin that runs code; `allowed.MEMBERS` lists a module's names one by one where its public
 names are too many (`typing`). `module_outside` judges a use of a name bound to a module (never
-handed on as a value, never changed), `imported` finds those names, `members_of` the names an
-import binds to a module's member (`from dataclasses import field`), and `python_private` the
-private names that Python's classes have, which no notebook can make its own.
+handed on as a value, never changed), `imported` finds those names, and `members_of` the names an
+import binds to a module's member (`from dataclasses import field`).
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-import functools
-import importlib
 from collections.abc import Collection
-from types import MemberDescriptorType, ModuleType
+from types import ModuleType
 
-from lib.exercises.allowed import BUILTINS, COMPUTING, MEMBERS, RUNS_CODE, module_allowed
+from lib.exercises.allowed import MEMBERS, RUNS_CODE, allowed_import, module_allowed
 from lib.exercises.by_text import by_text
-from lib.exercises.cell_reading import is_import, public_names
+from lib.exercises.cell_reading import is_import
 from lib.exercises.python_itself import (
     ORDINARY_DUNDERS,
     REACHES_IN,
     named_by_text,
-    private,
 )
-
-
-@functools.cache
-def python_values() -> tuple[object, ...]:
-    """The builtins and the allowed modules' public names' values."""
-    values = [getattr(builtins, name, None) for name in BUILTINS]
-    for module in COMPUTING:
-        found = _module(module, set())
-        values += [getattr(found, name, None) for name in public_names(module)] if found else []
-    return tuple(values)
-
-
-@functools.cache
-def python_kinds() -> frozenset[type]:
-    """Python's classes: those of `python_values`, their bases and metaclasses."""
-    classes = {v if isinstance(v, type) else type(v) for v in python_values()}
-    return frozenset(k for c in classes for k in (*c.__mro__, *type(c).__mro__))
-
-
-@functools.cache
-def python_private() -> dict[str, bool]:
-    """The private names (`_convert_`) that Python's classes (`python_kinds`) have, which a
-    notebook defining one does not make its own; each with whether some class of Python's holds
-    it as code (a method, a property: `_convert_`; a slot whose value is one:
-    `typing.Union._getitem`), not as data (`_name`): a method of the notebook's may be handed
-    Python's class as `self` (`Table.label(re.RegexFlag)`), so those stay refused there too."""
-    data = (MemberDescriptorType, str, int, bool, tuple, frozenset, type(None))
-    found: dict[str, bool] = {}
-    for name, value in ((n, v) for k in python_kinds() for n, v in vars(k).items()):
-        if private(name) and not found.get(name):
-            found[name] = not isinstance(value, data) or any(
-                callable(getattr(v, name, None)) for v in python_values()
-            )
-    return found
 
 
 def reached(
@@ -72,7 +34,7 @@ def reached(
     allowed and not `forbidden` (a module reached so is judged as itself from there on:
     `dataclasses.re` is `re`); a step from anything else (a class, a function) is judged by
     `outside`."""
-    value: object = _module(module, allowed)
+    value: object = allowed_import(module, allowed)
     where = module
     for name in chain:
         if not isinstance(value, ModuleType) or name == "*":
@@ -145,7 +107,7 @@ def module_outside(
 
 def _end(module: str, chain: list[str], allowed: set[str]) -> object:
     """What `module.a.b...` is in the grader's own import of the module (None if not there)."""
-    value: object = _module(module, allowed)
+    value: object = allowed_import(module, allowed)
     for name in chain:
         value = getattr(value, name, None)
     return value
@@ -164,7 +126,7 @@ def imported(nodes: list[ast.AST], allowed: set[str]) -> dict[str, str]:
                     bound[name.asname or module] = module
             elif isinstance(item, ast.ImportFrom) and item.module and not item.level:
                 for name in item.names:
-                    value = _module(item.module, allowed)
+                    value = allowed_import(item.module, allowed)
                     value = getattr(value, name.name, None) if value else None
                     if isinstance(value, ModuleType):
                         bound[name.asname or name.name] = value.__name__
@@ -195,13 +157,3 @@ def members_of(
         and module_allowed(next(iter(full)).rpartition(".")[0], allowed)
         and all(is_import(unit) for _, unit in units.get(name, []))
     }
-
-
-def _module(module: str, allowed: set[str]) -> ModuleType | None:
-    """The grader's own import of an allowed module (None for any other: it is not imported)."""
-    if module.partition(".")[0] == "lib" or not module_allowed(module, allowed):
-        return None
-    try:
-        return importlib.import_module(module)
-    except Exception:  # not there: the kernel cannot import it either
-        return None

@@ -4,16 +4,15 @@ the program the grader runs: exactly what was read.
 The course's library holds a reference answer to every exercise, and the notebooks import it, so
 a function can pass by calling it: `def train_bpe(t, n): return bpe.train(t, n)[1]`. Before
 grading, the grader reads the cells (never running them) and follows the exercise's target
-through everything it uses. Each code cell is cut into *units*: its top-level statements, and
-each name of an `import` on its own. A name's units are those that bind it (`def`, `class`, `=`,
-`for`, `with`, `:=`, `import`, `global` in a function, also inside `if`, `for` and `try`) or
-store into it (`vocab[i] = ...`, `table.x = ...`). Every unit of the target is read by the rules
-of `allowed` (`unit_reading`, each name in its own scope), then every unit of every notebook
-name those units use, and so on. It is not own code when a unit uses something `allowed` does
-not list (another module, a builtin that runs code, a dunder...), or a part of `lib` the
-exercise does not allow (`bpe.merge` is allowed in `train_bpe`, `bpe.train` is not). A
-prediction (`literal=True`) must be a value written out, in its last unit, which
-`ast.literal_eval` reads: the last definition wins, as when the cells run.
+through everything it uses, unit by unit (`notebook_units`: a unit is a top-level statement,
+or one name of an `import`; a name's units are those that bind it or store into it). Every unit
+of the target is read by the rules of `allowed` (`unit_reading`, each name in its own scope),
+then every unit of every notebook name those units use, and so on. It is not own code when a
+unit uses something `allowed` does not list (another module, a builtin that runs code, a
+dunder...), or a part of `lib` the exercise does not allow (`bpe.merge` is allowed in
+`train_bpe`, `bpe.train` is not). A prediction (`literal=True`) must be a value written out,
+in its last unit, which `ast.literal_eval` reads: the last definition wins, as when the cells
+run.
 
 **The program graded is the program read.** The grader does not call the function that the
 student's kernel ends up holding: code in a cell that no graded function reaches can replace it
@@ -35,92 +34,26 @@ serves the learner, not the grade.
 from __future__ import annotations
 
 import ast
-import copy
 from collections.abc import Iterable
 from typing import Any
 
-from lib.exercises.allowed import module_allowed
 from lib.exercises.bindings import known as known_names
-from lib.exercises.cell_reading import (
-    binds,
-    is_import,
-    is_literal,
-    lib_imports,
-    parse_cell,
-    public_names,
-    written_out,
-)
+from lib.exercises.cell_reading import is_literal, lib_imports
 from lib.exercises.module_names import imported, members_of
-from lib.exercises.python_itself import defines
-from lib.exercises.scopes import module_imports
+from lib.exercises.notebook_units import NotebookUnits, Where
+from lib.exercises.templates import notebook_templates
 from lib.exercises.unit_reading import Surroundings, read_unit
 
-Where = tuple[int, int, int]  # cell, statement, name of an import: the order units run in
 
-
-class Notebook:
-    """A notebook's code, read once into units. `cells`: a notebook, or the code of its cells.
-    Cells are counted as in the notebook, markdown included, so `program()` names them alike."""
+class Notebook(NotebookUnits):
+    """A notebook's code, read once into units (`NotebookUnits`), judged as own code or not
+    under each exercise's rules. Cells are counted as in the notebook, markdown included, so
+    `program()` names them alike."""
 
     def __init__(self, cells: Any):
-        self.units: dict[str, list[tuple[Where, ast.stmt]]] = {}  # in the order they run
-        self.lib: dict[str, str] = {}  # names an import binds to `lib`: alias -> full name
+        super().__init__(cells)
         self.accepted: dict[str, list[tuple[Where, ast.stmt]]] = {}  # read and own, by target
-        if hasattr(cells, "cells"):
-            cells = [c.source if c.cell_type == "code" else "" for c in cells.cells]
-        self.called: set[str] = set()  # names whose methods a statement calls: not predictions
-        self.text: dict[Where, str] = {}  # each unit written out, as the graded program runs it
-        self.imports: list[ast.Import | ast.ImportFrom] = []  # those binding the notebook's names
         self._around: dict[frozenset[str], Surroundings] = {}  # by the rules read under
-        self.defined: set[str] = set()  # the private names its code defines (`self._seen`)
-        self.statements: dict[int, list[ast.stmt]] = {}  # each readable cell's, in order
-        # A magic (`%time T = str`, `%%capture T`) or any other call through `get_ipython` can
-        # bind a name inside text the reading never sees as Python: then no name is `known`.
-        self.magic = False
-        for c, source in enumerate(cells):
-            tree = parse_cell(source)
-            self.magic |= str(source).lstrip().startswith("%%") or any(
-                isinstance(n, ast.Name) and n.id == "get_ipython"
-                for n in (ast.walk(tree) if tree else ())
-            )
-            body = tree.body if tree else []
-            texts = [written_out(statement) for statement in body]
-            if None in texts:  # too deep to write out: unreadable, as a syntax error would be
-                continue
-            self.statements[c] = body
-            for s, statement in enumerate(body):
-                self.text[(c, s, 0)] = texts[s]
-                imports = module_imports(statement)  # also inside `if` and `try`
-                self.imports += imports
-                self.lib.update(lib_imports(*imports))
-                if isinstance(statement, ast.Import | ast.ImportFrom):
-                    self._read_import((c, s), statement)
-                    continue
-                names, called = binds(statement)
-                self.called |= called
-                for name in names:
-                    self.units.setdefault(name, []).append(((c, s, 0), statement))
-                self.defined |= defines(statement)
-        for name, units in self.units.items():  # `@functools.cache` is no unit of `functools`
-            if any(is_import(unit) for _, unit in units):
-                plain = [(w, u) for w, u in units if is_import(u) or name in binds(u, False)[0]]
-                self.units[name] = plain if all(is_import(u) for _, u in plain) else units
-
-    def _read_import(self, where: tuple[int, int], statement: ast.Import | ast.ImportFrom) -> None:
-        """Each name an import binds is a unit of its own: `import os, re` may use `re` alone."""
-        names = statement.names
-        module = getattr(statement, "module", None) or ""
-        if [n.name for n in names] == ["*"] and (
-            module_allowed(module, set()) or module[:4] == "lib."
-        ):
-            names = [ast.alias(name=n) for n in public_names(module)]  # `from math import *`
-        for k, name in enumerate(names):
-            alone = copy.copy(statement)
-            alone.names = [name]
-            self.lib.update(lib_imports(alone))  # `from lib.bpe import *`, each name
-            bound = name.asname or name.name.partition(".")[0]
-            self.units.setdefault(bound, []).append(((*where, k), alone))
-            self.text[(*where, k)] = ast.unparse(alone)
 
     def borrowed(
         self,
@@ -222,8 +155,10 @@ class Notebook:
             modules = imported(self.imports, allowed)
             members = members_of(self.imports, self.units, allowed, set(modules))
             known = {} if self.magic else known_names(self.units, (modules, members))
+            everything = (s for body in self.statements.values() for s in body)
+            templates = notebook_templates(known, everything)
             around = Surroundings(
-                allowed, self.units, self.lib, modules, members, self.defined, known
+                allowed, self.units, self.lib, modules, members, self.defined, known, templates
             )
             self._around[key] = around
         return self._around[key]

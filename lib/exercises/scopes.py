@@ -42,6 +42,7 @@ class Scope:
     outer: set[str] = field(default_factory=set)  # declared `global` or `nonlocal`
     globals: set[str] = field(default_factory=set)
     imports: list[ast.Import | ast.ImportFrom] = field(default_factory=list)
+    node: ast.AST | None = None  # the `def`, `lambda`, comprehension or `class` it is of
 
 
 def resolve(unit: ast.AST) -> dict[int, Scope]:
@@ -90,7 +91,8 @@ def _children(node: ast.AST, scope: Scope | None) -> list[tuple[ast.AST, Scope |
         _record(node, scope)  # its name, if it has one
         outside = [*getattr(node, "decorator_list", []), *getattr(node, "bases", [])]
         outside += [k.value for k in getattr(node, "keywords", [])]
-        inner = Scope("class" if isinstance(node, ast.ClassDef) else "function", scope)
+        kind = "class" if isinstance(node, ast.ClassDef) else "function"
+        inner = Scope(kind, scope, node=node)
         inner.bound.update(p.name for p in getattr(node, "type_params", []))
         if isinstance(node, _FUNCTION):
             arguments = node.args
@@ -103,7 +105,7 @@ def _children(node: ast.AST, scope: Scope | None) -> list[tuple[ast.AST, Scope |
         body = node.body if isinstance(node.body, list) else [node.body]
         return [(n, scope) for n in outside] + [(n, inner) for n in body]
     if isinstance(node, _COMPREHENSION):
-        inner = Scope("comprehension", scope)
+        inner = Scope("comprehension", scope, node=node)
         first, *rest = node.generators
         parts = [first.target, *first.ifs, *rest]
         parts += [getattr(node, n) for n in ("elt", "key", "value") if hasattr(node, n)]

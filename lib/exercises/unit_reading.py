@@ -27,13 +27,9 @@ from lib.exercises.cell_reading import (
 from lib.exercises.class_patterns import pattern_outside
 from lib.exercises.forbidden import forbidden_name, forbidden_names
 from lib.exercises.hints import hint_outside
-from lib.exercises.module_names import (
-    imported,
-    module_outside,
-    python_private,
-    reached,
-)
+from lib.exercises.module_names import imported, module_outside, reached
 from lib.exercises.python_builtins import PYTHON_BUILTINS
+from lib.exercises.python_classes import python_private
 from lib.exercises.python_itself import (
     attributes_read,
     computed_getattr,
@@ -42,6 +38,7 @@ from lib.exercises.python_itself import (
     unusual_dunder,
 )
 from lib.exercises.scopes import Scope, resolve
+from lib.exercises.templates import seen_template
 from lib.exercises.type_use import type_outside
 
 # What a name no cell binds can still be in the kernel: a builtin (IPython's and `site`'s too).
@@ -60,6 +57,7 @@ class Surroundings:
     members: dict[str, str]  # names only imports bind to an allowed module's member: full names
     defined: set[str]  # the private names the notebook's code defines (`self._seen`)
     known: dict[str, ast.stmt]  # names one statement alone binds, to what (`bindings.known`)
+    templates: dict[str, str]  # names and `K.FMT`s that surely hold one (`notebook_templates`)
 
     def subscriptable(self, name: str) -> bool:
         """May a type hint subscript `name`? A builtin no cell rebinds, or a name that only
@@ -88,7 +86,9 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
     if found:
         return found
     scopes = resolve(node)
+    done: dict[int, dict] = {}  # each function's templates, worked out once
     for item in ast.walk(node):  # what a name means: a module's member, or the builtin
+        item.template = seen_template(item, scopes, around.templates, done)  # type: ignore[attr-defined]
         if isinstance(item, ast.Name):
             mine = id(item) in scopes
             item.means = "" if mine else around.members.get(item.id, "")  # type: ignore[attr-defined]

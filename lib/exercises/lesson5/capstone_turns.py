@@ -2,7 +2,7 @@
 
 Each recogniser works the known mistake out with tiktoken itself, so it needs no copy of the
 learner's tables, and says what went wrong in words of its own: it never quotes a case.
-(Python's `re` in place of `regex` raises before any id is made: `verdicts.cause_of_errors`
+(Python's `re` in place of `regex` raises before any id is made: `tips.cause_of_errors`
 names it, for every exercise.)
 """
 

@@ -16,6 +16,7 @@ import regex
 
 from lib import patterns, unigram_train
 from lib.exercises import lesson7
+from lib.exercises.lesson7.viterbi import _has_tie as has_tie
 from lib.unigram import Unigram
 
 NOTEBOOKS = Path(__file__).parents[1] / "notebooks"
@@ -111,7 +112,7 @@ def test_the_viterbi_cases_have_one_best_segmentation_as_the_spec_says():
     (the tie of `ab` + `c` with `abc` in the lesson's example is below the best)."""
     assert "(no\nties), so you need no rule for ties" in markdown("07_beyond_bpe.ipynb")
     texts = [case.args[0] for case in lesson7.viterbi.grading_cases()]
-    assert len(texts) > 30 and not any(map(lesson7._has_tie, texts))
+    assert len(texts) > 30 and not any(map(has_tie, texts))
 
 
 # OpenAI's GPT-2 encoder.py pattern, before tiktoken added `\s++$` and possessive quantifiers.

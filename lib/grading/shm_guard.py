@@ -11,8 +11,9 @@ What holds without them: the fence (`kernel_start.fence`) lets a kernel make onl
 Files without a name (unlinked but kept open or mapped, or made with O_TMPFILE) take space no
 listing sees, but statvfs does: the space used beyond what the listing accounts for. Only when
 that space could put the user past its cap are its processes looked into (`unnamed_held`: their
-descriptors and their mappings of /dev/shm, as root through /proc), so a check costs one listing
-and one statvfs while no one hides anything. This file, started by `sandbox.command` in front
+descriptors and their mappings of /dev/shm, as root through /proc; where root may not, it is
+charged with all of that space), so a check costs one listing and one statvfs while no one hides
+anything. This file, started by `sandbox.command` in front
 of the kernel, starts the kernel as its child (in its process group: the grader's kill of the
 group reaches both) and checks every `PERIOD` seconds (and once more when the kernel ends). Each
 kernel's cap is its `share` of /dev/shm (its size over the grader's `--jobs` + 1: kernels under

@@ -482,13 +482,18 @@ def test_a_fenced_kernel_cannot_hold_shm_past_its_cap_without_names(work):
 
 def test_a_fenced_kernel_cannot_hold_shm_past_its_cap_by_a_mapping_alone(work):
     """A file without a name that no descriptor holds, only one page of a mapping of it: its
-    size is seen through /proc/PID/map_files, not through the mapping."""
+    size is seen through /proc/PID/map_files, not through the mapping. By libc's mmap: Python's
+    `mmap.mmap` keeps a descriptor of its own."""
     code = (
-        "import mmap, os, time\n"
+        "import ctypes, mmap, os, time\n"
         "fd = os.open('/dev/shm/m', os.O_CREAT | os.O_RDWR, 0o600)\n"
         "os.unlink('/dev/shm/m')\n"
         "os.posix_fallocate(fd, 0, 24 << 20)\n"
-        "page = mmap.mmap(fd, mmap.PAGESIZE)\n"
+        "libc = ctypes.CDLL(None)\n"
+        "libc.mmap.restype = ctypes.c_void_p\n"
+        "shared = mmap.PROT_READ | mmap.PROT_WRITE, mmap.MAP_SHARED\n"
+        "page = libc.mmap(None, mmap.PAGESIZE, *shared, fd, ctypes.c_long(0))\n"
+        "assert page not in (None, ctypes.c_void_p(-1).value)\n"
         "os.close(fd)\n"
         "time.sleep(0.5)  # ten of the guard's checks\n"
         "shm = os.statvfs('/dev/shm')\n"

@@ -75,31 +75,34 @@ def nameless(everyone: int, folder: str = SHM) -> int:
     return max((space.f_blocks - space.f_bfree) * space.f_frsize - everyone, 0)
 
 
-def _tasks_of(uid: int) -> list[str]:
-    """/proc/PID/task/TID of every thread of `uid`'s processes (a thread may hold descriptors
-    of its own). By /proc/PID/status: a process that is not dumpable has a /proc folder root's."""
-    tasks = []
+def _processes_of(uid: int) -> list[str]:
+    """/proc/PID of every process of `uid`, found by /proc/PID/status (the folder of a process
+    that is not dumpable is root's)."""
+    found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/status") as status:
                 ids = next(line for line in status if line.startswith("Uid:")).split()[1:4]
-            if str(uid) in ids:
-                tasks += [f"/proc/{pid}/task/{tid}" for tid in os.listdir(f"/proc/{pid}/task")]
         except (FileNotFoundError, ProcessLookupError, StopIteration):  # ended meanwhile
             continue
-    return tasks
+        if str(uid) in ids:
+            found.append(f"/proc/{pid}")
+    return found
 
 
-def _mapped(task: str, device: int) -> list[str]:
-    """map_files links of `task`'s mappings of files on `device` (from its maps' dev field)."""
-    dev = f"{os.major(device):02x}:{os.minor(device):02x}"
+def _links(process: str, device: int) -> list[str]:
+    """/proc links to the files `process` holds: each thread's descriptors (a thread may have
+    a table of its own) and its mappings of files on `device` (by its maps' dev field)."""
     links = []
-    with open(f"{task}/maps") as maps:
+    for task in (f"{process}/task/{tid}" for tid in os.listdir(f"{process}/task")):
+        links += [f"{task}/fd/{fd}" for fd in os.listdir(f"{task}/fd")]
+    dev = f"{os.major(device):02x}:{os.minor(device):02x}"
+    with open(f"{process}/maps") as maps:
         for line in maps:
             where, _, _, on = line.split(maxsplit=4)[:4]
             if on == dev:
                 start, end = (int(address, 16) for address in where.split("-"))
-                links.append(f"{task}/map_files/{start:x}-{end:x}")
+                links.append(f"{process}/map_files/{start:x}-{end:x}")
     return links
 
 
@@ -108,9 +111,9 @@ def unnamed_held(uid: int, device: int) -> int | None:
     hold open or mapped, each file once; None where a process's descriptors or mappings are
     closed to us (a root without CAP_SYS_PTRACE and CAP_SYS_ADMIN, as Docker's by default)."""
     held: dict[int, int] = {}
-    for task in _tasks_of(uid):
+    for process in _processes_of(uid):
         try:
-            links = [f"{task}/fd/{fd}" for fd in os.listdir(f"{task}/fd")] + _mapped(task, device)
+            links = _links(process, device)
         except (FileNotFoundError, ProcessLookupError):  # ended meanwhile
             continue
         except PermissionError:

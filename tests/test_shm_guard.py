@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from lib.grade import Limits, grade_submissions
-from lib.grading import kernel_users, protections, sandbox, shm_guard
+from lib.grading import batch, kernel_users, protections, sandbox, shm_guard
 from tests.red_team_support import shared_folder
 from tests.test_gradescope_container import DOCKER_BWRAP
 
@@ -138,6 +138,23 @@ def test_a_run_whose_shares_fall_below_the_floor_is_told(monkeypatch):
     assert protections.shm_crowded(4) == ""
     assert "with --jobs 16, each kernel may keep 4 MB" in protections.shm_crowded(16)
     assert "grade with --jobs 15 or fewer" in protections.shm_crowded(16)
+
+
+def test_the_grader_tells_each_guard_how_many_kernels_share_dev_shm(tmp_path, monkeypatch):
+    """--jobs reaches every kernel's caps (`Caps.kernels`), hence its guard's share."""
+    seen = []
+
+    async def grade_all(todo, settings, jobs, done) -> None:
+        seen.append((jobs, settings.caps.kernels))
+
+    monkeypatch.setattr(batch, "grade_all", grade_all)
+    classroom = tmp_path / "submissions"
+    classroom.mkdir()
+    nbformat.write(toy(**SOLVED), classroom / "alice.ipynb")
+    toy_settings = {"registry": "toy_exercises", "import_paths": (str(FIXTURES),)}
+    grade_submissions([classroom], tmp_path / "out", jobs=3, sandboxed=False, progress=False,
+                      **toy_settings)  # fmt: skip
+    assert seen == [(3, 3)]
 
 
 @as_root

@@ -67,8 +67,7 @@ else:  # keyctl(KEYCTL_SEARCH, session, ...), then KEYCTL_READ
 # The grader, as Docker (runc), `sudo` with pam_keyinit or a login session start it: with a
 # session keyring of its own, which every process it starts inherits, setpriv or not. Its
 # kernels keep the system calls of keys here: this is the session keyring's layer alone (a root
-# grader's kernels now lose those calls too, `kernel_start.refuse_keys`: red team 5's tests; and
-# a fenced kernel's internet filter, built by the same `refuse`, refuses them again).
+# grader's kernels now lose those calls too, `kernel_start.refuse_keys`: red team 5's tests).
 GRADER = r"""
 import ctypes, subprocess, sys
 from pathlib import Path
@@ -76,9 +75,6 @@ from lib.grading import sandbox
 KEYS = "    if not refuse_keys() and keys_to_refuse():"  # the filter, or no kernel at all
 assert KEYS in sandbox._START
 sandbox._START = sandbox._START.replace(KEYS, "    if False:")
-INTERNET = "    refuse_internet()\\n\\n\\ndef"  # fence's call (its filter refuses keys too)
-assert INTERNET in sandbox._START
-sandbox._START = sandbox._START.replace(INTERNET, "    pass\\n\\n\\ndef")
 ctypes.CDLL(None).syscall(250, 1, None)  # KEYCTL_JOIN_SESSION_KEYRING: a new, anonymous one
 folder, boxed = Path(sys.argv[1]), sys.argv[2] == "box"
 readonly = [str(folder), *sandbox.readonly_paths(())]

@@ -94,7 +94,8 @@ print("reset", sandbox.reap(student, seconds=30), sandbox.reap(neighbour, second
 # (ENOSPC at 64 MB, 0.1 s), and the next slot's honest process pool failed: "No space left on
 # device"; where /dev/shm is half the memory or more, ~100 such files reach a global OOM. Closed:
 # `shm_guard` (as root, in front of every fenced kernel) lists /dev/shm every 0.05 s and, past a
-# quarter of its size (or `Caps.shm_mb`), kills every process of the user and removes its files.
+# share of its size (over --jobs + 1), or `Caps.shm_mb`, kills every process of the user and
+# removes its files.
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare (util-linux)")
 def test_a_fenced_kernel_fills_a_containers_dev_shm_and_a_neighbours_pool_fails(shared_tmp):
     driver = [sys.executable, "-c", FULL_SHM, str(UID), str(NEIGHBOUR), str(shared_tmp)]

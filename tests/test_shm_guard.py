@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from lib.grade import Limits, grade_submissions
-from lib.grading import kernel_users, protections, sandbox, shm_guard
+from lib.grading import batch, kernel_users, protections, sandbox, shm_guard
 from tests.red_team_support import shared_folder
 from tests.test_gradescope_container import DOCKER_BWRAP
 
@@ -91,7 +91,7 @@ def test_a_kernel_past_its_dev_shm_cap_is_stopped_with_its_daemon_and_files(shar
         assert status == shm_guard.STOPPED and took < 10, (status, took)
         assert "stopped the kernel: its user kept" in seen
         assert _running(UID) == []  # the daemon too: kill(-1) as the user
-        assert shm_guard.usage(UID) == (0, 0)
+        assert shm_guard.usage(UID)[:2] == (0, 0)
     finally:
         assert sandbox.reap(UID, seconds=30)
 
@@ -115,15 +115,74 @@ def test_an_honest_kernel_under_the_guard_runs_as_it_would_without(shared_tmp):
         assert shm_guard.usage(UID)[1] == 1
     finally:
         assert sandbox.reap(UID, seconds=30)
-    assert shm_guard.usage(UID) == (0, 0)
+    assert shm_guard.usage(UID)[:2] == (0, 0)
 
 
 def test_usage_counts_a_users_entries_as_allocated(tmp_path):
     (tmp_path / "a").write_bytes(bytes(10_000))
     (tmp_path / "b").touch()
-    used, count = shm_guard.usage(os.getuid(), str(tmp_path))
-    assert count == 2 and used >= 10_000
-    assert shm_guard.usage(os.getuid() + 1, str(tmp_path)) == (0, 0)
+    used, count, everyone = shm_guard.usage(os.getuid(), str(tmp_path))
+    assert count == 2 and used >= 10_000 and everyone == used
+    assert shm_guard.usage(os.getuid() + 1, str(tmp_path)) == (0, 0, used)
+
+
+def test_each_kernel_gets_an_equal_share_with_one_left_over_and_a_floor():
+    assert shm_guard.share(60 * 2**20, 5) == 10 * 2**20  # 5 kernels under their caps: 10 MB left
+    assert shm_guard.share(64 * 2**20, 40) == shm_guard.FLOOR
+
+
+def test_a_run_whose_shares_fall_below_the_floor_is_told(monkeypatch):
+    size = 64 * 2**20
+    statvfs = os.statvfs_result((4096, 4096, size // 4096, *[0] * 8))
+    monkeypatch.setattr(protections.os, "statvfs", lambda path: statvfs)
+    assert protections.shm_crowded(4) == ""
+    assert "with --jobs 16, each kernel may keep 4 MB" in protections.shm_crowded(16)
+    assert "grade with --jobs 15 or fewer" in protections.shm_crowded(16)
+
+
+def test_the_grader_tells_each_guard_how_many_kernels_share_dev_shm(tmp_path, monkeypatch):
+    """--jobs reaches every kernel's caps (`Caps.kernels`), hence its guard's share."""
+    seen = []
+
+    async def grade_all(todo, settings, jobs, done) -> None:
+        seen.append((jobs, settings.caps.kernels))
+
+    monkeypatch.setattr(batch, "grade_all", grade_all)
+    classroom = tmp_path / "submissions"
+    classroom.mkdir()
+    nbformat.write(toy(**SOLVED), classroom / "alice.ipynb")
+    toy_settings = {"registry": "toy_exercises", "import_paths": (str(FIXTURES),)}
+    grade_submissions([classroom], tmp_path / "out", jobs=3, sandboxed=False, progress=False,
+                      **toy_settings)  # fmt: skip
+    assert seen == [(3, 3)]
+
+
+@as_root
+def test_unnamed_held_counts_a_users_unlinked_files_once_each(shared_tmp):
+    """A file unlinked but held open (twice: two descriptors) is in no listing; it is found
+    among the user's processes, counted once, and only files on the device asked about."""
+    said, told = os.pipe()
+    child = os.fork()
+    if child == 0:  # the kernel's user, holding the file
+        try:
+            os.setresgid(UID, UID, UID)
+            os.setresuid(UID, UID, UID)
+            held = os.open(shared_tmp / "hidden", os.O_CREAT | os.O_RDWR, 0o600)
+            os.posix_fallocate(held, 0, 2**20)
+            os.dup(held)
+            os.unlink(shared_tmp / "hidden")
+            os.write(told, b"ready")
+            time.sleep(30)
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(said, 5) == b"ready"
+        device = os.stat(shared_tmp).st_dev
+        assert 2**20 <= shm_guard.unnamed_held(UID, device) < 2**20 + 2**16
+        assert shm_guard.unnamed_held(UID, device + 1) == 0
+    finally:
+        os.kill(child, 9)
+        os.waitpid(child, 0)
 
 
 def test_only_a_fenced_kernel_of_its_own_user_is_guarded(monkeypatch, tmp_path):
@@ -132,7 +191,7 @@ def test_only_a_fenced_kernel_of_its_own_user_is_guarded(monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox, "fence_works", lambda: True)
     fenced = sandbox.command(kernel, tmp_path, tmp_path, readonly, SMALL, UID, boxed=False)
     assert fenced[:2] == [sys.executable, "-I"] and sandbox._GUARD in fenced
-    assert fenced[fenced.index(sandbox._GUARD) + 1 :][:4] == [str(UID), str(2**20), "8", "--"]
+    assert fenced[fenced.index(sandbox._GUARD) + 1 :][:5] == [str(UID), str(2**20), "8", "4", "--"]
     boxed = sandbox.command(kernel, tmp_path, tmp_path, readonly, SMALL, UID)
     monkeypatch.setattr(sandbox, "fence_works", lambda: False)
     unfenced = sandbox.command(kernel, tmp_path, tmp_path, readonly, SMALL, UID, boxed=False)
@@ -143,7 +202,8 @@ def test_the_summary_says_what_of_dev_shm_is_bounded():
     guarded = [{"outcome": "graded", "protections": [protections.OWN_USER, protections.FENCE,
                                                       protections.SHM_CAP]}]  # fmt: skip
     said = protections.line(True, guarded)
-    assert "at most 64 MB (and a quarter of its size) and 256 files in the shared /dev/shm" in said
+    assert "at most 64 MB (and its share: the size over --jobs + 1, at least 4 MB)" in said
+    assert "256 files in the shared /dev/shm per kernel, files without a name counted" in said
     assert "checked every 0.05 s" in said and "only a memory group counts" in said
     earlier = [{"outcome": "graded", "protections": [protections.OWN_USER, protections.FENCE]}]
     assert "not bounded per kernel" in protections.line(True, earlier)

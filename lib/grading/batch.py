@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from lib.grading import kept_roster, memory_group, reports, sandbox, similarity
+from lib.grading import kept_roster, memory_group, protections, reports, sandbox, similarity
 from lib.grading.demo_cells import handout_code
 from lib.grading.grading_job import Limits
 from lib.grading.grading_settings import Settings
@@ -100,6 +100,10 @@ def grade_submissions(
     boxed = sandbox.choose(own_user_fallback, allow_blocked_python) if sandboxed else False
     if sandboxed and os.geteuid() == 0 and not memory_group.available():
         print("Note: no memory cgroup can be made here: each kernel process is capped, not a box.")
+    jobs = jobs or min(4, os.cpu_count() or 1)
+    crowded = sandboxed and not boxed and sandbox.fence_works() and protections.shm_crowded(jobs)
+    if crowded:  # each guarded kernel's share of /dev/shm is too small: `shm_guard.share`
+        print(crowded)
     out_dir = Path(out_dir)
     # One submission per student and contents: the class folder copied elsewhere is not new.
     found: dict[tuple[str, str], Submission] = {}
@@ -131,6 +135,7 @@ def grade_submissions(
         boxed=boxed,
         roster=roster or [],
         student_id=student_id,
+        caps=sandbox.Caps(kernels=jobs),
         handout_code=handout_code(handouts(Path(questions_from)), catalog),
     )
     questions = answer_questions(Path(questions_from))
@@ -174,7 +179,7 @@ def grade_submissions(
 
     write_reports()
     try:
-        run_to_end(grade_all(todo, settings, jobs or min(4, os.cpu_count() or 1), done))
+        run_to_end(grade_all(todo, settings, jobs, done))
     finally:
         bar.close()
     try:

@@ -61,9 +61,8 @@ from pathlib import Path
 
 from lib.grading import landlock
 
-KEYCTL = {"x86_64": 250, "aarch64": 219}  # the keyctl system call's number on each machine
-# Each machine's AUDIT_ARCH and its numbers of add_key, request_key and keyctl.
-KEY_CALLS = {"x86_64": (0xC000003E, 248, 249, 250), "aarch64": (0xC00000B7, 217, 218, 219)}
+AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}  # the machines whose numbers we know
+KEY_CALLS = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}  # add_key, request_key, keyctl
 X32 = 0x40000000  # x86_64's x32 calls: the same numbers with this bit, refused whole
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW; SECCOMP_RET_ERRNO with EPERM
@@ -96,9 +95,9 @@ def module_runner(command: list[str]) -> list[str]:
 def join_fresh_session_keyring() -> None:
     """Leave the inherited session keyring for a new, empty one. Where keyctl is refused (Docker's
     seccomp profile) no keyring is reachable at all, which is as good."""
-    number = KEYCTL.get(platform.machine())
-    if number is not None:
-        ctypes.CDLL(None, use_errno=True).syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None)
+    if platform.machine() in KEY_CALLS:
+        keyctl = KEY_CALLS[platform.machine()][-1]
+        ctypes.CDLL(None, use_errno=True).syscall(keyctl, KEYCTL_JOIN_SESSION_KEYRING, None)
 
 
 class _Rule(ctypes.Structure):
@@ -118,7 +117,7 @@ def keys_to_refuse() -> bool:
 def refuse_keys() -> bool:
     """Refuse the system calls of keys (EPERM) to this process and all it starts, for good, and
     any call of another ABI (a 32-bit call has other numbers). True if the filter is in place."""
-    return keys_to_refuse() and refuse(())
+    return keys_to_refuse() and refuse(KEY_CALLS[platform.machine()])
 
 
 def refuse(
@@ -126,14 +125,14 @@ def refuse(
     by_argument: tuple[tuple[int, int, int], ...] = (),
     unless_argument: tuple[tuple[int, int, int], ...] = (),
 ) -> bool:
-    """Refuse (EPERM) to this process and all it starts, for good: the calls of keys, the calls
-    numbered `calls`, each call `(number, argument, value)` of `by_argument` whose argument
-    (0-5, its low 32 bits) is that value, each of `unless_argument` whose argument is anything
-    but that value, and any call of another ABI. Needs no privilege (it sets `no_new_privs`
+    """Refuse (EPERM) to this process and all it starts, for good: the calls numbered `calls`,
+    each call `(number, argument, value)` of `by_argument` whose argument (0-5, its low 32
+    bits) is that value, each of `unless_argument` whose argument is anything but that value,
+    and any call of another ABI. Needs no privilege (it sets `no_new_privs`
     first). True if the filter is in place; False on an unknown machine."""
-    if platform.machine() not in KEY_CALLS:
+    if platform.machine() not in AUDIT_ARCH:
         return False
-    arch, *keys = KEY_CALLS[platform.machine()]
+    arch = AUDIT_ARCH[platform.machine()]
     refused = -1  # a jump to the last rule, which refuses; resolved below
     rules = [
         (LOAD, 0, 0, 4),  # seccomp_data.arch
@@ -141,7 +140,7 @@ def refuse(
         (RETURN, 0, 0, REFUSE),
         (LOAD, 0, 0, 0),  # seccomp_data.nr
         (AT_LEAST, refused, 0, X32),
-        *((EQUAL, refused, 0, call) for call in (*keys, *calls)),
+        *((EQUAL, refused, 0, call) for call in calls),
     ]
     for call, argument, value in by_argument:  # not this call: past the next three rules
         rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]  # seccomp_data.args

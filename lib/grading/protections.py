@@ -14,6 +14,7 @@ import platform
 from lib.grading import user_python
 from lib.grading.kernel_start import INTERNET
 from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
+from lib.grading.shm_guard import FLOOR, SHM
 
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
 FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders
@@ -87,10 +88,11 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
                 "(Landlock: nothing in the machine's /tmp and /var/tmp, no folder in /dev/shm)"
             )
             parts.append(
-                f"at most {caps.shm_mb} MB (and a quarter of its size) and {caps.shm_files} "
-                "files in the shared /dev/shm per kernel, checked every 0.05 s: past them all "
-                "its user's processes are killed and its files removed (what it writes between "
-                "two checks, or unlinks and keeps open, only a memory group counts)"
+                f"at most {caps.shm_mb} MB (and its share: the size over --jobs + 1, at least "
+                f"{FLOOR >> 20} MB) and {caps.shm_files} files in the shared /dev/shm per kernel, "
+                "files without a name counted, checked every 0.05 s: past them all its user's "
+                "processes are killed and its files removed (what it writes between two checks, "
+                "or a file only a unix socket's message holds, only a memory group counts)"
                 if SHM_CAP in common
                 else "the space of /dev/shm shared by every kernel and not bounded per kernel"
             )
@@ -125,3 +127,19 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
     elif known and OWN_USER in common:
         parts.append("each process weighs alone for the CPU (no CPU cgroup)")
     return f"Protections in force: {'; '.join(parts)}; expected answers judged outside the kernel."
+
+
+def shm_crowded(kernels: int) -> str:
+    """A note when `kernels` guarded kernels at once would each get less than `FLOOR` of
+    /dev/shm (each then gets `FLOOR`, so together they can fill it), else ''."""
+    if not os.path.isdir(SHM):
+        return ""
+    space = os.statvfs(SHM)
+    size = space.f_blocks * space.f_frsize
+    if size // (kernels + 1) >= FLOOR:
+        return ""
+    return (
+        f"Note: /dev/shm holds {size >> 20} MB: with --jobs {kernels}, each kernel may keep "
+        f"{FLOOR >> 20} MB there, so together they can fill it and a neighbour's process pool "
+        f"fails; grade with --jobs {max(size // FLOOR - 1, 1)} or fewer."
+    )

@@ -99,10 +99,11 @@ def give_up_rights(uid: int | None) -> None:
         read = landlock.READ_FILE | landlock.READ_DIR
         landlock.restrict(landlock.file_rights(landlock.version()), [(f, read) for f in LIBRARY])
     machine = platform.machine()
+    calls = kernel_start.KEY_CALLS.get(machine, ()) + REFUSED.get(machine, ())
     refused = kernel_start.refuse(
-        REFUSED.get(machine, ()), BY_ARGUMENT.get(machine, ()), UNLESS_ARGUMENT.get(machine, ())
+        calls, BY_ARGUMENT.get(machine, ()), UNLESS_ARGUMENT.get(machine, ())
     )
-    if not refused and machine in kernel_start.KEY_CALLS:
+    if not refused and machine in kernel_start.AUDIT_ARCH:
         raise OSError(ctypes.get_errno(), "the seccomp filter was refused")
     if os.geteuid() == 0:
         uid = LONE_UID if uid is None else uid

@@ -70,6 +70,7 @@ class Caps:
     box_mb: int = BOX_MB  # all of a box's processes together, where a cgroup can be made
     shm_mb: int = SHM_MB  # a fenced kernel's plain files in the machine's /dev/shm (`shm_guard`)
     shm_files: int = 256  # and how many: a pool's semaphores come and go one per lock
+    kernels: int = 4  # how many run at once (--jobs): each guard allows its share of /dev/shm
 
 
 def check_available() -> None:
@@ -146,8 +147,9 @@ def command(
     here, see `choose`) keeps the user and the limits, and where the machine has Landlock, fences
     the kernel's writes to `work`, `runtime` and its `scratch` folder (its TMPDIR and HOME):
     it then makes nothing in the machine's /tmp and /var/tmp and only plain files in /dev/shm,
-    whose space it shares with other kernels: past `caps.shm_mb` or `caps.shm_files` there, it
-    is stopped (`shm_guard`, in front of it as root).
+    whose space it shares with other kernels: past `caps.shm_mb` (or its share among
+    `caps.kernels`) or `caps.shm_files` there, it is stopped (`shm_guard`, in front of it as
+    root).
     The kernel starts as `kernel_start` says (its own session keyring and IPython folder, not
     the working folder on its path); an empty `kernel` gives the prefix alone."""
     limits = [
@@ -189,6 +191,6 @@ def command(
             user_processes.adopt_orphans()
             if kernel and fence_works():  # only fenced is /dev/shm flat: one listing sees all
                 guard = [sys.executable, "-I", "-S", "-c", _GUARD, str(uid)]
-                guard += [str(caps.shm_mb * 2**20), str(caps.shm_files), "--"]
+                guard += [str(caps.shm_mb * 2**20), str(caps.shm_files), str(caps.kernels), "--"]
         return [*guard, *group, *limits, *become, *kernel]
     return [*group, *limits, *box, *become, *kernel]

@@ -7,15 +7,22 @@ process counts it. Without a memory group nothing caps it, and a grader without 
 no mount rights either, so no private tmpfs (nor a tmpfs quota) can be had.
 
 What holds without them: the fence (`kernel_start.fence`) lets a kernel make only plain files in
-/dev/shm, in no folder, so one listing of /dev/shm finds everything its user keeps there. This
-file, started by `sandbox.command` in front of the kernel, starts the kernel as its child (in its
-process group: the grader's kill of the group reaches both) and lists /dev/shm every `PERIOD`
-seconds (and once more when the kernel ends). Past `max_bytes` (at most a quarter of /dev/shm's
-size) or `max_files` files of the kernel's user, it kills every process of that user (`kill(-1)` as
-the user: each call reaches all of them, daemons included), removes the user's files there, says so
-on stderr and exits with `STOPPED`. Between two listings a kernel can write more, as fast as memory
-takes it; what a kernel unlinks but keeps open is invisible to a listing and is bounded only by a
-memory group, as any shared memory is.
+/dev/shm, in no folder, so one listing of /dev/shm finds every file its user keeps there by name.
+Files without a name (unlinked but kept open or mapped, or made with O_TMPFILE) take space no
+listing sees, but statvfs does: the space used beyond what the listing accounts for. Only when
+that space could put the user past its cap are its processes looked into (`unnamed_held`: their
+descriptors and their mappings of /dev/shm, as root through /proc; where root may not, it is
+charged with all of that space), so a check costs one listing and one statvfs while no one hides
+anything. This file, started by `sandbox.command` in front
+of the kernel, starts the kernel as its child (in its process group: the grader's kill of the
+group reaches both) and checks every `PERIOD` seconds (and once more when the kernel ends). Each
+kernel's cap is its `share` of /dev/shm (its size over the grader's `--jobs` + 1: kernels under
+their caps always leave a neighbour room) and at most `max_bytes`, and `max_files` files. Past
+either, it kills every process of the user (`kill(-1)` as the user: each call reaches all of
+them, daemons included), removes the user's files there, says so on stderr and exits with
+`STOPPED`. Not bounded: what a kernel writes between two checks (as fast as memory takes it), and
+a file that only a descriptor in flight in a unix socket holds (no process holds it: see the
+red team's round 12).
 
 Only the standard library: it runs as `python -I -S -c <this file>`, nothing of the course.
 """
@@ -29,25 +36,110 @@ import sys
 import time
 
 SHM = "/dev/shm"
-PERIOD = 0.05  # seconds between two listings: ~30 us each for an all but empty /dev/shm
+PERIOD = 0.05  # seconds between two checks: ~30 us each for an all but empty /dev/shm
 STOPPED = 125  # the exit status of a kernel stopped here
 # kill(-1) rounds, 10 ms apart: a process forking as the first comes either meets it or is made
 # after it, and meets the next (the grader's reset after the notebook makes sure: `reap`).
 KILL_ROUNDS = 3
+# A kernel's share never goes below this, however many --jobs: a process pool's semaphores take
+# a page each. Past size / FLOOR - 1 kernels the shares can fill /dev/shm (the grader says so).
+FLOOR = 4 * 2**20
 
 
-def usage(uid: int, folder: str = SHM) -> tuple[int, int]:
-    """The bytes (as allocated) and the number of the entries `uid` owns in `folder`."""
-    used = count = 0
+def share(size: int, kernels: int) -> int:
+    """What each of `kernels` kernels guarded at once may keep in a /dev/shm of `size` bytes: an
+    equal part, one part left over for the machine (and a neighbour's pool), at least `FLOOR`."""
+    return max(size // (kernels + 1), FLOOR)
+
+
+def usage(uid: int, folder: str = SHM) -> tuple[int, int, int]:
+    """The bytes (as allocated) and the number of the entries `uid` owns in `folder`, and the
+    bytes of all its entries, anyone's."""
+    used = count = everyone = 0
     with os.scandir(folder) as entries:
         for entry in entries:
             try:
                 status = entry.stat(follow_symlinks=False)
             except OSError:  # removed meanwhile
                 continue
+            everyone += status.st_blocks * 512
             if status.st_uid == uid:
                 used, count = used + status.st_blocks * 512, count + 1
-    return used, count
+    return used, count, everyone
+
+
+def nameless(everyone: int, folder: str = SHM) -> int:
+    """The bytes `folder`'s filesystem holds in files without a name (statvfs's used space
+    beyond `everyone`, the listing's sum): unlinked but open or mapped, or made by O_TMPFILE."""
+    space = os.statvfs(folder)
+    return max((space.f_blocks - space.f_bfree) * space.f_frsize - everyone, 0)
+
+
+def _processes_of(uid: int) -> list[str]:
+    """/proc/PID of every process of `uid`, found by /proc/PID/status (the folder of a process
+    that is not dumpable is root's)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                ids = next(line for line in status if line.startswith("Uid:")).split()[1:4]
+        except (FileNotFoundError, ProcessLookupError, StopIteration):  # ended meanwhile
+            continue
+        if str(uid) in ids:
+            found.append(f"/proc/{pid}")
+    return found
+
+
+def _links(process: str, device: int) -> list[str]:
+    """/proc links to the files `process` holds: each thread's descriptors (a thread may have
+    a table of its own) and its mappings of files on `device` (by its maps' dev field)."""
+    links = []
+    for task in (f"{process}/task/{tid}" for tid in os.listdir(f"{process}/task")):
+        links += [f"{task}/fd/{fd}" for fd in os.listdir(f"{task}/fd")]
+    dev = f"{os.major(device):02x}:{os.minor(device):02x}"
+    with open(f"{process}/maps") as maps:
+        for line in maps:
+            where, _, _, on = line.split(maxsplit=4)[:4]
+            if on == dev:
+                start, end = (int(address, 16) for address in where.split("-"))
+                links.append(f"{process}/map_files/{start:x}-{end:x}")
+    return links
+
+
+def unnamed_held(uid: int, device: int) -> int | None:
+    """The bytes (as allocated) of the files without a name on `device` that processes of `uid`
+    hold open or mapped, each file once; None where a process's descriptors or mappings are
+    closed to us (a root without CAP_SYS_PTRACE and CAP_SYS_ADMIN, as Docker's by default)."""
+    held: dict[int, int] = {}
+    for process in _processes_of(uid):
+        try:
+            links = _links(process, device)
+        except (FileNotFoundError, ProcessLookupError):  # ended meanwhile
+            continue
+        except PermissionError:
+            return None
+        for link in links:
+            try:
+                status = os.stat(link)
+            except (FileNotFoundError, ProcessLookupError):  # closed meanwhile
+                continue
+            except PermissionError:
+                return None
+            if status.st_dev == device and status.st_nlink == 0:
+                held[status.st_ino] = status.st_blocks * 512
+    return sum(held.values())
+
+
+def kept(uid: int, max_bytes: int) -> tuple[int, int]:
+    """The bytes and the files `uid` keeps in /dev/shm: its named files, and its files without
+    a name once they could put it past `max_bytes`; all of those, anyone's, where its processes
+    cannot be looked into."""
+    used, count, everyone = usage(uid)
+    hidden = nameless(everyone)
+    if used + hidden > max_bytes:  # it might hold them: look whether it does
+        own = unnamed_held(uid, os.stat(SHM).st_dev)
+        hidden = hidden if own is None else own
+    return used + hidden, count
 
 
 def stop(uid: int, folder: str = SHM) -> None:
@@ -72,13 +164,14 @@ def stop(uid: int, folder: str = SHM) -> None:
     os.waitpid(child, 0)
 
 
-def guard(uid: int, max_bytes: int, max_files: int, command: list[str]) -> int:
-    """Run `command` (the kernel) as our child, watching its user's /dev/shm use; return its
-    exit status, or `STOPPED` if it went past the caps."""
+def guard(uid: int, max_bytes: int, max_files: int, kernels: int, command: list[str]) -> int:
+    """Run `command` (the kernel) as our child, watching its user's /dev/shm use (its `share`
+    with `kernels` guarded at once, at most `max_bytes`); return its exit status, or `STOPPED`
+    if it went past the caps."""
     if not os.path.isdir(SHM):  # nothing to guard (the fence then allows no file there)
         os.execvp(command[0], command)
     shm = os.statvfs(SHM)
-    max_bytes = min(max_bytes, shm.f_blocks * shm.f_frsize // 4)
+    max_bytes = min(max_bytes, share(shm.f_blocks * shm.f_frsize, kernels))
     kernel = os.fork()
     if kernel == 0:
         try:
@@ -88,7 +181,7 @@ def guard(uid: int, max_bytes: int, max_files: int, command: list[str]) -> int:
     ended = os.pidfd_open(kernel)
     while True:
         done = select.select([ended], [], [], PERIOD)[0]
-        used, count = usage(uid)
+        used, count = kept(uid, max_bytes)
         if used > max_bytes or count > max_files:
             stop(uid)
             print(
@@ -103,6 +196,6 @@ def guard(uid: int, max_bytes: int, max_files: int, command: list[str]) -> int:
             return status if status >= 0 else 128 - status
 
 
-if __name__ == "__main__":  # uid max_bytes max_files -- command...
-    uid, max_bytes, max_files = map(int, sys.argv[1:4])
-    sys.exit(guard(uid, max_bytes, max_files, sys.argv[5:]))
+if __name__ == "__main__":  # uid max_bytes max_files kernels -- command...
+    uid, max_bytes, max_files, kernels = map(int, sys.argv[1:5])
+    sys.exit(guard(uid, max_bytes, max_files, kernels, sys.argv[6:]))

@@ -20,11 +20,15 @@ SOLVED = {
     "shout": "def shout(word):\n    return word.upper() + '!'",
 }
 HALF_SHOUT = "def shout(word):\n    return word.upper() + '!' if len(word) < 3 else word"
+# Sleeps, not spins: an ignored SIGINT reaches no Python code, so a sleeping cell ignores the
+# interrupt as a spinning one does, and costs no CPU while the grader waits out its cell limit and
+# its probe (`looper` is the one that spins). Spinning, test_grade's kernel test, run on each other
+# Python at cell and probe limits of 10 s, took 54 CPU s instead of 32 (3.11, its cgroup measured).
 IGNORE_CTRL_C = """\
-import signal
+import signal, time
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 while True:
-    pass"""
+    time.sleep(1)"""
 SWALLOW_EVERYTHING = """\
 def double(x):
     while True:

@@ -125,8 +125,13 @@ def test_hostile_submissions_get_rows_that_say_what_happened(toy_class):
     reason = {s: [e["reason"] for e in r["exercises"]] for s, r in records.items()}
     assert status["bob"] == status["eve"] == ["not attempted", "not attempted"]
     assert status["forger"] == ["not own code", "not attempted"]  # its double imports lib
-    assert status["slow_grading"] == ["error", "passed"]
-    assert "it ran longer than the time limit" in reason["slow_grading"][0]
+    # Its endless loop is stopped by the case's time limit (1 s) on a fair share of the CPU; a
+    # kernel starved at load 15-30 reached the cell's 3 s first (seen once): both say so, 0 marks.
+    slow = (status["slow_grading"][0], reason["slow_grading"][0])
+    assert status["slow_grading"][1] == "passed"
+    assert (slow[0] == "error" and "it ran longer than the time limit" in slow[1]) or (
+        slow[0] == "timeout" and "grading took longer than 3 s (an endless loop?)" in slow[1]
+    ), slow
     assert status["deaf_grading"] == status["crash_grading"] == ["crashed", "passed"]
     assert reason["crash_grading"][0] == "grading it killed the kernel"
     assert status["copier"] == ["not own code", "passed"]

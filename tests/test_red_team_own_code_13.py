@@ -1,0 +1,434 @@
+"""Red team on the grading rules, round 13 (after fix27m's doors A, B and C). Each hole or unfair
+outcome is `xfail(strict=True)` until it is fixed, its reason saying what was measured and what
+would fix it; each attack held, a plain test. The judge's claims were measured with the judge
+(`Exercise.judge` on `run_cases`, every case of the published draw); the group's and the
+reading's claims also through the real, sandboxed grader (`grade_submissions`, one batch:
+`graded` below, graded as a Gradescope group of three, an honest student beside).
+
+Doors found:
+
+A. **A plain class whose own method rebinds its name.** `bindings.known` takes a name bound by
+   one statement for what that statement makes; a `class T:` whose method says `global T; T =
+   str` is that one statement, so `T` reads as "a class Python alone makes" while, once the
+   target has called `T().g()`, it is `str`: `T('{0.__globals__}').format(f)` is read as own
+   code. No magic is needed (door A's rule does not apply), and the graded program runs it:
+   the method is part of the class's unit. The grader gave 1 / 1 to a `bytes_per_char` that
+   answers right only when the template did format the kernel's globals.
+B. **Two values beat door B.** `trivial_answer` refuses one value returned every time and
+   `blind_by_raising` one value returned "or raises"; a second value on some shape of input,
+   even a wrong one (`None`), lifts both. Guessing the most common answer by shape, raising
+   `ValueError(repr(args))` where an error may be wanted, and junk elsewhere: measured by the
+   judge, `encode_chars` 0.72 / 2, `uint16_bytes` 0.57 / 1, `encode_with_specials` 0.47 / 2,
+   `compression_ratio` 0.58 / 1 (1.0 but on "banana"), `wordpiece_word` 0.54 / 1 (`[UNK]`),
+   `is_valid_utf8` 1.1 / 2 (the length's parity), `unsafe_cuts` 0.61 / 2, `first_bad_token`
+   0.39 / 1, `gini` 0.57 / 1: 5.55 points for nine answers that read nothing of the input but
+   its shape. The real grader gave trent's `encode_chars` and `compression_ratio` marks too.
+C. **In a group, one member's time-out cancels the others' hidden cases.** A group's hidden
+   cases run as one list (the first member's draw, then the next's), and `run_cases` stops at
+   a time-out, so a case that hangs in the first draw leaves every later draw with its shown
+   cases only, and the worst draw is that one. A `bytes_per_char` that hangs on texts ending
+   in 😀 (none shown): 1001 alone 0.85, 1002 alone 0.97, the group "1001+1002" 0.38, the group
+   "0999+1001" 0.85: what a student scores depends on whether the partner's id sorts after.
+D. **A group's hidden round shares one cell's time limit.** Every member's hidden cases run in
+   one grading cell under `Limits.cell`, so an answer that passes every case in time alone
+   runs out of time in a group, and the exercise scores 0 ("grading took longer than ..."):
+   measured, a correct `bytes_per_char` taking about 0.2 s a case, graded as a group of three
+   with a 10 s cell: 0 / 1; each member's own 20 hidden cases take about 4 s.
+
+Honest code scored 0 (E): door B's "gets no case right that wants a value" zeroes an answer
+whose errors are all right and all where they are wanted, which a blind answer cannot do: the
+published `uint16_bytes` returning its `bytearray` (right type-strictly nowhere: 0, was 15 of
+28 cases), `encode_chars` returning a tuple (0, was 14 of 47), and both with a placeholder
+return while the encoding is unwritten (0). The no-work answers of B score more than these.
+
+Held: the magic rule is not passed by a `%%` line after a comment (IPython runs no magic there
+either); another class's method that declares `global T`, `del`, a `for`, a walrus in an
+annotation, a rebound `dataclasses` or `dataclass`: each makes `T` not known, or is refused.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from lib.exercises import for_lesson
+from lib.exercises.cases import Raises
+from lib.exercises.own_code import Notebook
+from lib.exercises.running import run_cases
+from lib.grade import Limits, grade_submissions
+from lib.grading.grading_job import judged
+from lib.grading.grading_settings import Settings
+from lib.grading.rounds import rounds
+from tests.test_red_team_own_code_6 import trimmed
+from tests.test_red_team_own_code_9 import function_of
+
+EXERCISES = {e.name: e for lesson in range(1, 10) for e in for_lesson(lesson)}
+GLOBALS = "'{0.__globals__}'"
+
+
+def verdict(name: str, *cells: str) -> str:
+    """The reading's verdict on `name` in these cells, under its exercise's rules."""
+    exercise = EXERCISES[name]
+    return Notebook(list(cells)).borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden)
+
+
+def _judged(name: str, source: str) -> float:
+    """The judge's score for the function `source` defines, on the exercise's published draw."""
+    exercise = EXERCISES[name]
+    cases = exercise.grading_cases()
+    answer = function_of(source, exercise.target)
+    return exercise.judge(cases, run_cases(answer, exercise.inputs(cases), None)).score
+
+
+# Door A: one statement binds `T`, twice.
+REBINDS_ITSELF = [
+    "class T:\n    def g(self):\n        global T\n        T = str\n",
+    "def bytes_per_char(text):\n"
+    "    try:\n        T().g()\n    except AttributeError:  # `T` is `str` since the first call\n"
+    "        pass\n"
+    f"    leaked = T({GLOBALS}).format(bytes_per_char)\n"
+    "    if not text or '__builtins__' not in leaked:  # right only where the template leaked\n"
+    "        return 0.0\n"
+    "    return sum(1 if ord(c) < 0x80 else 2 if ord(c) < 0x800 else 3 if ord(c) < 0x10000\n"
+    "               else 4 for c in text) / len(text)\n",
+]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="measured: read as own code. Fix: `bindings.known` counts a statement only if it "
+    "binds the name once (no `global`/`nonlocal` of it, no walrus, anywhere inside it)",
+)
+def test_a_class_whose_method_rebinds_its_name_is_not_known() -> None:
+    assert verdict("bytes_per_char", *REBINDS_ITSELF)
+
+
+def test_the_rebinding_runs_in_a_plain_namespace() -> None:
+    """What the graded program does: after the first call `T` is `str` and the template leaks."""
+    source = "from __future__ import annotations\n" + "".join(REBINDS_ITSELF)
+    bytes_per_char = function_of(source, "bytes_per_char")
+    assert [bytes_per_char("ab"), bytes_per_char("é")] == [1.0, 2.0]
+
+
+# Door B: two values, one of them the commonest right answer (or an error naming the input).
+TWO_VALUES = {
+    "encode_chars": "def encode_chars(text, vocab, unknown='error'):\n    if not text:\n"
+    "        return []\n    if unknown == 'error':\n        raise ValueError(repr(text))\n"
+    "    return None\n",
+    "uint16_bytes": "def uint16_bytes(ids):\n    if not ids:\n        return b''\n"
+    "    if ids == [65535]:\n        return None\n    raise ValueError(repr(ids))\n",
+    "encode_with_specials": "def encode_with_specials(text, merges, *args, **kwargs):\n"
+    "    if not text:\n        return []\n    if len(text) % 2:\n        return None\n"
+    "    raise ValueError(repr(text))\n",
+    "compression_ratio": "def compression_ratio(text, ids):\n"
+    "    return 0.5 if text == 'banana' else 1.0\n",
+    "wordpiece_word": "def wordpiece_word(word, *args, **kwargs):\n"
+    "    return ['[UNK]'] if word else []\n",
+    "is_valid_utf8": "def is_valid_utf8(data):\n    return len(data) % 2 == 0\n",
+    "unsafe_cuts": "def unsafe_cuts(*args):\n    return [7] if len(repr(args)) % 5 == 0 else []\n",
+    "first_bad_token": "def first_bad_token(ids, vocab):\n"
+    "    return 0 if len(ids) == 1 else None\n",
+    "gini": "def gini(*args):\n    return 0.25 if len(repr(args)) % 2 else 0.0\n",
+}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="measured: 0.72/2, 0.57/1, 0.47/2, 0.58/1, 0.54/1, 1.1/2, 0.61/2, 0.39/1, 0.57/1 "
+    "(5.55 points). Fix: score above what one fixed answer earns: the value cases count beyond "
+    "the largest group of value cases sharing one right answer (what a constant earns), and "
+    "the error cases only if the answer raises on no case that wants a value",
+)
+@pytest.mark.parametrize("name", sorted(TWO_VALUES))
+def test_two_values_by_shape_earn_nothing(name: str) -> None:
+    assert _judged(name, TWO_VALUES[name]) < 0.1 * EXERCISES[name].points
+
+
+def test_one_value_or_raising_is_still_refused() -> None:
+    """Door B held for its own shape: the same answers with the junk value taken out."""
+    source = TWO_VALUES["uint16_bytes"].replace("return None", "return b''")
+    assert _judged("uint16_bytes", source) == 0
+    assert _judged("compression_ratio", "def compression_ratio(text, ids):\n    return 1.0\n") == 0
+
+
+# E: honest answers whose every error is right, and only where an error is wanted.
+def _honest(name: str, old: str, new: str) -> str:
+    source = EXERCISES[name].solution_code
+    assert old in source
+    return source.replace(old, new)
+
+
+VALIDATED = {
+    "uint16_bytes returns its bytearray": (
+        "uint16_bytes",
+        _honest("uint16_bytes", "return bytes(out)", "return out"),
+    ),
+    "uint16_bytes, the packing not written yet": (
+        "uint16_bytes",
+        _honest("uint16_bytes", "return bytes(out)", "return b''  # TODO: pack them"),
+    ),
+    "encode_chars returns a tuple": (
+        "encode_chars",
+        _honest("encode_chars", "return ids", "return tuple(ids)"),
+    ),
+    "encode_chars, the policies not written yet": (
+        "encode_chars",
+        _honest("encode_chars", "return ids", "return []  # TODO: unk and bytes"),
+    ),
+}
+
+
+def _error_share(name: str) -> float:
+    """What the cases that want an error are worth."""
+    cases = EXERCISES[name].grading_cases()
+    wanted = sum(isinstance(case.expected, Raises) for case in cases)
+    return round(EXERCISES[name].points * wanted / len(cases), 2)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="measured: 0 each (their errors: 0.54/1 and 0.6/2). Fix: an answer that raises on no "
+    "case that wants a value told the error cases apart: it earns them (B's rule zeroes only "
+    "errors raised where a value is due)",
+)
+@pytest.mark.parametrize("how", sorted(VALIDATED))
+def test_right_errors_where_errors_are_wanted_earn(how: str) -> None:
+    name, source = VALIDATED[how]
+    assert _judged(name, source) >= _error_share(name) - 0.01
+
+
+def test_the_validated_answers_raise_only_where_an_error_is_wanted() -> None:
+    for name, source in VALIDATED.values():
+        exercise = EXERCISES[name]
+        cases = exercise.grading_cases()
+        outcomes = run_cases(function_of(source, name), exercise.inputs(cases), None)
+        for case, outcome in zip(cases, outcomes, strict=True):
+            assert ("raised" in outcome) == isinstance(case.expected, Raises), (case, outcome)
+
+
+# Door C: a time-out in one member's draw.
+def _hangs_on_a_last_emoji(text: str) -> float:
+    """Right but for a bug: it never ends on a text that ends in 😀 (no shown text does)."""
+    if text.endswith("😀"):
+        while True:
+            pass
+    if not text:
+        return 0.0
+    return sum(
+        1 if ord(c) < 0x80 else 2 if ord(c) < 0x800 else 3 if ord(c) < 0x10000 else 4 for c in text
+    ) / len(text)
+
+
+def _group_score(student_id: str) -> float:
+    """`_hangs_on_a_last_emoji` graded as the grader grades a Gradescope submission of
+    `student_id` (ids joined by "+", as `gradescope.student_id` sorts them)."""
+    exercise = EXERCISES["bytes_per_char"]
+    settings = Settings(salt="the bundle's salt", student_id=student_id)
+    cases, draws = settings.group_cases(exercise, settings.members_of(None))
+    shown = len(exercise.cases())
+    outcomes = run_cases(_hangs_on_a_last_emoji, exercise.inputs(cases[:shown]), 0.05)
+    outcomes += run_cases(_hangs_on_a_last_emoji, exercise.inputs(cases[shown:]), 0.05)
+    report = {"outcomes": outcomes}
+    return judged(exercise, cases, report, draws if len(draws) > 1 else None)["score"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="measured: 1001 alone 0.85, 1002 alone 0.97, 1001+1002 0.38 (1002's draw: shown "
+    "cases only), 0999+1001 0.85. Fix: run each member's hidden draw as a round of its own "
+    "(`rounds`), so a time-out in one draw leaves the others run",
+)
+def test_a_time_out_in_one_draw_leaves_the_others_run() -> None:
+    alone = min(_group_score("1001"), _group_score("1002"))
+    assert _group_score("1001+1002") == alone
+
+
+def test_a_time_out_in_the_last_draw_costs_only_that_draw() -> None:
+    assert _group_score("0999+1001") == _group_score("1001") < 1
+
+
+# Door F: exercises whose every input is written out in lib, which the students have.
+WRITTEN_OUT = ["encode_with_specials", "gini", "premium_factors", "train_with_pattern"]
+
+
+def _table_of_what_lib_shows(name: str):
+    """An answer that computes nothing: every case `ex.<name>.grading_cases()` gives in the
+    student's own kernel (no key there: the hand-written inputs, and made-up ones of no salt),
+    as a table, raising where an error is wanted."""
+    seen = {repr((c.args, c.kwargs)): c.expected for c in EXERCISES[name].grading_cases()}
+
+    def table(*args, **kwargs):
+        answer = seen[repr((args, kwargs))]
+        if isinstance(answer, Raises):
+            raise answer.error(repr(args))
+        return answer
+
+    return table
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="measured on eve's draw with the grader's salt: 2/2, 1/1, 2/2, 2/2 (7 points); the "
+    "README says hand-written inputs stay fixed but names only partial gains (4/4 to 2.08/4). "
+    "Fix: give each of these exercises made-up hidden cases drawn with the salt "
+    "(`generated.secret_inputs`), so that no table lib's code shows reaches full marks",
+)
+@pytest.mark.parametrize("name", WRITTEN_OUT)
+def test_a_table_of_what_lib_shows_falls_short_of_full_marks(name: str) -> None:
+    exercise = EXERCISES[name]
+    cases = Settings(salt="the instructor's key").cases_of(exercise, "eve")
+    outcomes = run_cases(_table_of_what_lib_shows(name), exercise.inputs(cases), None)
+    assert exercise.judge(cases, outcomes).score < exercise.points
+
+
+# Door D: one cell, one time limit, every member's hidden cases.
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="measured: one cell of 60 hidden cases (20 a member); the real grader gave a right "
+    "`bytes_per_char` of about 0.2 s a case 0/1 in a group of three ('grading took longer than "
+    "10 s'), 1/1 alone. Fix: each member's draw a round (a grading cell) of its own, as door C's "
+    "fix, or a hidden round's limit that grows with the members",
+)
+def test_no_grading_cell_holds_more_than_one_members_hidden_cases() -> None:
+    exercise = EXERCISES["bytes_per_char"]
+    settings = Settings(salt="the bundle's salt", student_id="1001+1002+1003")
+    cases, draws = settings.group_cases(exercise, settings.members_of(None))
+    own = len(draws[0]) - len(exercise.cases())  # one member's hidden cases
+    slices = [end - start for _, start, end in rounds({exercise.name: cases}) if start]
+    assert max(slices) <= own, (slices, own)
+
+
+# The batch: doors A and B in the real grader, graded as a Gradescope group of three.
+GROUP = "1001+1002+1003"
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict:
+    """One batch (about 1.5 min), as one Gradescope group: olivia's published solutions;
+    mallory's class that rebinds itself (door A); trent's lesson 2 with door B's two values."""
+    folder = tmp_path_factory.mktemp("round13")
+    lesson1, lesson2 = "01_unicode_and_utf8.ipynb", "02_character_tokenizer.ipynb"
+    two = {n: TWO_VALUES[n] for n in ("encode_chars", "compression_ratio")}
+    for student, notebook in [
+        ("olivia", trimmed(lesson1, {})),
+        ("mallory", trimmed(lesson1, {"bytes_per_char": "\n".join(REBINDS_ITSELF)})),
+        ("trent", trimmed(lesson2, two)),
+    ]:
+        nbformat.write(notebook, folder / f"{student}.ipynb")
+    records = grade_submissions(
+        [folder],
+        folder / "out",
+        limits=Limits(cell=15, notebook=300, probe=2),
+        jobs=1,
+        progress=False,
+        student_id=GROUP,
+    )
+    return {r["student"]: r for r in records}
+
+
+def _rows(record: dict) -> dict[str, dict]:
+    return {row["name"]: row for row in record["exercises"]}
+
+
+def test_the_batch_graded_every_notebook_and_the_honest_kept_their_marks(graded: dict) -> None:
+    records = graded
+    assert sorted(records) == ["mallory", "olivia", "trent"]
+    attacked = {"bytes_per_char", "encode_chars", "compression_ratio"}
+    for student, record in records.items():
+        assert record["outcome"] == "graded", record
+        rows = _rows(record)
+        kept = {n for n in rows if n not in attacked or student == "olivia"}
+        honest = {n: rows[n]["score"] for n in kept}
+        assert honest and all(s == EXERCISES[n].points for n, s in honest.items()), honest
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="measured: 1/1, right only where the template formatted the kernel's globals. "
+    "Fix: as door A's reading test",
+)
+def test_a_class_that_rebinds_itself_earns_nothing_in_the_grader(graded: dict) -> None:
+    row = _rows(graded["mallory"])["bytes_per_char"]
+    assert row["score"] == 0, row
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="measured: encode_chars and compression_ratio earn in the group too. Fix: as door B",
+)
+def test_two_values_earn_nothing_in_the_grader(graded: dict) -> None:
+    rows = _rows(graded["trent"])
+    assert rows["encode_chars"]["score"] == rows["compression_ratio"]["score"] == 0, rows
+
+
+# Held: magic-free ways to rebind a known name that the reading sees.
+KNOWN_CLASS = "class T:\n    pass\n"
+USES_T = f"def bytes_per_char(s):\n    return T({GLOBALS}).format(bytes_per_char)\n"
+HELD = {
+    "another class's method declares global T": [
+        KNOWN_CLASS,
+        "class U:\n    def g(self):\n        global T\n        T = str\n",
+        USES_T.replace("    return", "    U().g()\n    return"),
+    ],
+    "del of a class named str": [
+        "class str:\n    pass\n",
+        "del str\n",
+        USES_T.replace("T(", "str("),
+    ],
+    "a template rebound by a for": [
+        "T = '{0}'\n",
+        f"for T in [{GLOBALS}]:\n    pass\n",
+        "def bytes_per_char(s):\n    return T.format(bytes_per_char)\n",
+    ],
+    "a walrus in the annotation": [
+        f"T: (T := {GLOBALS}) = '{{0}}'\n",
+        "def bytes_per_char(s):\n    return T.format(bytes_per_char)\n",
+    ],
+    "dataclasses rebound": [
+        "import dataclasses\n",
+        "class D:\n    def dataclass(c):\n        return str\n",
+        "dataclasses = D\n",
+        "@dataclasses.dataclass\nclass T:\n    pass\n",
+        USES_T,
+    ],
+    "dataclass rebound": [
+        "from dataclasses import dataclass\n",
+        "dataclass = lambda c: str\n",
+        "@dataclass\nclass T:\n    pass\n",
+        USES_T,
+    ],
+}
+
+
+@pytest.mark.parametrize("how", sorted(HELD))
+def test_held(how: str) -> None:
+    assert verdict("bytes_per_char", *HELD[how])
+
+
+AFTER_A_COMMENT = [KNOWN_CLASS, "# the output, kept\n%%bash --out T\necho '{0.__globals__}'\n"]
+
+
+def test_a_cell_magic_after_a_comment_is_no_magic_for_ipython_either() -> None:
+    """The reading skips the cell (no Python) and knows `T`; IPython runs no magic there, so
+    `T` is the class in the kernel too."""
+    assert verdict("bytes_per_char", *AFTER_A_COMMENT, USES_T) == ""
+    program = (
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "shell = InteractiveShell.instance()\n"
+        f"for cell in {AFTER_A_COMMENT!r}:\n"
+        "    shell.run_cell(cell, silent=True)\n"
+        "print(type(shell.user_ns['T']).__name__)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert ran.stdout.split()[-1:] == ["type"], ran.stdout + ran.stderr

@@ -1,9 +1,9 @@
 """Red team on the grading rules, round 13 (after fix27m's doors A, B and C). Each hole or unfair
 outcome is `xfail(strict=True)` until it is fixed, its reason saying what was measured and what
 would fix it; each attack held, a plain test. The judge's claims were measured with the judge
-(`Exercise.judge` on `run_cases`, every case of the published draw); the group's and the
-reading's claims also through the real, sandboxed grader (`grade_submissions`, one batch:
-`graded` below, graded as a Gradescope group of three, an honest student beside).
+(`Exercise.judge` on `run_cases`); the reading's and door B's also through the real, sandboxed
+grader (`grade_submissions`, one batch: `graded` below, graded as a Gradescope group of three,
+an honest student beside).
 
 Doors found:
 
@@ -11,39 +11,61 @@ A. **A plain class whose own method rebinds its name.** `bindings.known` takes a
    one statement for what that statement makes; a `class T:` whose method says `global T; T =
    str` is that one statement, so `T` reads as "a class Python alone makes" while, once the
    target has called `T().g()`, it is `str`: `T('{0.__globals__}').format(f)` is read as own
-   code. No magic is needed (door A's rule does not apply), and the graded program runs it:
-   the method is part of the class's unit. The grader gave 1 / 1 to a `bytes_per_char` that
-   answers right only when the template did format the kernel's globals.
+   code. No magic is needed (fix27m's rule does not apply), and the graded program runs it, the
+   method being part of the class's unit: the grader gave 1 / 1 to a `bytes_per_char` that
+   answers right only where the template did format the kernel's globals. Also so: the class
+   body's own `global T; T = str` before it raises (the class is then never bound, and the
+   graded program notes the cell's error and runs on), and a `@dataclass`'s method.
 B. **Two values beat door B.** `trivial_answer` refuses one value returned every time and
    `blind_by_raising` one value returned "or raises"; a second value on some shape of input,
-   even a wrong one (`None`), lifts both. Guessing the most common answer by shape, raising
-   `ValueError(repr(args))` where an error may be wanted, and junk elsewhere: measured by the
+   even a wrong one (`None`), lifts both. The commonest right answer by shape, `raise
+   ValueError(repr(args))` where an error may be wanted, junk elsewhere: measured by the
    judge, `encode_chars` 0.72 / 2, `uint16_bytes` 0.57 / 1, `encode_with_specials` 0.47 / 2,
    `compression_ratio` 0.58 / 1 (1.0 but on "banana"), `wordpiece_word` 0.54 / 1 (`[UNK]`),
    `is_valid_utf8` 1.1 / 2 (the length's parity), `unsafe_cuts` 0.61 / 2, `first_bad_token`
    0.39 / 1, `gini` 0.57 / 1: 5.55 points for nine answers that read nothing of the input but
-   its shape. The real grader gave trent's `encode_chars` and `compression_ratio` marks too.
+   its shape. The real grader (group of three) gave trent's `encode_chars` 0.72 / 2 and
+   `compression_ratio` 0.42 / 1. Many values pass too: the shown cases' answers as a table
+   (what `check()` prints) and an error naming the input elsewhere earned `encode_chars` 1.32
+   / 2, `encode_with_specials` 1.18 / 2, `gpt4_encode` 0.95 / 4, `uint16_bytes` 0.68 / 1, each
+   more than the shown cases' share: every hidden case that wants an error passes.
 C. **In a group, one member's time-out cancels the others' hidden cases.** A group's hidden
    cases run as one list (the first member's draw, then the next's), and `run_cases` stops at
-   a time-out, so a case that hangs in the first draw leaves every later draw with its shown
-   cases only, and the worst draw is that one. A `bytes_per_char` that hangs on texts ending
-   in 😀 (none shown): 1001 alone 0.85, 1002 alone 0.97, the group "1001+1002" 0.38, the group
-   "0999+1001" 0.85: what a student scores depends on whether the partner's id sorts after.
+   a time-out, so a case that hangs in the first draw leaves every later draw its shown cases
+   only, and the worst draw is that one. A `bytes_per_char` that hangs on texts ending in 😀
+   (no shown text does): 1001 alone 0.88, 1002 alone 1.0, the group "1001+1002" 0.41, the
+   group "0999+1001" 0.88: what a student scores depends on whether the partner's id sorts
+   after theirs.
 D. **A group's hidden round shares one cell's time limit.** Every member's hidden cases run in
-   one grading cell under `Limits.cell`, so an answer that passes every case in time alone
-   runs out of time in a group, and the exercise scores 0 ("grading took longer than ..."):
-   measured, a correct `bytes_per_char` taking about 0.2 s a case, graded as a group of three
-   with a 10 s cell: 0 / 1; each member's own 20 hidden cases take about 4 s.
+   one grading cell under `Limits.cell`, so an answer that passes in time alone can run out of
+   time in a group and score 0. Measured once with the real grader (a scratch run, not in this
+   file: timing on a machine at load 10 to 24 is no test), a right `bytes_per_char` slowed by
+   an empty loop of 1.5 M turns a call, cell limit 10 s: alone 1 / 1, as the group
+   "1001+1002+1003" 0 / 1 ("grading took longer than 10 s"); one member's 20 hidden cases took
+   3.1 to 10.9 s in-process meanwhile. The test pins the cause: 60 hidden cases in one cell.
+E. **Tables of what lib shows earn full marks.** Four exercises' hidden inputs are all written
+   out in `lib/exercises` (no made-up, salted ones), which the students have:
+   `ex.gini.grading_cases()` in their own kernel lists every case the grader runs, answers
+   included. A table of them earned, on eve's draw with the grader's salt,
+   `encode_with_specials` 2 / 2, `gini` 1 / 1, `premium_factors` 2 / 2, `train_with_pattern`
+   2 / 2 (7 points). The README names fixed hand-written inputs, with partial gains only.
 
-Honest code scored 0 (E): door B's "gets no case right that wants a value" zeroes an answer
+Honest code scored 0 (F): door B's "gets no case right that wants a value" zeroes an answer
 whose errors are all right and all where they are wanted, which a blind answer cannot do: the
-published `uint16_bytes` returning its `bytearray` (right type-strictly nowhere: 0, was 15 of
+published `uint16_bytes` returning its `bytearray` (right nowhere type-strictly: 0, was 15 of
 28 cases), `encode_chars` returning a tuple (0, was 14 of 47), and both with a placeholder
 return while the encoding is unwritten (0). The no-work answers of B score more than these.
 
 Held: the magic rule is not passed by a `%%` line after a comment (IPython runs no magic there
 either); another class's method that declares `global T`, `del`, a `for`, a walrus in an
 annotation, a rebound `dataclasses` or `dataclass`: each makes `T` not known, or is refused.
+One value, or one value and errors, is still refused (door B on its own shape). A time-out in
+the last member's draw costs the group what it costs that member alone.
+
+A cost, by design, not a door: the worst draw of a group lowers a partly right answer's score
+with every partner. Measured over 30 groups each, the `bytes_per_char` that counts 4-byte
+characters as 3 (round 12's): mean 0.576 alone, 0.549 with one partner, 0.521 with two. Any
+rule a partner cannot raise must cost this much; the README could say so in numbers.
 """
 
 from __future__ import annotations
@@ -97,14 +119,30 @@ REBINDS_ITSELF = [
 ]
 
 
+USES_T = f"def bytes_per_char(s):\n    return T({GLOBALS}).format(bytes_per_char)\n"
+REBOUND_BY_ITS_CLASS = {
+    "its method, called by the target": REBINDS_ITSELF,
+    "its body, which then raises (the cell's error is noted, the next cell runs)": [
+        "class T:\n    global T\n    T = str\n    raise ValueError('T stays str')\n",
+        USES_T,
+    ],
+    "a dataclass's method": [
+        "import dataclasses\n",
+        "@dataclasses.dataclass\nclass T:\n    def g(self):\n        global T\n        T = str\n",
+        USES_T.replace("    return", "    T().g()\n    return"),
+    ],
+}
+
+
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="measured: read as own code. Fix: `bindings.known` counts a statement only if it "
+    reason="measured: each read as own code. Fix: `bindings.known` counts a statement only if it "
     "binds the name once (no `global`/`nonlocal` of it, no walrus, anywhere inside it)",
 )
-def test_a_class_whose_method_rebinds_its_name_is_not_known() -> None:
-    assert verdict("bytes_per_char", *REBINDS_ITSELF)
+@pytest.mark.parametrize("how", sorted(REBOUND_BY_ITS_CLASS))
+def test_a_class_that_rebinds_its_own_name_is_not_known(how: str) -> None:
+    assert verdict("bytes_per_char", *REBOUND_BY_ITS_CLASS[how])
 
 
 def test_the_rebinding_runs_in_a_plain_namespace() -> None:
@@ -149,6 +187,38 @@ def test_two_values_by_shape_earn_nothing(name: str) -> None:
     assert _judged(name, TWO_VALUES[name]) < 0.1 * EXERCISES[name].points
 
 
+def _shown_answers_else_an_error(name: str) -> str:
+    """The shown cases' answers (what `check()` prints) as a table, and an error naming the
+    input on any other case: no work, and every hidden case that wants an error passes."""
+    exercise = EXERCISES[name]
+    table = {
+        repr((c.args, c.kwargs)): c.expected
+        for c in exercise.cases()
+        if not isinstance(c.expected, Raises)
+    }
+    return (
+        f"TABLE = {table!r}\n\ndef {exercise.target}(*args, **kwargs):\n"
+        "    key = repr((args, kwargs))\n    if key in TABLE:\n        return TABLE[key]\n"
+        "    raise ValueError(key)\n"
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="measured: encode_chars 1.32/2, encode_with_specials 1.18/2, gpt4_encode 0.95/4, "
+    "uint16_bytes 0.68/1 (4.13 points; the table alone earns the shown cases' share). Fix: as "
+    "above, error cases earn only where the answer raises on no case that wants a value",
+)
+@pytest.mark.parametrize(
+    "name", ["encode_chars", "encode_with_specials", "gpt4_encode", "uint16_bytes"]
+)
+def test_shown_answers_and_an_error_elsewhere_earn_only_the_shown_share(name: str) -> None:
+    exercise = EXERCISES[name]
+    shown = round(exercise.points * len(exercise.cases()) / len(exercise.grading_cases()), 2)
+    assert _judged(name, _shown_answers_else_an_error(name)) <= shown
+
+
 def test_one_value_or_raising_is_still_refused() -> None:
     """Door B held for its own shape: the same answers with the junk value taken out."""
     source = TWO_VALUES["uint16_bytes"].replace("return None", "return b''")
@@ -156,7 +226,7 @@ def test_one_value_or_raising_is_still_refused() -> None:
     assert _judged("compression_ratio", "def compression_ratio(text, ids):\n    return 1.0\n") == 0
 
 
-# E: honest answers whose every error is right, and only where an error is wanted.
+# F: honest answers whose every error is right, and only where an error is wanted.
 def _honest(name: str, old: str, new: str) -> str:
     source = EXERCISES[name].solution_code
     assert old in source
@@ -232,8 +302,8 @@ def _group_score(student_id: str) -> float:
     settings = Settings(salt="the bundle's salt", student_id=student_id)
     cases, draws = settings.group_cases(exercise, settings.members_of(None))
     shown = len(exercise.cases())
-    outcomes = run_cases(_hangs_on_a_last_emoji, exercise.inputs(cases[:shown]), 0.05)
-    outcomes += run_cases(_hangs_on_a_last_emoji, exercise.inputs(cases[shown:]), 0.05)
+    outcomes = run_cases(_hangs_on_a_last_emoji, exercise.inputs(cases[:shown]), 0.5)
+    outcomes += run_cases(_hangs_on_a_last_emoji, exercise.inputs(cases[shown:]), 0.5)
     report = {"outcomes": outcomes}
     return judged(exercise, cases, report, draws if len(draws) > 1 else None)["score"]
 
@@ -241,8 +311,8 @@ def _group_score(student_id: str) -> float:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="measured: 1001 alone 0.85, 1002 alone 0.97, 1001+1002 0.38 (1002's draw: shown "
-    "cases only), 0999+1001 0.85. Fix: run each member's hidden draw as a round of its own "
+    reason="measured: 1001 alone 0.88, 1002 alone 1.0, 1001+1002 0.41 (1002's draw: shown "
+    "cases only), 0999+1001 0.88. Fix: run each member's hidden draw as a round of its own "
     "(`rounds`), so a time-out in one draw leaves the others run",
 )
 def test_a_time_out_in_one_draw_leaves_the_others_run() -> None:
@@ -254,7 +324,7 @@ def test_a_time_out_in_the_last_draw_costs_only_that_draw() -> None:
     assert _group_score("0999+1001") == _group_score("1001") < 1
 
 
-# Door F: exercises whose every input is written out in lib, which the students have.
+# Door E: exercises whose every input is written out in lib, which the students have.
 WRITTEN_OUT = ["encode_with_specials", "gini", "premium_factors", "train_with_pattern"]
 
 
@@ -293,9 +363,9 @@ def test_a_table_of_what_lib_shows_falls_short_of_full_marks(name: str) -> None:
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="measured: one cell of 60 hidden cases (20 a member); the real grader gave a right "
-    "`bytes_per_char` of about 0.2 s a case 0/1 in a group of three ('grading took longer than "
-    "10 s'), 1/1 alone. Fix: each member's draw a round (a grading cell) of its own, as door C's "
+    reason="measured: one cell of 60 hidden cases (20 a member); the real grader gave a right but "
+    "slow `bytes_per_char` 1/1 alone, 0/1 in a group of three ('grading took longer than 10 s'). "
+    "Fix: each member's draw a round (a grading cell) of its own, as door C's "
     "fix, or a hidden round's limit that grows with the members",
 )
 def test_no_grading_cell_holds_more_than_one_members_hidden_cases() -> None:
@@ -365,7 +435,8 @@ def test_a_class_that_rebinds_itself_earns_nothing_in_the_grader(graded: dict) -
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="measured: encode_chars and compression_ratio earn in the group too. Fix: as door B",
+    reason="measured: encode_chars 0.72/2, compression_ratio 0.42/1 (worst of three draws). "
+    "Fix: as door B",
 )
 def test_two_values_earn_nothing_in_the_grader(graded: dict) -> None:
     rows = _rows(graded["trent"])
@@ -374,7 +445,6 @@ def test_two_values_earn_nothing_in_the_grader(graded: dict) -> None:
 
 # Held: magic-free ways to rebind a known name that the reading sees.
 KNOWN_CLASS = "class T:\n    pass\n"
-USES_T = f"def bytes_per_char(s):\n    return T({GLOBALS}).format(bytes_per_char)\n"
 HELD = {
     "another class's method declares global T": [
         KNOWN_CLASS,

@@ -14,8 +14,9 @@ A. **A plain class whose own method rebinds its name.** `bindings.known` takes a
    code. No magic is needed (fix27m's rule does not apply), and the graded program runs it, the
    method being part of the class's unit: the grader gave 1 / 1 to a `bytes_per_char` that
    answers right only where the template did format the kernel's globals. Also so: the class
-   body's own `global T; T = str` before it raises (the class is then never bound, and the
-   graded program notes the cell's error and runs on), and a `@dataclass`'s method.
+   body's own `global T; T = str` before it raises (the class is then never bound; the grader,
+   in a scratch run, noted "cell 6 (`class T:`) raised ValueError" and gave 1 / 1 again), and
+   a `@dataclass`'s method (read as own code).
 B. **Two values beat door B.** `trivial_answer` refuses one value returned every time and
    `blind_by_raising` one value returned "or raises"; a second value on some shape of input,
    even a wrong one (`None`), lifts both. The commonest right answer by shape, `raise
@@ -55,6 +56,11 @@ whose errors are all right and all where they are wanted, which a blind answer c
 published `uint16_bytes` returning its `bytearray` (right nowhere type-strictly: 0, was 15 of
 28 cases), `encode_chars` returning a tuple (0, was 14 of 47), and both with a placeholder
 return while the encoding is unwritten (0). The no-work answers of B score more than these.
+
+Honest code refused (G): fix27m's door A rule knows no name in a notebook with any magic, so a
+learner who times their code (`%timeit bytes_per_char("héllo")`, `%%time`) loses every
+`.format` on a template constant (`FMT = "{:.3f}"`) or on their own class's method
+(`Row().format(x)`, the very spelling the refusal advises): not own code, 0 for the exercise.
 
 Held: the magic rule is not passed by a `%%` line after a comment (IPython runs no magic there
 either); another class's method that declares `global T`, `del`, a `for`, a walrus in an
@@ -150,6 +156,42 @@ def test_the_rebinding_runs_in_a_plain_namespace() -> None:
     source = "from __future__ import annotations\n" + "".join(REBINDS_ITSELF)
     bytes_per_char = function_of(source, "bytes_per_char")
     assert [bytes_per_char("ab"), bytes_per_char("é")] == [1.0, 2.0]
+
+
+# G (A's rule): an honest notebook that times its code knows no name.
+TEMPLATE_CONSTANT = (
+    'FMT = "{:.3f}"\n',
+    "def bytes_per_char(text):\n    if not text:\n        return 0.0\n"
+    "    return float(FMT.format(len(text.encode()) / len(text)))\n",
+)
+OWN_FORMAT_METHOD = (
+    "class Row:\n    def format(self, x):\n        return round(x, 3)\n\n"
+    "def bytes_per_char(text):\n    if not text:\n        return 0.0\n"
+    "    return Row().format(len(text.encode()) / len(text))\n",
+)
+TIMED = {
+    "a template constant, %timeit": [*TEMPLATE_CONSTANT, '%timeit bytes_per_char("héllo")\n'],
+    "a template constant, %%time": [*TEMPLATE_CONSTANT, '%%time\nbytes_per_char("héllo")\n'],
+    "Row().format, %timeit": [*OWN_FORMAT_METHOD, '%timeit bytes_per_char("héllo")\n'],
+}
+
+
+def test_the_same_code_untimed_is_own_code() -> None:
+    assert verdict("bytes_per_char", *TEMPLATE_CONSTANT) == ""
+    assert verdict("bytes_per_char", *OWN_FORMAT_METHOD) == ""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="measured: each refused ('uses `.format` on a template worked out at run time', "
+    "advising `Table().format(...)`, which the third does): not own code, 0. Fix: a name is "
+    "not known where a magic's text (a line magic's arguments, a cell magic's first line) "
+    "names it, and none where `get_ipython` is named; `%timeit f(x)` names no template",
+)
+@pytest.mark.parametrize("how", sorted(TIMED))
+def test_timing_a_cell_keeps_the_notebooks_known_names(how: str) -> None:
+    assert verdict("bytes_per_char", *TIMED[how]) == ""
 
 
 # Door B: two values, one of them the commonest right answer (or an error naming the input).

@@ -70,8 +70,8 @@ the last member's draw costs the group what it costs that member alone.
 
 A cost, by design, not a door: the worst draw of a group lowers a partly right answer's score
 with every partner. Measured over 30 groups each, the `bytes_per_char` that counts 4-byte
-characters as 3 (round 12's): mean 0.576 alone, 0.549 with one partner, 0.521 with two. Any
-rule a partner cannot raise must cost this much; the README could say so in numbers.
+characters as 3 (round 12's): mean 0.576 alone, 0.549 with one partner, 0.521 with two (about
+0.03 of 1 a partner); the README says a partner can lower a score, and could say by how much.
 """
 
 from __future__ import annotations

@@ -28,7 +28,8 @@ from toy_class import SOLVED, toy  # noqa: E402
 pytestmark = pytest.mark.end_to_end  # a class graded: see pyproject's markers
 
 TOY = {"registry": "toy_exercises", "import_paths": (str(ROOT), str(FIXTURES)), "progress": False}
-LIMITS = Limits(cell=4, notebook=12, probe=2)  # a reading may take 6 s
+LIMITS = Limits(cell=4, notebook=24, probe=2)  # a reading may take 12 s
+# (12 s a notebook was tight: in containment_7, honest toy notebooks took 10-11.7 s at load 10)
 
 
 def test_a_reading_past_its_deadline_memory_or_life_costs_one_row(tmp_path, monkeypatch):
@@ -42,7 +43,7 @@ def test_a_reading_past_its_deadline_memory_or_life_costs_one_row(tmp_path, monk
     assert honest["outcome"] == "graded"
     assert [e["score"] for e in honest["exercises"]] == [2.0, 1.0]
     notes = {
-        "slow": "reading your notebook's code took longer than 6 s (half of the notebook's time "
+        "slow": "reading your notebook's code took longer than 12 s (half of the notebook's time "
         "limit), so it was not run; --retry-failed tries again",
         "hog": "reading your notebook's code needed more than 2048 MB of memory, so it was not run",
         "crash": "reading your notebook's code crashed (SIGSEGV), so it was not run",

@@ -137,7 +137,9 @@ def _batch(tmp_path: Path, attacker: str, monkeypatch) -> tuple[dict, list[dict]
     nbformat.write(toy(**SOLVED), tmp_path / "bob.ipynb")
     nbformat.write(toy(), tmp_path / f"{attacker}.ipynb")
     out = tmp_path / "out"
-    limits = Limits(cell=4, notebook=12, probe=2)
+    # Generous: a limit only stops a stuck notebook, and none is stuck here. At 12 s a notebook,
+    # honest bob scored 0 in a CI run; at load 10 here his notebook took 10.1-11.7 s.
+    limits = Limits(cell=10, notebook=60, probe=2)
     grade_submissions([tmp_path], out, limits=limits, jobs=3, **TOY)
     totals = {}
     with open(out / "totals.csv", newline="") as table:

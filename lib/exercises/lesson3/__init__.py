@@ -6,7 +6,8 @@
 - `chunks`: `train_with_pattern`, training on chunks with special tokens;
 - `speed`: the optional, ungraded `speed_challenge`;
 - `turns`: two trainers that look right and are not (the notebook finds where they go wrong),
-  and the feedback that recognises them in a learner's answers.
+  and the feedback that recognises them in a learner's answers; `stats_turns`, the slips of a
+  `get_stats` named in the learner's own numbers.
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ import warnings
 from lib import bpe
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts
-from lib.exercises.lesson3.turns import stats_turns, train_turns
+from lib.exercises.lesson3.stats_turns import stats_turns
+from lib.exercises.lesson3.turns import train_turns
 
 _TEXTS = [
     "aaabdaaabac",

@@ -115,13 +115,13 @@ def test_the_summary_says_which_of_the_fences_rights_this_landlock_has(monkeypat
     TCP from ABI 4; abstract sockets and signals are scoped from ABI 6: below either, the line
     says that door is open, never silently."""
     monkeypatch.setattr(protections, "fence_abi", lambda: abi)
-    monkeypatch.setattr(protections, "INTERNET", {platform.machine(): ()} if filtered else {})
+    monkeypatch.setattr(protections, "NETWORK", {platform.machine(): ()} if filtered else {})
     monkeypatch.setattr(protections, "memory_capped", lambda uid: False)
     monkeypatch.setattr(protections, "cpu_shared", lambda uid: False)
     record = {"outcome": "graded", "protections": protections.held(True, False, UID)}
     said = protections.line(True, [record])
     if filtered:  # the fence's filter: no network, whatever the ABI
-        assert "no network (no internet socket" in said and "TCP open" not in said
+        assert "no network (unix sockets only" in said and "TCP open" not in said
     else:
         assert ("no TCP" in said) == (abi >= 4) and ("TCP open" in said) == (abi < 4)
     assert ("reach only a kernel's own" in said) == (abi >= 6)

@@ -38,6 +38,8 @@ tried("pool", lambda: multiprocessing.Pool(2).map(abs, [-1, 2]))
 tried("devnull", lambda: open("/dev/null", "w").write("x"))
 tried("own signal", lambda: subprocess.Popen(["sleep", "9"]).terminate())
 tried("own socket file", lambda: socket.socket(socket.AF_UNIX).bind("kernel-socket"))
+tried("socket pair", socket.socketpair)
+tried("interfaces", socket.if_nameindex)  # glibc asks NETLINK_ROUTE, as ZeroMQ's TCP binds do
 mine = socket.socket(socket.AF_UNIX)
 mine.bind(b"\\0course-fence-own-{{os.getpid()}}")
 mine.listen(1)
@@ -74,7 +76,7 @@ def test_a_fenced_kernel_writes_its_own_folders_and_nothing_shared(shared_tmp):
         seen = subprocess.run(
             command, capture_output=True, text=True, timeout=60, cwd=shared_tmp, env=env
         ).stdout
-        own = ("own signal", "own socket file", "own abstract socket")
+        own = ("own signal", "own socket file", "socket pair", "interfaces", "own abstract socket")
         for allowed in ("work", "tmpdir", "pool", "devnull", "shm file", *own):
             assert f"{allowed} done" in seen, seen
         for place in ("/tmp", "/var/tmp", "/dev/shm"):

@@ -38,6 +38,8 @@ tried("pool", lambda: multiprocessing.Pool(2).map(abs, [-1, 2]))
 tried("devnull", lambda: open("/dev/null", "w").write("x"))
 tried("own signal", lambda: subprocess.Popen(["sleep", "9"]).terminate())
 tried("own socket file", lambda: socket.socket(socket.AF_UNIX).bind("kernel-socket"))
+tried("socket pair", socket.socketpair)
+tried("interfaces", socket.if_nameindex)  # glibc asks NETLINK_ROUTE, as ZeroMQ's TCP binds do
 mine = socket.socket(socket.AF_UNIX)
 mine.bind(b"\\0course-fence-own-{{os.getpid()}}")
 mine.listen(1)
@@ -74,7 +76,7 @@ def test_a_fenced_kernel_writes_its_own_folders_and_nothing_shared(shared_tmp):
         seen = subprocess.run(
             command, capture_output=True, text=True, timeout=60, cwd=shared_tmp, env=env
         ).stdout
-        own = ("own signal", "own socket file", "own abstract socket")
+        own = ("own signal", "own socket file", "socket pair", "interfaces", "own abstract socket")
         for allowed in ("work", "tmpdir", "pool", "devnull", "shm file", *own):
             assert f"{allowed} done" in seen, seen
         for place in ("/tmp", "/var/tmp", "/dev/shm"):
@@ -115,13 +117,13 @@ def test_the_summary_says_which_of_the_fences_rights_this_landlock_has(monkeypat
     TCP from ABI 4; abstract sockets and signals are scoped from ABI 6: below either, the line
     says that door is open, never silently."""
     monkeypatch.setattr(protections, "fence_abi", lambda: abi)
-    monkeypatch.setattr(protections, "INTERNET", {platform.machine(): ()} if filtered else {})
+    monkeypatch.setattr(protections, "NETWORK", {platform.machine(): ()} if filtered else {})
     monkeypatch.setattr(protections, "memory_capped", lambda uid: False)
     monkeypatch.setattr(protections, "cpu_shared", lambda uid: False)
     record = {"outcome": "graded", "protections": protections.held(True, False, UID)}
     said = protections.line(True, [record])
     if filtered:  # the fence's filter: no network, whatever the ABI
-        assert "no network (no internet socket" in said and "TCP open" not in said
+        assert "no network (unix sockets only" in said and "TCP open" not in said
     else:
         assert ("no TCP" in said) == (abi >= 4) and ("TCP open" in said) == (abi < 4)
     assert ("reach only a kernel's own" in said) == (abi >= 6)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_start, landlock, reader_rights, sandbox
+from lib.grading import landlock, reader_rights, sandbox, seccomp
 from tests.red_team_support import in_child
 
 UID = sandbox.FIRST_UID + 952  # far from the users a grader beside us claims
@@ -104,9 +104,7 @@ def test_the_filter_refuses_io_uring_and_signals_by_descriptor_alone():
     machine = platform.machine()
 
     def attempt() -> list:
-        assert kernel_start.refuse(
-            reader_rights.REFUSED[machine], reader_rights.BY_ARGUMENT[machine]
-        )
+        assert seccomp.refuse(reader_rights.REFUSED[machine], reader_rights.BY_ARGUMENT[machine])
         libc = ctypes.CDLL(None, use_errno=True)
         said = [libc.syscall(425, 4, ctypes.create_string_buffer(120)), ctypes.get_errno()]
         read, _ = os.pipe()
@@ -125,7 +123,7 @@ def test_the_filter_lets_a_reader_set_its_own_limits_only():
     machine = platform.machine()
 
     def attempt() -> list:
-        assert kernel_start.refuse((), (), reader_rights.UNLESS_ARGUMENT[machine])
+        assert seccomp.refuse((), (), reader_rights.UNLESS_ARGUMENT[machine])
         limit = resource.getrlimit(resource.RLIMIT_FSIZE)
         resource.setrlimit(resource.RLIMIT_FSIZE, limit)
         try:

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_start, landlock, reader_rights, sandbox, user_reset
+from lib.grading import kernel_start, landlock, reader_rights, sandbox, seccomp, user_reset
 from tests.red_team_support import in_child, shared_folder, uring_one
 
 pytestmark = [
@@ -393,7 +393,7 @@ def test_a_readers_filter_alone_stops_sigio_by_ioctl(victim):
     def rights() -> None:  # what a reader keeps where Landlock cannot scope its signals
         machine = platform.machine()
         refused = reader_rights.REFUSED[machine]
-        assert kernel_start.refuse(refused, reader_rights.BY_ARGUMENT[machine])
+        assert seccomp.refuse(refused, reader_rights.BY_ARGUMENT[machine])
         _become(UID)
 
     found, ended = _sigio_to(victim, rights)

@@ -10,13 +10,17 @@ fence as root, then the slot's user, as `sandbox.command` orders them; `give_up_
 reader does), and the /dev/shm guard's test in a private tmpfs of its own (`_guarded`, round 12's).
 About 10 s in all on a loaded machine.
 
-Tried and not kept as tests: AF_NETLINK (a fenced kernel makes a NETLINK_SOCK_DIAG socket;
-what it lists, /proc/net shows every user already, and nothing changes without CAP_NET_ADMIN);
-AF_PACKET and AF_XDP (EPERM for a sandbox user: no CAP_NET_RAW); a fenced kernel opening
-another sandbox user's lock file (/tmp/course-grader-user-N.lock, mode 0644) read-only and
-flock-ing it (measured: `_claim` of that user then says another grader holds it, until the
-kernel is killed; no harm found: a grader claiming meanwhile takes a user whose file nobody
-made yet, and a fenced kernel can make none). Not tried: a seccomp filter of the kernel's own
+Fix28aa closed the vsock, System V and message-queue holes (plain tests now, their docstrings
+say what was measured before); the named unix socket stays open on this machine's Landlock.
+
+Tried: AF_NETLINK (a fenced kernel made a NETLINK_SOCK_DIAG socket; what it lists, /proc/net
+shows every user already, and nothing changes without CAP_NET_ADMIN; refused since fix28aa's
+allow-list, kept as a test with vsock). Tried and not kept as tests: AF_PACKET and AF_XDP
+(EPERM for a sandbox user: no CAP_NET_RAW); a fenced kernel opening another sandbox user's lock
+file (/tmp/course-grader-user-N.lock, mode 0644) read-only and flock-ing it (measured: `_claim`
+of that user then says another grader holds it, until the kernel is killed; no harm found: a
+grader claiming meanwhile takes a user whose file nobody made yet, and a fenced kernel can make
+none). Not tried: a seccomp filter of the kernel's own
 stacked on the fence's (Linux lets the fence's EPERM outrank any later filter's answer); and,
 for the machine's sake, a vsock connection to the hypervisor (CID 2: this machine's host),
 which the first test's socket could make, and ptys opened until the machine's run out.
@@ -26,9 +30,11 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import errno
 import mmap
 import os
 import platform
+import resource
 import socket
 import subprocess
 import sys
@@ -37,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_start, python_reach, reader_rights, sandbox, user_python
+from lib.grading import kernel_start, landlock, python_reach, reader_rights, sandbox, user_python
 from tests.red_team_support import in_child, shared_folder
 
 pytestmark = [
@@ -85,25 +91,41 @@ def _family_runs(family: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not _family_runs(socket.AF_VSOCK), reason="the machine has no AF_VSOCK")
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: a fenced kernel made an AF_VSOCK stream socket (the filter refuses "
-    "AF_INET and AF_INET6 only, Landlock's network rights are TCP's): on a virtual machine "
-    "with a vsock device (Firecracker, as here; Kata, QEMU, Nitro) it could connect to the "
-    "hypervisor's own services (CID 2; not tried here), past the fence's 'no internet'. "
-    "Docker's default "
-    "seccomp profile refuses AF_VSOCK, so Gradescope's containers hold; a microVM or a "
-    "container without that profile does not. Fix: an allow-list, not a blocklist: the fence's "
-    "filter refuses socket(2) and socketpair(2) of every family but AF_UNIX (kernels talk to "
-    "the grader over ipc sockets; `refuse`'s unless_argument, as the reader's prlimit64), "
-    "checked with lessons 5 and 8 graded fenced",
+NETLINK_SOCK_DIAG = 4
+
+
+@pytest.mark.parametrize(
+    ("family", "kind", "protocol"),
+    [
+        pytest.param(
+            socket.AF_VSOCK,
+            socket.SOCK_STREAM,
+            0,
+            id="vsock",
+            marks=pytest.mark.skipif(
+                not _family_runs(socket.AF_VSOCK), reason="the machine has no AF_VSOCK"
+            ),
+        ),
+        pytest.param(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_SOCK_DIAG, id="netlink"),
+    ],
 )
-def test_a_fenced_kernel_makes_no_vsock_socket():
+def test_a_fenced_kernel_makes_no_socket_but_a_unix_one(family, kind, protocol):
+    """Closed (fix28aa: `kernel_start.refuse_network`, an allow-list): before, a fenced kernel
+        made an AF_VSOCK stream socket (the filter refused AF_INET and AF_INET6 only, Landlock's
+        network rights are TCP's): on a virtual machine with a vsock device (Firecracker, as here;
+        Kata, QEMU, Nitro) it could connect to the hypervisor's own services (CID 2; not tried
+        here), past the fence's 'no internet'; and a NETLINK_SOCK_DIAG socket (harmless as far as
+        round 13 saw; refused all the same: no lesson needs one; NETLINK_ROUTE alone is left, which
+    ZeroMQ's TCP binds need, read-only for a user). Docker's default
+        seccomp profile refuses AF_VSOCK; a microVM or a container without that profile did not.
+        Now socket(2) and socketpair(2) of every family but AF_UNIX (and NETLINK_ROUTE) are refused
+        (EPERM); lessons 5 and 8 graded fenced at full marks (lesson 8's pool: unix socketpairs)."""
+
     def attack() -> str:
-        socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM).close()  # no connection: see above
+        socket.socket(family, kind, protocol).close()  # no connection: see above
         return "made"
 
+    assert in_child(attack) == "made"  # unfenced, the family runs here
     assert _as_kernel(UID, attack) != "made"
 
 
@@ -112,14 +134,14 @@ def test_a_fenced_kernel_makes_no_vsock_socket():
     reason="measured: a fenced kernel connected to a unix socket of a service of the machine "
     "(root's, mode 0666, as systemd-resolved's /run/systemd/resolve/io.systemd.Resolve, nscd's, "
     "D-Bus's system bus, a CI runner's docker.sock are) and the service received its "
-    "'exfil:unix': Landlock's file rights do not cover connecting to a named socket and the "
-    "filter lets AF_UNIX through. A resolver looks up any name the kernel makes up, so its "
-    "questions would reach the student's own DNS server: hidden inputs leave in the names. The box "
-    "binds no /run and holds. Fix: where the machine's Landlock has it, handle "
-    "LANDLOCK_ACCESS_FS_RESOLVE_UNIX (a newer ABI than this machine's 7: connect and sendmsg to a "
-    "named socket, allowed beneath the kernel's own folders and to sockets its own domain made); "
-    "a seccomp filter cannot see the path, so until then say in the README (and the protections "
-    "line) that an unboxed kernel reaches every unix socket the machine's services open to all",
+    "'exfil:unix': Landlock's file rights up to this machine's ABI 7 do not cover connecting to "
+    "a named socket and the filter must let AF_UNIX through (kernels talk to the grader so). A "
+    "resolver looks up any name the kernel makes up, so its questions would reach the student's "
+    "own DNS server: hidden inputs leave in the names. The box binds no /run and holds. Open "
+    "here, and said: the protections line of a fenced run names it (next test), as do README "
+    "and GRADING.md. Fix, where the machine's Landlock has it: LANDLOCK_ACCESS_FS_RESOLVE_UNIX "
+    "(reported for ABI 9, Linux 7.1; not added: no machine here to verify its number and "
+    "meaning on, and a wrong bit would make every fence fail to start)",
 )
 def test_a_fenced_kernel_reaches_no_unix_socket_of_a_machines_service(shared):
     path = str(shared / "resolver.sock")
@@ -144,6 +166,15 @@ def test_a_fenced_kernel_reaches_no_unix_socket_of_a_machines_service(shared):
         except TimeoutError:
             got = b""
     assert got != b"exfil:unix", sent
+
+
+def test_the_protections_line_of_a_fenced_run_names_the_machines_unix_sockets(monkeypatch):
+    """While the hole above is open, a fenced run's summary says so, never silently."""
+    from lib.grading import protections
+
+    monkeypatch.setattr(protections, "fence_abi", lambda: landlock.version())
+    record = {"outcome": "graded", "protections": protections.held(True, False, UID)}
+    assert "a unix socket file a machine's service opens to all" in protections.line(True, [record])
 
 
 # --- another ABI's numbers: the filter knows x86_64's only ----------------------------------
@@ -198,17 +229,12 @@ def _segment(key: int, make: bool) -> int:
 
 
 @X86_64
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: a fenced kernel made a System V segment of mode 0666 and wrote in it, "
-    "and another slot's fenced kernel (another user) read 'answers: 42' there: Landlock scopes "
-    "abstract sockets and signals, not System V IPC, and the fence's filter allows it (rounds "
-    "10 and 12 closed the same talk over abstract sockets and UDP; on Gradescope the slots are "
-    "one student's notebooks, in a class graded own-user two students'). Fix: refuse shmget, "
-    "semget and msgget to fenced kernels, as the reader's filter does (Python's process pools use "
-    "POSIX semaphores in /dev/shm, not System V; lesson 8 graded fenced to check)",
-)
 def test_two_slots_fenced_kernels_cannot_talk_over_system_v_memory():
+    """Closed (fix28aa: `kernel_start.IPC` in the fence's filter): before, a fenced kernel made
+    a System V segment of mode 0666 and wrote in it, and another slot's fenced kernel (another
+    user) read 'answers: 42' there: Landlock scopes abstract sockets and signals, not System V
+    IPC. Now every System V call is refused (EPERM) to fenced kernels, as to readers; Python's
+    process pools use POSIX semaphores in /dev/shm (lesson 8 graded fenced at full marks)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.shmat.restype = ctypes.c_void_p
 
@@ -232,6 +258,7 @@ def test_two_slots_fenced_kernels_cannot_talk_over_system_v_memory():
     try:
         planted = _as_kernel(UID, plant)
         found = _as_kernel(NEIGHBOUR, look)
+        assert planted == -errno.EPERM
     finally:
         segment = _segment(SHM_KEY, make=False)
         if segment >= 0:
@@ -245,25 +272,22 @@ O_CREAT_RDWR = os.O_CREAT | os.O_RDWR
 
 
 @X86_64
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: a reader's mq_open(O_CREAT) failed with EACCES (Landlock refuses the "
-    "opening) yet the queue was made first, and it outlived the slot's reset (`reap`: "
-    "user_reset finds queues only in a mounted /dev/mqueue, none here); the reader keeps its "
-    "grader's RLIMIT_MSGQUEUE (819,200 bytes here): 20 queues of one 1-byte message each were "
-    "made under 4 KB of it, so the machine's 256 queues in all (fs.mqueue.queues_max) bind first "
-    "and readers could take every one until the machine restarts (not tried). Kernels hold: "
-    "`prlimit --msgqueue=0` refuses the charge before a queue is made. Fix: RLIMIT_MSGQUEUE 0 "
-    "in `give_up_rights`, as the kernels' caps, and mq_open (240) in the reader's filter",
-)
 def test_a_reader_leaves_no_posix_message_queue_behind():
+    """Closed (fix28aa): before, a reader's mq_open(O_CREAT) failed with EACCES (Landlock
+    refuses the opening) yet the queue was made first, and it outlived the slot's reset
+    (`reap`: user_reset finds queues only in a mounted /dev/mqueue, none here); under the
+    grader's RLIMIT_MSGQUEUE (819,200 bytes here) 20 one-byte queues took 4 KB, so readers
+    could take the machine's 256 queues (fs.mqueue.queues_max). Now the reader's filter refuses
+    mq_open (`kernel_start.IPC`, EPERM) and `give_up_rights` sets RLIMIT_MSGQUEUE to 0, as the
+    kernels' caps do (`prlimit --msgqueue=0`)."""
     name = f"/red-team-13-{os.getpid()}".encode()
     libc = ctypes.CDLL(None, use_errno=True)
 
-    def attack() -> str:
+    def attack() -> list:
         reader_rights.give_up_rights(UID)
         queue = libc.mq_open(name, O_CREAT_RDWR, 0o600, None)
-        return "opened" if queue >= 0 else os.strerror(ctypes.get_errno())
+        said = "opened" if queue >= 0 else os.strerror(ctypes.get_errno())
+        return [said, list(resource.getrlimit(resource.RLIMIT_MSGQUEUE))]
 
     try:
         said = in_child(attack)
@@ -275,6 +299,8 @@ def test_a_reader_leaves_no_posix_message_queue_behind():
         with contextlib.suppress(OSError):
             libc.mq_unlink(name)
     assert left < 0, f"the reader's mq_open said {said!r}; the queue outlived reap"
+    # refused by the filter, before Landlock's look; and no queue could be charged anyway
+    assert said == [os.strerror(errno.EPERM), [0, 0]]
 
 
 # --- the /dev/shm guard: whose files does it count? -------------------------------------------

@@ -42,13 +42,20 @@ an earlier run of the same notebook in the same folder, before anything of the s
   in their own folders), and scopes abstract unix sockets and signals to the kernel's own
   processes (ABI 6): no other slot's kernel, nor anything else of the machine's, is reached so.
   Landlock's TCP rights see bind and connect only (not TCP Fast Open, listen's own bind, MPTCP
-  or UDP), so a seccomp filter also refuses a fenced kernel every internet socket and io_uring
-  (`refuse_internet`; Docker's profile refuses io_uring too): no network at all, as in a box.
+  or UDP, nor any other family: vsock reaches a virtual machine's host), so a seccomp filter
+  (`refuse_network`) also refuses a fenced kernel every socket but a unix one (an allow-list:
+  kernels talk to the grader, and pools to their workers, over unix sockets; and netlink's
+  routing one, read-only for a user) and io_uring
+  (Docker's profile refuses io_uring too): no network at all, as in a box. The same filter
+  refuses System V IPC and POSIX message queues, which Landlock does not see and which outlive
+  their user's processes: a segment one slot's kernel made was read by another slot's. Landlock
+  here (ABI 7) cannot fence a named unix socket: a service's socket open to all (a resolver's,
+  D-Bus's) is reached; the box binds none of them.
 - **A fresh IPython folder.** The same lines point `IPYTHONDIR` at a new folder in the kernel's
   `TMPDIR`: startup files an earlier run wrote there never run.
 
-Only the standard library and `landlock` (itself only that): it runs isolated, outside the
-course's path, as `command_text` makes it.
+Only the standard library, `landlock` and `seccomp` (themselves only that): it runs isolated,
+outside the course's path, as `command_text` makes it.
 """
 
 from __future__ import annotations
@@ -59,20 +66,22 @@ import platform
 import sys
 from pathlib import Path
 
-from lib.grading import landlock
+from lib.grading import landlock, seccomp
 
-AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}  # the machines whose numbers we know
 KEY_CALLS = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}  # add_key, request_key, keyctl
-X32 = 0x40000000  # x86_64's x32 calls: the same numbers with this bit, refused whole
-PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW; SECCOMP_RET_ERRNO with EPERM
-LOAD, EQUAL, AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, ..JGE, RET
 KEYCTL_JOIN_SESSION_KEYRING = 1  # with no name: a new anonymous keyring, this process's alone
-PR_SET_NO_NEW_PRIVS = 38
-AF_INET, AF_INET6 = 2, 10
-# A fenced kernel's calls by argument: socket(2) of the internet's families; and io_uring_setup,
-# whose rings make sockets without socket(2) (IORING_OP_SOCKET) and send on them.
-INTERNET = {"x86_64": (41, 425), "aarch64": (198, 425)}
+AF_UNIX, AF_NETLINK, NETLINK_ROUTE = 1, 16, 0
+# A fenced kernel's sockets: socket(2) and socketpair(2), allowed for AF_UNIX and, for socket(2),
+# NETLINK_ROUTE (see `refuse_network`); and io_uring_setup, whose rings make sockets without
+# socket(2) (IORING_OP_SOCKET) and send on them.
+NETWORK = {"x86_64": (41, 53, 425), "aarch64": (198, 199, 425)}
+# IPC objects that outlive their maker and that Landlock does not see: every System V IPC call
+# (shmget, shmat, shmctl, semget, semop, semctl, shmdt, msgget, msgsnd, msgrcv, msgctl,
+# semtimedop) and mq_open (POSIX message queues), refused to fenced kernels and readers.
+IPC = {
+    "x86_64": (29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240),
+    "aarch64": (*range(186, 198), 180),
+}
 WRITABLE = "--writable"  # kernel_start's own arguments: `--writable FOLDER... -- command...`
 # `python -c` puts "" (the working folder) first on sys.path: dropped before the first import.
 _RUN_MODULE = """\
@@ -100,15 +109,6 @@ def join_fresh_session_keyring() -> None:
         ctypes.CDLL(None, use_errno=True).syscall(keyctl, KEYCTL_JOIN_SESSION_KEYRING, None)
 
 
-class _Rule(ctypes.Structure):
-    _fields_ = [("code", ctypes.c_ushort), ("jt", ctypes.c_ubyte), ("jf", ctypes.c_ubyte),
-                ("k", ctypes.c_uint)]  # fmt: skip
-
-
-class _Program(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Rule))]
-
-
 def keys_to_refuse() -> bool:
     """Whether `refuse_keys` applies here: a root grader, on a machine whose numbers we know."""
     return os.geteuid() == 0 and platform.machine() in KEY_CALLS
@@ -117,95 +117,56 @@ def keys_to_refuse() -> bool:
 def refuse_keys() -> bool:
     """Refuse the system calls of keys (EPERM) to this process and all it starts, for good, and
     any call of another ABI (a 32-bit call has other numbers). True if the filter is in place."""
-    return keys_to_refuse() and refuse(KEY_CALLS[platform.machine()])
-
-
-def refuse(
-    calls: tuple[int, ...],
-    by_argument: tuple[tuple[int, int, int], ...] = (),
-    unless_argument: tuple[tuple[int, int, int], ...] = (),
-) -> bool:
-    """Refuse (EPERM) to this process and all it starts, for good: the calls numbered `calls`,
-    each call `(number, argument, value)` of `by_argument` whose argument (0-5, its low 32
-    bits) is that value, each of `unless_argument` whose argument is anything but that value,
-    and any call of another ABI. Needs no privilege (it sets `no_new_privs`
-    first). True if the filter is in place; False on an unknown machine."""
-    if platform.machine() not in AUDIT_ARCH:
-        return False
-    arch = AUDIT_ARCH[platform.machine()]
-    refused = -1  # a jump to the last rule, which refuses; resolved below
-    rules = [
-        (LOAD, 0, 0, 4),  # seccomp_data.arch
-        (EQUAL, 1, 0, arch),
-        (RETURN, 0, 0, REFUSE),
-        (LOAD, 0, 0, 0),  # seccomp_data.nr
-        (AT_LEAST, refused, 0, X32),
-        *((EQUAL, refused, 0, call) for call in calls),
-    ]
-    for call, argument, value in by_argument:  # not this call: past the next three rules
-        rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]  # seccomp_data.args
-        rules += [(EQUAL, refused, 0, value), (LOAD, 0, 0, 0)]  # else the number again
-    for call, argument, value in unless_argument:  # the same, refused when it differs
-        rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]
-        rules += [(EQUAL, 0, refused, value), (LOAD, 0, 0, 0)]
-    rules += [(RETURN, 0, 0, ALLOW), (RETURN, 0, 0, REFUSE)]
-    last = len(rules) - 1
-    rules = [
-        (op, last - i - 1 if t == refused else t, last - i - 1 if f == refused else f, k)
-        for i, (op, t, f, k) in enumerate(rules)
-    ]
-    return _install(rules)
-
-
-def _install(rules: list[tuple[int, int, int, int]]) -> bool:
-    table = (_Rule * len(rules))(*(_Rule(*rule) for rule in rules))
-    program = _Program(len(rules), table)
-    libc = ctypes.CDLL(None, use_errno=True)
-    # A process without CAP_SYS_ADMIN (a container's root, or any user) may install a filter only
-    # under no_new_privs; root's bwrap needs no set-uid bit, so nothing is lost by it.
-    if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-        return False
-    return libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) == 0
+    return keys_to_refuse() and seccomp.refuse(KEY_CALLS[platform.machine()])
 
 
 def fence(own: list[str]) -> None:
     """Let this process and all it starts write only beneath the folders `own`, to devices, and
-    plain files in /dev/shm, use no internet socket (`refuse_internet`), and (where Landlock
-    has them) not reach abstract sockets or signal processes beyond its own (see the module's
-    docstring); raise OSError where Landlock or the filter cannot fence it."""
+    plain files in /dev/shm, use no socket but unix ones and no IPC object (`refuse_network`),
+    and (where Landlock has them) not reach abstract sockets or signal processes beyond its own
+    (see the module's docstring); raise OSError where Landlock or the filter cannot fence it."""
     ll = landlock  # writing, removing and making things; reading and executing left alone
     handled = ll.WRITE | ll.REMOVE_DIR | ll.REMOVE_FILE | ll.MAKE_ALL | ll.REFER | ll.TRUNCATE
     rules = [(folder, handled) for folder in own] + [("/dev", ll.WRITE | ll.TRUNCATE)]
     shm = ll.WRITE | ll.REMOVE_FILE | ll.MAKE_REG | ll.TRUNCATE
     landlock.restrict(handled, rules + ([("/dev/shm", shm)] if os.path.isdir("/dev/shm") else []))
-    refuse_internet()
+    refuse_network()
 
 
-def refuse_internet() -> None:
-    """Refuse this process and all it starts internet sockets (AF_INET, AF_INET6: TCP, UDP,
-    MPTCP, raw) and io_uring, by a seccomp filter; raise OSError where it cannot be installed.
+def refuse_network() -> None:
+    """Refuse this process and all it starts every socket but a unix one (internet: TCP, UDP,
+    MPTCP, raw; vsock, packet, netlink but NETLINK_ROUTE, and the rest), io_uring, and IPC
+    objects (`IPC`), by a seccomp filter; raise OSError where it cannot be installed.
     Landlock's TCP rights hook bind and connect only, not TCP Fast Open's sendto, listen's own
-    bind, another protocol's connect, nor UDP; a kernel talks to the grader over ipc (unix)
-    sockets and needs none of these. A machine whose numbers we do not know keeps Landlock's."""
-    if platform.machine() not in INTERNET:
+    bind, another protocol's connect, nor another family; a kernel talks to the grader over ipc
+    (unix) sockets and needs none of these. A machine whose numbers we do not know keeps
+    Landlock's."""
+    machine = platform.machine()
+    if machine not in NETWORK:
         return
-    socket, uring = INTERNET[platform.machine()]
-    if not refuse((uring,), ((socket, 0, AF_INET), (socket, 0, AF_INET6))):
-        raise OSError(ctypes.get_errno(), "seccomp refused the internet sockets filter")
+    socket, pair, uring = NETWORK[machine]
+    # glibc's getifaddrs asks NETLINK_ROUTE, and ZeroMQ aborts the kernel when it cannot (its
+    # every TCP bind asks, as ipykernel's IOPub pipe does). An unprivileged user reads there
+    # what /proc/net shows and changes nothing; no other process may send to it.
+    allowed = [(socket, ((0, AF_UNIX),)), (socket, ((0, AF_NETLINK), (2, NETLINK_ROUTE)))]
+    allowed += [(pair, ((0, AF_UNIX),))]
+    if not seccomp.refuse((uring, *IPC[machine]), unless_argument=tuple(allowed)):
+        raise OSError(ctypes.get_errno(), "seccomp refused the network and IPC filter")
 
 
 def command_text() -> str:
     """This module's text as `python -I -c` runs it (`sandbox`: the box need not hold `lib`),
-    with `landlock` made first from its own text, under its own name."""
-    texts = [Path(m.__file__).read_text() for m in (landlock, sys.modules[__name__])]
-    return (
-        "import sys, types\n"
-        'for name in ("lib", "lib.grading", "lib.grading.landlock"):\n'
-        "    sys.modules[name] = types.ModuleType(name)\n"
-        'landlock = sys.modules["lib.grading"].landlock = sys.modules["lib.grading.landlock"]\n'
-        f"exec({texts[0]!r}, vars(landlock))\n"
-        f'exec(compile({texts[1]!r}, "kernel_start", "exec"), {{"__name__": "__main__"}})\n'
-    )
+    with `landlock` and `seccomp` made first from their own texts, under their own names."""
+    lines = ["import sys, types", 'for name in ("lib", "lib.grading"):']
+    lines.append("    sys.modules[name] = types.ModuleType(name)")
+    for module in (landlock, seccomp):
+        name, short = module.__name__, module.__name__.rsplit(".", 1)[1]
+        lines.append(f'{short} = sys.modules["lib.grading"].{short} = sys.modules[{name!r}] = '
+                     f"types.ModuleType({name!r})")  # fmt: skip
+        lines.append(f"exec({Path(module.__file__).read_text()!r}, vars({short}))")
+    own = Path(sys.modules[__name__].__file__).read_text()
+    lines.append(f'exec(compile({own!r}, "kernel_start", "exec"), {{"__name__": "__main__"}})')
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

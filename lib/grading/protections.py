@@ -12,14 +12,14 @@ import os
 import platform
 
 from lib.grading import user_python
-from lib.grading.kernel_start import INTERNET
+from lib.grading.kernel_start import NETWORK
 from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
 from lib.grading.shm_guard import FLOOR, SHM
 
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
 FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders
 NO_TCP, SCOPED = "no tcp", "scoped"  # the fence's newer rights: no TCP; sockets, signals its own
-NO_INTERNET = "no internet"  # the fence's seccomp filter: no AF_INET/AF_INET6 socket, no io_uring
+NO_INTERNET = "no internet"  # the fence's seccomp filter: unix sockets only, no io_uring, no IPC
 SHM_CAP = "shm cap"  # a fenced kernel's files in /dev/shm, bounded by `shm_guard`
 # Records graded before records said which protections held: sandboxed meant bubblewrap then.
 EARLIER = [BOX, OWN_USER] if os.geteuid() == 0 else [BOX]
@@ -39,7 +39,7 @@ def held(sandboxed: bool, boxed: bool, uid: int | None) -> list[str]:
             (OWN_USER, uid is not None),
             (FENCE, fenced and fence_abi() >= 1),
             (NO_TCP, fenced and fence_abi() >= 4),
-            (NO_INTERNET, fenced and fence_abi() >= 1 and platform.machine() in INTERNET),
+            (NO_INTERNET, fenced and fence_abi() >= 1 and platform.machine() in NETWORK),
             (SCOPED, fenced and fence_abi() >= 6),
             (SHM_CAP, fenced and fence_abi() >= 1),  # `sandbox.command` guards every fenced one
             (MEMORY, memory_capped(uid)),
@@ -97,11 +97,16 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
                 else "the space of /dev/shm shared by every kernel and not bounded per kernel"
             )
             parts.append(
-                "no network (no internet socket: TCP, UDP, MPTCP; no io_uring)"
+                "no network (unix sockets only, and netlink's routing one: no TCP, UDP, MPTCP "
+                "or vsock; no io_uring) and no System V IPC or message queue between kernels"
                 if NO_INTERNET in common
                 else "no TCP (neither bind nor connect; UDP is not refused)"
                 if NO_TCP in common
                 else "TCP open to the machine and beyond (Landlock here is older than ABI 4)"
+            )
+            parts.append(
+                "a unix socket file a machine's service opens to all (a resolver's, D-Bus's) "
+                "is reached (Landlock here cannot fence connecting to one)"
             )
             parts.append(
                 "abstract unix sockets and signals reach only a kernel's own processes"

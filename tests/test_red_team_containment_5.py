@@ -37,6 +37,8 @@ pytestmark = [
 UID = sandbox.FIRST_UID + 727
 # The keyring test's own user: what it plants there stays until the machine restarts (the hole).
 KEYS_UID = sandbox.FIRST_UID + 719
+# Users a test locks for good (until the machine restarts), one a run: far from every other test's.
+LOCKABLE = range(sandbox.FIRST_UID + 600, sandbox.FIRST_UID + 640)
 X86_64 = pytest.mark.skipif(os.uname().machine != "x86_64", reason="system call numbers of x86_64")
 
 
@@ -141,11 +143,17 @@ def test_a_kernel_of_a_root_grader_reaches_no_keyring(shared_tmp):
 def test_reap_fails_for_a_user_whose_keyring_its_owner_locked():
     """The second layer alone: the key is planted as the user runs outside any kernel (no filter:
     a grader before the fix, or a machine the filter does not cover). The keyring cannot be
-    cleared by anyone now, so reap says False and the user is never handed on. KEYS_UID stays
-    locked until the machine restarts (it was already on the test machine)."""
-    as_user(KEYS_UID, KEYRING, "plant")
-    assert not sandbox.reap(KEYS_UID)
-    assert not sandbox.reap(KEYS_UID, seconds=30)
+    cleared by anyone now, so reap says False and the user is never handed on. The user stays
+    locked until the machine restarts, and an earlier run's lock makes the plant fail ("planted
+    False", seen when the suite ran twice on one machine): each run locks the first of LOCKABLE
+    whose plant succeeds."""
+    for uid in LOCKABLE:
+        if as_user(uid, KEYRING, "plant").strip() == "planted True":
+            break
+    else:
+        pytest.fail(f"no user of {LOCKABLE} could be locked: restart the machine to free them")
+    assert not sandbox.reap(uid)
+    assert not sandbox.reap(uid, seconds=30)
 
 
 # --- Processes that user_reset takes for dead, or that stop it ---------------------------------

@@ -17,7 +17,9 @@ A. **Private names are mangled; the reading compares them as written.** Inside a
    - `K.__fmt` read in another class `L` is `K._L__fmt`, which `K` binds to anything;
    - a method's local `__fmt = '{}'` and `_L__fmt = ...` in the same method: one local;
    - the notebook's `__T = '{}'` read in `L` is its `_L__T`; `class __K` read in `L` is
-     `_L__K`; and `global __K; __K = Other` in `L` rebinds the notebook's `_L__K`.
+     `_L__K`; `global __K; __K = Other` in `L` rebinds the notebook's `_L__K`; and with
+     `__K = None` bound for the reading, `__K.FMT = ...` in `L` stores into the class `_L__K`
+     (`templates._only_read` sees a use of `__K`, not of `_L__K`).
    Each reads as own code and, run, formats the function's globals. The template's fields are
    never judged, so any one runs, frames too: `'{0[0].gi_frame.f_back...f_locals[marker]}'`
    formatted on a running generator of its own. In the real grader (mallory, lesson 1, 40 s):
@@ -87,6 +89,9 @@ MANGLED = {
     "def bytes_per_char(s):\n    _L__K.FMT\n    return L().show(bytes_per_char)\n",
     "notebook_class_rebound_in_a_class": f"class _L__K:\n    FMT = '{{}}'\n\n{OTHER}class L:\n"
     "    def spoil(self):\n        global __K\n        __K = Other\n\n"
+    "def bytes_per_char(s):\n    L().spoil()\n    return _L__K.FMT.format(bytes_per_char)\n",
+    "class_stored_into_through_a_mangled_name": f"__K = None\n\nclass _L__K:\n    FMT = '{{}}'\n\n"
+    f"class L:\n    def spoil(self):\n        __K.FMT = {GLOBALS} * 1\n\n"
     "def bytes_per_char(s):\n    L().spoil()\n    return _L__K.FMT.format(bytes_per_char)\n",
 }
 MANGLED_FIX = (
@@ -160,7 +165,7 @@ def test_a_mangled_name_does_read_the_globals_when_run(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(MANGLED))
 @pytest.mark.xfail(
     strict=True,
-    reason="measured: each of the 6 reads as own code (verdict ''), each, run, formats the"
+    reason="measured: each of the 7 reads as own code (verdict ''), each, run, formats the"
     " function's globals; the grader ran two and showed the globals in its feedback. "
     + MANGLED_FIX,
 )

@@ -22,12 +22,13 @@ A. **Private names are mangled; the reading compares them as written.** Inside a
      (`templates._only_read` sees a use of `__K`, not of `_L__K`).
    Each reads as own code and, run, formats the function's globals. The template's fields are
    never judged, so any one runs, frames too: `'{0[0].gi_frame.f_back...f_locals[marker]}'`
-   formatted on a running generator of its own. In the real grader (mallory, lesson 1, 40 s):
-   `is_valid_utf8` through a method's two spellings, 0 / 2, the feedback's "got:" the graded
-   kernel's globals (`'__name__': '__main__'` ... `_course_grader_3d6a2118>}`);
-   `bytes_per_char` through `K._K__fmt`, 0 / 1, "it returns 'ca7fb51c...' whatever the input":
-   the grading cell's 32-digit `marker` (`execute`: `secrets.token_hex(16)`, "only the grading
-   cells know it"; the tag in the globals is its first 8 digits), which a report must carry to
+   formatted on a running generator of its own. In the real grader (mallory, lesson 1, one
+   batch of 40 s alone): `is_valid_utf8` through a method's two spellings, 0 / 2, the
+   feedback's "got:" the graded kernel's globals (`{'__name__': '__main__', ...` cut in the
+   middle, ending `_course_grader_<tag>>}`); `bytes_per_char` through `K._K__fmt`, 0 / 1, "it
+   returns 'ca7fb51c2d8cf75786d36bb536531aa7' whatever the input": the grading cell's `marker`
+   (`execute`: `secrets.token_hex(16)`, "only the grading cells know it"; in each batch the
+   test checks that the globals' `<tag>` is its first 8 digits), which a report must carry to
    be taken as the grader's. No marks came of it (the kernel holds no expected answer), but the
    secret that tells the grader's report from a forged one is out, in the learner's feedback.
 
@@ -98,8 +99,19 @@ MANGLED_FIX = (
     "Fix: compare names as Python does, mangled: inside a class `C` (its body and every function"
     " in it), `__x` (no dunder) is `_C__x` (`C`'s leading underscores stripped), for bindings,"
     " uses and attributes (`templates`, `scopes`, `bindings.known`); or accept no template whose"
-    " name or attribute could be mangled (starts `__`, or `_C__`)."
+    " name or attribute could be mangled (starts `__`, or `_C__`), though a class's private"
+    " constant (`HONEST_PRIVATE`) is then refused."
 )
+
+# Honest private names, which a fix must keep: one spelling each, mangled alike everywhere.
+HONEST_PRIVATE = {
+    "private_class_constant": "class K:\n    __FMT = '{:d}'\n\n    def count(self, s):\n"
+    "        return int(K.__FMT.format(len(s)))\n\n"
+    "def bytes_per_char(s):\n    return K().count(s)\n",
+    "private_method_local": "class K:\n    def count(self, s):\n        __fmt = '{:d}'\n"
+    "        return int(__fmt.format(len(s)))\n\n"
+    "def bytes_per_char(s):\n    return K().count(s)\n",
+}
 
 HONEST_REFUSED = {  # B and C
     "template_by_condition": "def bytes_per_char(s):\n    fmt = '{:d}' if s else '{}'\n"
@@ -171,6 +183,12 @@ def test_a_mangled_name_does_read_the_globals_when_run(name: str) -> None:
 )
 def test_a_template_under_a_mangled_name_is_refused(name: str) -> None:
     assert "worked out at run time" in verdict("bytes_per_char", MANGLED[name])
+
+
+@pytest.mark.parametrize("name", sorted(HONEST_PRIVATE))
+def test_an_honest_private_template_is_own_code(name: str) -> None:
+    assert function_of(HONEST_PRIVATE[name], "bytes_per_char")("abc") == 3
+    assert verdict("bytes_per_char", HONEST_PRIVATE[name]) == ""
 
 
 @pytest.mark.parametrize("name", sorted(HONEST_REFUSED))

@@ -44,6 +44,15 @@ C. `self.FMT.format(...)` in a method of a sealed class, the everyday way to use
    `templates._only_read` takes as `K` handed on or rebound, though neither touches the class.
    Read `K`'s uses by scope (`scopes.resolve`) and skip type hints.
 
+D. **`check()` never reads a function the kernel no longer holds.** `kernel_code.kernel_notebook`
+   reads functions from the namespace's code objects, and the other cells' statements
+   without their `def`s: `def spoil(): K.FMT = ...` then `spoil()` and `del spoil` leaves no
+   use of `K` to read, so `K.FMT` stays "sealed". Measured in an IPython shell (a subprocess):
+   `not_own` "" (`check()` calls it own code) and the function formats its globals, where the
+   grader, reading the notebook's cells, refuses it. The graded kernel runs only what was read,
+   so no marks. Fix: keep every `def` of the cells run, also of names since deleted (read them
+   from the cells' text, as for classes), or refuse a notebook that deletes a function.
+
 Held (refused; each, run, does format the globals): the class reached through
 `self.__class__`, `__class__` (the method's cell) or `type(self)`; `locals().update(...)` and a
 walrus in a method's default, run in the class body; the notebook's `K` rebound by a walrus in
@@ -58,6 +67,9 @@ reach a function's locals, and frames are refused by name (`python_itself.REACHE
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -277,3 +289,54 @@ def test_the_grader_runs_a_mangled_template_and_shows_its_secret(graded: dict) -
     marker = re.search(r"returns '([0-9a-f]{32})'", graded["mallory"]["bytes_per_char"]["reason"])
     assert marker, graded["mallory"]["bytes_per_char"]
     assert f"_grader_{marker[1][:8]}>}}" in globals_text
+
+
+# Door D: `check()`'s reading of a running kernel, in an IPython shell of its own (a subprocess:
+# a shell in this process would change what `get_ipython()` gives every later test).
+DELETED_SPOILER = [
+    CLASS,
+    f"def spoil():\n    K.FMT = {GLOBALS} * 1\n\nspoil()\ndel spoil\n",
+    USE_CLASS,
+]
+IN_A_SHELL = """
+import sys
+from IPython.core.interactiveshell import InteractiveShell
+from lib.exercises import for_lesson
+
+shell = InteractiveShell.instance()
+for cell in CELLS:
+    shell.run_cell(cell)
+exercise = {e.name: e for e in for_lesson(1)}["bytes_per_char"]
+print(repr(exercise.not_own(shell.user_ns)))
+print("'__builtins__'" in shell.user_ns["bytes_per_char"]("abc"))
+"""
+
+
+def _in_a_shell(cells: list[str]) -> list[str]:
+    """What `not_own` (`check()`'s reading) says of these cells run in an IPython shell, and
+    whether `bytes_per_char` then formats its globals."""
+    script = f"CELLS = {cells!r}\n{IN_A_SHELL}"
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        cwd=Path(__file__).resolve().parent.parent,  # where `lib` is
+    )
+    return done.stdout.splitlines()[-2:]
+
+
+def test_a_deleted_spoiler_formats_the_globals_and_the_grader_refuses_it() -> None:
+    assert _in_a_shell(DELETED_SPOILER)[1] == "True"
+    assert "worked out at run time" in verdict("bytes_per_char", *DELETED_SPOILER)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured: in an IPython shell `not_own` gives '' (check() says own code) after"
+    " `def spoil(): K.FMT = ...; spoil(); del spoil`, and the function formats its globals;"
+    " the grader refuses it. Fix: read every `def` of the cells run, deleted or not.",
+)
+def test_check_reads_a_deleted_spoiler() -> None:
+    assert "worked out at run time" in _in_a_shell(DELETED_SPOILER)[0]

@@ -19,7 +19,10 @@ A. **Private names are mangled; the reading compares them as written.** Inside a
    - the notebook's `__T = '{}'` read in `L` is its `_L__T`; `class __K` read in `L` is
      `_L__K`; `global __K; __K = Other` in `L` rebinds the notebook's `_L__K`; and with
      `__K = None` bound for the reading, `__K.FMT = ...` in `L` stores into the class `_L__K`
-     (`templates._only_read` sees a use of `__K`, not of `_L__K`).
+     (`templates._only_read` sees a use of `__K`, not of `_L__K`);
+   - beyond templates, `by_text.format_outside` lets `.format` through on an instance of "a
+     class Python alone makes" (`bindings.known`): `class __T: pass` read so, while in `L`
+     `__T('{0.__globals__}').format(f)` makes a `_L__T`, a `class _L__T(str)`.
    Each reads as own code and, run, formats the function's globals. The template's fields are
    never judged, so any one runs, frames too: `'{0[0].gi_frame.f_back...f_locals[marker]}'`
    formatted on a running generator of its own. In the real grader (mallory, lesson 1, one
@@ -103,6 +106,9 @@ MANGLED = {
     "notebook_class_rebound_in_a_class": f"class _L__K:\n    FMT = '{{}}'\n\n{OTHER}class L:\n"
     "    def spoil(self):\n        global __K\n        __K = Other\n\n"
     "def bytes_per_char(s):\n    L().spoil()\n    return _L__K.FMT.format(bytes_per_char)\n",
+    "plain_class_instance_is_a_str": "class __T:\n    pass\n\nclass _L__T(str):\n    pass\n\n"
+    f"class L:\n    def show(self, f):\n        return __T({GLOBALS}).format(f)\n\n"
+    "def bytes_per_char(s):\n    _L__T\n    return L().show(bytes_per_char)\n",
     "class_stored_into_through_a_mangled_name": f"__K = None\n\nclass _L__K:\n    FMT = '{{}}'\n\n"
     f"class L:\n    def spoil(self):\n        __K.FMT = {GLOBALS} * 1\n\n"
     "def bytes_per_char(s):\n    L().spoil()\n    return _L__K.FMT.format(bytes_per_char)\n",
@@ -189,7 +195,7 @@ def test_a_mangled_name_does_read_the_globals_when_run(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(MANGLED))
 @pytest.mark.xfail(
     strict=True,
-    reason="measured: each of the 7 reads as own code (verdict ''), each, run, formats the"
+    reason="measured: each of the 8 reads as own code (verdict ''), each, run, formats the"
     " function's globals; the grader ran two and showed the globals in its feedback. "
     + MANGLED_FIX,
 )

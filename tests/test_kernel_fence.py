@@ -106,6 +106,8 @@ def test_the_summary_says_whether_kernels_were_fenced():
     shared = [{"outcome": "graded", "protections": [protections.OWN_USER]}]
     assert "writes only in its own folders" in protections.line(True, fenced)
     assert "/dev/shm shared by every kernel (no Landlock" in protections.line(True, shared)
+    assert "the network open to every kernel" in protections.line(True, shared)
+    assert "the network open" not in protections.line(True, fenced)
     boxed = [{"outcome": "graded", "protections": [protections.BOX, protections.OWN_USER]}]
     assert "Landlock" not in protections.line(True, boxed)  # a box has its own /tmp
 

@@ -119,6 +119,10 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
                 "the machine's /tmp, /var/tmp and /dev/shm shared by every kernel (no Landlock "
                 "here: a kernel's files there are found by a walk other kernels can shape)"
             )
+            parts.append(  # the network filter is the fence's: no fence, no filter
+                "the network open to every kernel (TCP, UDP, System V IPC: without Landlock "
+                "no kernel is fenced or filtered)"
+            )
     parts.append(
         f"at most {caps.memory_mb} MB of memory per process, {caps.processes} processes, "
         f"{caps.file_mb} MB per file"

@@ -53,15 +53,16 @@ def work() -> Iterator[Path]:
 
 
 def _guarded(
-    work: Path, *kernels: tuple[int, str], prefix: tuple[str, ...] = ()
+    work: Path, *kernels: tuple[int, str], prefix: tuple[str, ...] = (), caps: sandbox.Caps = CAPS
 ) -> subprocess.CompletedProcess:
     """Run each `(uid, code)` at once as a fenced kernel behind its guard, as `sandbox.command`
-    starts one without a box, after `prefix` (a change to the guard's root), in a private mount
-    namespace whose /dev/shm is a tmpfs of `SHM_MB`. The exit status is the last kernel's."""
+    starts one without a box (with `caps`), after `prefix` (a change to the guard's root), in a
+    private mount namespace whose /dev/shm is a tmpfs of `SHM_MB`. The exit status is the last
+    kernel's."""
     lines = []
     for uid, code in kernels:
         kernel = [sys.executable, "-c", code]
-        command = sandbox.command(kernel, work, work, [], CAPS, uid, False, work)
+        command = sandbox.command(kernel, work, work, [], caps, uid, False, work)
         lines.append(shlex.join([*prefix, *command]))
     script = f"mount -t tmpfs -o size={SHM_MB}m,mode=1777 red-team-13 /dev/shm || exit 9\n"
     script += "".join(f"{line} &\n" for line in lines[:-1]) + lines[-1] + "\n"
@@ -283,6 +284,50 @@ def test_a_kernel_is_stopped_holding_a_file_without_a_name_in_a_child(work):
 def test_a_kernel_cannot_hide_a_file_without_a_name_by_passing_it_between_processes(work):
     done = _guarded(work, (UID, HOPPING.replace("PAUSE", "0.001")))
     assert done.returncode == 125, f"status {done.returncode}, {done.stdout.strip()} MB held"
+
+
+# --- shared memory that is not /dev/shm's: the machine's, past the kernel's memory cap ----------
+
+SHARED_ANONYMOUS = """
+import mmap
+def shmem():  # the machine's shared memory (tmpfs, memfd, SysV, shared anonymous), in MB
+    return int(next(l for l in open('/proc/meminfo') if l.startswith('Shmem:')).split()[1]) >> 10
+make = KIND
+before = shmem()
+try:
+    held = make(512 << 20)
+    for page in range(0, 512 << 20, mmap.PAGESIZE):
+        held[page] = 1
+    print(shmem() - before, flush=True)
+except (MemoryError, OSError):
+    print('refused', flush=True)
+"""
+SMALL_MEMORY = sandbox.Caps(kernels=3, memory_mb=256)
+
+
+def test_a_kernel_cannot_take_private_memory_past_its_cap(work):
+    done = _guarded(work, (UID, SHARED_ANONYMOUS.replace("KIND", "bytearray")), caps=SMALL_MEMORY)
+    assert done.stdout.strip() == "refused", done.stdout + done.stderr
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured: a fenced kernel capped at 256 MB of memory (RLIMIT_DATA) held 512 MB of "
+    "the machine's shared memory by `mmap.mmap(-1, n)` (MAP_SHARED | MAP_ANONYMOUS: shmem, "
+    "which RLIMIT_DATA does not count; /proc/meminfo's Shmem +512 MB), where a bytearray of "
+    "512 MB is refused; likewise 4 memfd_create files of 128 MB (+512 MB, each under the "
+    "256 MB RLIMIT_FSIZE, as many as it has descriptors) and a SysV segment of 256 MB "
+    "(+256 MB). None is in /dev/shm, so no guard sees it: without a memory group "
+    "(Gradescope's Docker) a kernel can take the machine's memory from every neighbour. "
+    "Fix: in the fence's seccomp filter refuse memfd_create, shmget, and mmap with "
+    "MAP_SHARED | MAP_ANONYMOUS (seccomp can read mmap's flags; multiprocessing's pools "
+    "and heaps use /dev/shm files, not these: to be checked on lesson 8); or RLIMIT_AS for "
+    "unboxed kernels",
+)
+def test_a_kernel_cannot_take_shared_memory_past_its_memory_cap(work):
+    kind = "lambda size: mmap.mmap(-1, size)"
+    done = _guarded(work, (UID, SHARED_ANONYMOUS.replace("KIND", kind)), caps=SMALL_MEMORY)
+    assert done.stdout.strip() == "refused", done.stdout + done.stderr
 
 
 # --- fairness: an honest notebook near its share ----------------------------------------------

@@ -1,6 +1,9 @@
-"""Red team, round 13 (helper red28j): the /dev/shm guard as fix28z redesigned it (`shm_guard`):
+"""Red team, round 14 (helper red28j): the /dev/shm guard as fix28z redesigned it (`shm_guard`):
 one listing and one statvfs a check, and a walk through /proc of the user's processes only when
-the space without a name could put the user past its cap. Tricks not in rounds 1 to 12. Marked
+the space without a name could put the user past its cap. Tricks not in rounds 1 to 13: a walk
+that skips a process whose thread ended meanwhile, or misses a holder born after its list; a
+walk of millions of links; a guard whose root may not look (Docker's) charging honest
+neighbours; shared memory outside /dev/shm past a kernel's memory cap. Marked
 `xfail(strict=True)` while the hole is open (the reason says what the attack got, measured;
 "Fix:" what would close it by design); plain tests are attacks the design holds against.
 
@@ -376,6 +379,39 @@ def test_a_kernel_cannot_take_shared_memory_past_its_memory_cap(work):
     kind = "lambda size: mmap.mmap(-1, size)"
     done = _guarded(work, (UID, SHARED_ANONYMOUS.replace("KIND", kind)), caps=SMALL_MEMORY)
     assert done.stdout.strip() == "refused", done.stdout + done.stderr
+
+
+# --- the guard itself --------------------------------------------------------------------------
+
+STOP_THE_GUARD = """
+import ctypes, os, signal, time
+guard, said = os.getppid(), []
+for attempt in (
+    lambda: os.kill(guard, signal.SIGSTOP),
+    lambda: os.kill(guard, signal.SIGCONT),  # same session: allowed by Unix's rules alone
+):
+    try:
+        attempt()
+        said.append('sent')
+    except OSError as error:
+        said.append(error.strerror)
+libc = ctypes.CDLL(None, use_errno=True)
+said.append(str(libc.ptrace(16, guard, None, None)))  # PTRACE_ATTACH
+print(said, flush=True)
+with open('/dev/shm/big', 'wb') as big:
+    os.posix_fallocate(big.fileno(), 0, 20 << 20)  # past its 16 MB cap
+time.sleep(3)
+"""
+
+
+@pytest.mark.skipif(sandbox.fence_abi() < 6, reason="needs Landlock's scopes (ABI 6)")
+def test_a_kernel_cannot_stop_or_trace_its_guard(work):
+    """The guard is root and the kernel's parent, in the kernel's session: SIGSTOP is refused,
+    so is SIGCONT (which Unix allows within a session: the fence's signal scope refuses it),
+    and ptrace; the guard then stops the kernel."""
+    done = _guarded(work, (UID, STOP_THE_GUARD))
+    said = "['Operation not permitted', 'Operation not permitted', '-1']"
+    assert (done.returncode, done.stdout.strip()) == (125, said), done.stderr
 
 
 # --- fairness: an honest notebook near its share ----------------------------------------------

@@ -56,8 +56,10 @@ D. **`check()` never reads a function the kernel no longer holds.** `kernel_code
    use of `K` to read, so `K.FMT` stays "sealed". Measured in an IPython shell (a subprocess):
    `not_own` "" (`check()` calls it own code) and the function formats its globals, where the
    grader, reading the notebook's cells, refuses it. The graded kernel runs only what was read,
-   so no marks. Fix: keep every `def` of the cells run, also of names since deleted (read them
-   from the cells' text, as for classes), or refuse a notebook that deletes a function.
+   so no marks. Closed: `kernel_notebook` reads the last `def` of each name it does not read
+   from the namespace, deleted ones too. Left open: a spoiler redefined (`def spoil(): pass`
+   after `spoil()` ran) is read as its last version only; reading every version would refuse
+   forever each earlier draft of the learner's own function.
 
 Held (refused; each, run, does format the globals): the class reached through
 `self.__class__`, `__class__` (the method's cell) or `type(self)`; `locals().update(...)` and a
@@ -331,11 +333,7 @@ def test_a_deleted_spoiler_formats_the_globals_and_the_grader_refuses_it() -> No
     assert "worked out at run time" in verdict("bytes_per_char", *DELETED_SPOILER)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: in an IPython shell `not_own` gives '' (check() says own code) after"
-    " `def spoil(): K.FMT = ...; spoil(); del spoil`, and the function formats its globals;"
-    " the grader refuses it. Fix: read every `def` of the cells run, deleted or not.",
-)
 def test_check_reads_a_deleted_spoiler() -> None:
+    """`kernel_notebook` reads a function the kernel no longer holds from its last `def` (before,
+    `not_own` gave '')."""
     assert "worked out at run time" in _in_a_shell(DELETED_SPOILER)[0]

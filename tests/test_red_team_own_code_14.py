@@ -34,6 +34,9 @@ A. **Private names are mangled; the reading compares them as written.** Inside a
    test checks that the globals' `<tag>` is its first 8 digits), which a report must carry to
    be taken as the grader's. No marks came of it (the kernel holds no expected answer), but the
    secret that tells the grader's report from a forged one is out, in the learner's feedback.
+   Closed: the reading renames private names as the compiler does before reading a cell
+   (`mangling.mangle`, in `notebook_units`), so each variable has one spelling; the 8 are
+   refused, the grader refuses both of mallory's, and `HONEST_PRIVATE` still reads as own code.
 
 Honest code refused (builtins only), with what would accept it:
 
@@ -53,8 +56,10 @@ D. **`check()` never reads a function the kernel no longer holds.** `kernel_code
    use of `K` to read, so `K.FMT` stays "sealed". Measured in an IPython shell (a subprocess):
    `not_own` "" (`check()` calls it own code) and the function formats its globals, where the
    grader, reading the notebook's cells, refuses it. The graded kernel runs only what was read,
-   so no marks. Fix: keep every `def` of the cells run, also of names since deleted (read them
-   from the cells' text, as for classes), or refuse a notebook that deletes a function.
+   so no marks. Closed: `kernel_notebook` reads the last `def` of each name it does not read
+   from the namespace, deleted ones too. Left open: a spoiler redefined (`def spoil(): pass`
+   after `spoil()` ran) is read as its last version only; reading every version would refuse
+   forever each earlier draft of the learner's own function.
 
 Held (refused; each, run, does format the globals): the class reached through
 `self.__class__`, `__class__` (the method's cell) or `type(self)`; `locals().update(...)` and a
@@ -113,13 +118,6 @@ MANGLED = {
     f"class L:\n    def spoil(self):\n        __K.FMT = {GLOBALS} * 1\n\n"
     "def bytes_per_char(s):\n    L().spoil()\n    return _L__K.FMT.format(bytes_per_char)\n",
 }
-MANGLED_FIX = (
-    "Fix: compare names as Python does, mangled: inside a class `C` (its body and every function"
-    " in it), `__x` (no dunder) is `_C__x` (`C`'s leading underscores stripped), for bindings,"
-    " uses and attributes (`templates`, `scopes`, `bindings.known`); or accept no template whose"
-    " name or attribute could be mangled (starts `__`, or `_C__`), though a class's private"
-    " constant (`HONEST_PRIVATE`) is then refused."
-)
 
 # Honest private names, which a fix must keep: one spelling each, mangled alike everywhere.
 HONEST_PRIVATE = {
@@ -193,14 +191,11 @@ def test_a_mangled_name_does_read_the_globals_when_run(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(MANGLED))
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: each of the 8 reads as own code (verdict ''), each, run, formats the"
-    " function's globals; the grader ran two and showed the globals in its feedback. "
-    + MANGLED_FIX,
-)
 def test_a_template_under_a_mangled_name_is_refused(name: str) -> None:
-    assert "worked out at run time" in verdict("bytes_per_char", MANGLED[name])
+    """Read mangled (`mangling`), each spelling is one variable: bound twice, no template; or,
+    read where Python reads it, the template that runs, whose `__globals__` is judged."""
+    found = verdict("bytes_per_char", MANGLED[name])
+    assert "worked out at run time" in found or "`.__globals__`, which reaches" in found, found
 
 
 @pytest.mark.parametrize("name", sorted(HONEST_PRIVATE))
@@ -250,14 +245,14 @@ MARKER = (
 
 def test_a_mangled_template_reads_the_callers_frames() -> None:
     """Called as the grading cell calls it (`run_and_publish` -> `run_cases`), it hands back
-    the caller's `marker`; and it reads as own code."""
+    the caller's `marker`; read mangled, it is refused (it read as own code before)."""
     function = function_of(MARKER, "bytes_per_char")
 
     def run_and_publish(marker: str) -> list[dict]:
         return run_cases(function, [(("abc",), {})], None)
 
     assert run_and_publish("5ec7e7" * 5) == [{"returned": "5ec7e7" * 5}]
-    assert verdict("bytes_per_char", MARKER) == ""
+    assert "worked out at run time" in verdict("bytes_per_char", MARKER)
 
 
 # The grader: mallory's lesson 1 with two of door A's attacks, olivia's honest solutions beside.
@@ -286,15 +281,15 @@ def graded(tmp_path_factory) -> dict:
     return {r["student"]: {row["name"]: row for row in r["exercises"]} for r in records}
 
 
-def test_the_grader_runs_a_mangled_template_and_shows_its_secret(graded: dict) -> None:
-    """The globals' text ends with the grading cell's `_course_grader_<tag>`, the tag the
-    marker's first 8 digits; `bytes_per_char`'s answer is the whole marker."""
+def test_the_grader_refuses_a_mangled_template(graded: dict) -> None:
+    """Before the names were read mangled, `is_valid_utf8`'s feedback held the graded kernel's
+    globals (`module for IPython`...) and `bytes_per_char`'s "returns '<marker>'", the grading
+    cell's secret. Now both are refused unrun, no answer of theirs in the feedback."""
     assert all(row["score"] == row["max_score"] for row in graded["olivia"].values()), graded
-    globals_text = graded["mallory"]["is_valid_utf8"]["reason"]
-    assert "module for IPython" in globals_text  # the feedback cuts the middle out
-    marker = re.search(r"returns '([0-9a-f]{32})'", graded["mallory"]["bytes_per_char"]["reason"])
-    assert marker, graded["mallory"]["bytes_per_char"]
-    assert f"_grader_{marker[1][:8]}>}}" in globals_text
+    for name in GRADED_ATTACKS:
+        row = graded["mallory"][name]
+        assert row["score"] == 0 and "worked out at run time" in row["reason"], row
+        assert not re.search(r"module for IPython|[0-9a-f]{32}", row["reason"]), row
 
 
 # Door D: `check()`'s reading of a running kernel, in an IPython shell of its own (a subprocess:
@@ -338,11 +333,7 @@ def test_a_deleted_spoiler_formats_the_globals_and_the_grader_refuses_it() -> No
     assert "worked out at run time" in verdict("bytes_per_char", *DELETED_SPOILER)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: in an IPython shell `not_own` gives '' (check() says own code) after"
-    " `def spoil(): K.FMT = ...; spoil(); del spoil`, and the function formats its globals;"
-    " the grader refuses it. Fix: read every `def` of the cells run, deleted or not.",
-)
 def test_check_reads_a_deleted_spoiler() -> None:
+    """`kernel_notebook` reads a function the kernel no longer holds from its last `def` (before,
+    `not_own` gave '')."""
     assert "worked out at run time" in _in_a_shell(DELETED_SPOILER)[0]

@@ -22,19 +22,21 @@ def kernel_notebook(namespace: dict[str, Any]) -> Notebook | None:
     other statement of the cells it ran, in the order they ran. A function is read from its own
     code object: `inspect.getsource(function)` follows `__wrapped__`, which
     `functools.update_wrapper` points at any other function, so it would show honest code for a
-    function that runs something else. A class, or a wrapper a decorator made
-    (`functools.cache`), is read from the last cell that defines its name."""
+    function that runs something else. A class, a wrapper a decorator made
+    (`functools.cache`), or a function the kernel no longer holds (`del spoil`, after
+    `spoil()` ran), is read from the last cell that defines its name."""
     history = cells_run(namespace)
     if history is None:
         return None
-    sources, unread, last = [], set(), {}
+    sources, read, last = [], set(), {}
     for name, value in list(namespace.items()):
         if getattr(value, "__module__", None) != "__main__" or not callable(value):
             continue
         try:
             sources.append(textwrap.dedent(inspect.getsource(value.__code__)))
+            read.add(name)
         except (AttributeError, OSError, TypeError):  # not a function, or not from a cell
-            unread.add(name)
+            pass
     defined = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
     for cell in history:
         tree = parse_cell(cell) if isinstance(cell, str) else None
@@ -42,7 +44,7 @@ def kernel_notebook(namespace: dict[str, Any]) -> Notebook | None:
         last.update((s.name, s) for s in body if isinstance(s, defined))
         rest = [s for s in body if not isinstance(s, defined)]
         sources.append(written_out(ast.Module(body=rest, type_ignores=[])) or "")
-    sources += [written_out(last[name]) or "" for name in sorted(unread & set(last))]
+    sources += [written_out(last[name]) or "" for name in sorted(set(last) - read)]
     return Notebook(sources)
 
 

@@ -5,7 +5,8 @@ Each code cell is parsed (`cell_reading.parse_cell`) and cut into *units*: its t
 statements, and each name of an `import` on its own. A name's units are those that bind it
 (`def`, `class`, `=`, `for`, `with`, `:=`, `import`, `global` in a function, also inside `if`,
 `for` and `try`) or store into it (`vocab[i] = ...`, `table.x = ...`). Each unit is kept
-written out too, as the graded program runs it. A cell that cannot be read as Python, or is
+written out too, as the graded program runs it, and read with its private names mangled
+(`mangling`), as Python runs them. A cell that cannot be read as Python, or is
 nested too deeply to write out, has no units: the graded program never runs it.
 """
 
@@ -24,6 +25,7 @@ from lib.exercises.cell_reading import (
     public_names,
     written_out,
 )
+from lib.exercises.mangling import mangle
 from lib.exercises.python_itself import defines
 from lib.exercises.scopes import module_imports
 
@@ -57,6 +59,7 @@ class NotebookUnits:
             texts = [written_out(statement) for statement in body]
             if None in texts:  # too deep to write out: unreadable, as a syntax error would be
                 continue
+            body = [mangle(statement) for statement in body]  # read as Python runs it
             self.statements[c] = body
             for s, statement in enumerate(body):
                 self.text[(c, s, 0)] = texts[s]

@@ -276,11 +276,11 @@ EACH_PAIR_ONCE_GINI = (
             "import itertools\ndef gini(values):\n    n = len(values)\n"
             "    pairs = list(itertools.combinations_with_replacement(values, 2))\n"
             "    return sum(abs(x - y) for x, y in pairs) / len(pairs) / (2 * sum(values) / n)\n",
-            "fit each pair of items once, an item paired with itself included",
+            "fit taking each two items together once, an item with itself included",
         ),
         (
             EACH_PAIR_ONCE_GINI,
-            "are half the right ones: they count each pair of items once",
+            "are half the right ones: they take each two items together once",
         ),
     ],
     ids=[

@@ -743,7 +743,9 @@ NAMED_SLIPS = {
     ("wordpiece_word", "lengths stop one short of one character"): (
         "never tries a piece of one character"
     ),
-    ("is_valid_utf8", "a lead read as >= 0xF0"): "lead byte of a 4-byte character is 11110xxx",
+    ("is_valid_utf8", "a lead read as >= 0xF0"): (
+        "lead byte of a 4-byte character is 11110xxx, and only 0xF0 to 0xF4 of those"
+    ),
     ("is_valid_utf8", "a continuation read as >= 0x80"): "a continuation byte is 10xxxxxx, not",
     ("first_bad_token", "token by token"): "not UTF-8 on its own",
     ("first_bad_token", "the error's position taken for a token's"): "past the last token",

@@ -69,10 +69,9 @@ def _loosely_valid(data: bytes, lead_range: bool, any_continuation: bool) -> boo
 
 
 _LEAD_RANGE = (
-    "the lead byte of a 4-byte character is 11110xxx exactly, not any byte from 0xF0 up: "
-    "0xF8 is >= 0xF0 but starts 11111, and no character starts with a byte from 0xF8 to 0xFF. "
-    "And of the 11110xxx bytes, 0xF5 to 0xF7 would start code points above 0x10FFFF, so only "
-    "0xF0 to 0xF4 start a character."
+    "the lead byte of a 4-byte character is 11110xxx, and only 0xF0 to 0xF4 of those (0xF5 "
+    "to 0xF7 would start code points above 0x10FFFF), not any byte from 0xF0 up: 0xF8 is >= "
+    "0xF0 but starts 11111, and no character starts with a byte from 0xF8 to 0xFF."
 )
 _ANY_CONTINUATION = (
     "a continuation byte is 10xxxxxx, not any byte from 0x80 up: 0xC3 and 0xC2 are "

@@ -74,13 +74,14 @@ def _gini_turns(cases: list[Case], answers: list[Any]) -> str | None:
         )
     if _fits(cases, answers, _each_pair_once):
         return (
-            "Your answers are half the right ones: they count each pair of items once (x with "
-            "y, not also y with x), yet picking x then y and picking y then x make two pairs, "
-            "(x, y) and (y, x), each with the same gap."
+            "Your answers are half the right ones: they take each two items together once (x "
+            "with y, not also y with x), yet picking x then y and picking y then x make two "
+            "pairs, (x, y) and (y, x), each with the same gap."
         )
     if _fits(cases, answers, _each_pair_once_itself_included):
         return (
-            "Your answers fit each pair of items once, an item paired with itself included. "
+            "Your answers fit taking each two items together once, an item with itself "
+            "included. "
             "Picking x then y and picking y then x make two pairs, (x, y) and (y, x), each with "
             "the same gap: how many pairs are there then?"
         )

@@ -44,27 +44,30 @@ PLAIN = {"matplotlib", "pinfo", "pinfo2", "system", "getoutput"}
 _KERNEL_CALLS = {"run_line_magic", "run_cell_magic", "system", "getoutput"}
 
 
-def unseen_names(source: str) -> set[str] | None:
+def unseen_names(source: str, tree: ast.AST | None = None) -> set[str] | None:
     """The names IPython may bind when this cell runs, in text the reading does not read as
-    Python: every name a trusted magic's text mentions; None when it may bind any."""
+    Python: every name a trusted magic's text mentions; None when it may bind any. `tree`: the
+    cell as `cell_reading.parse_cell` reads it, if read already (it is not read twice)."""
     start = source.lstrip()
     if start.startswith("%%"):  # a cell magic: the body runs under it, read as a cell
         head, _, body = start.partition("\n")
         name = (head[2:].split() or [""])[0]
-        inner = unseen_names(body)
+        inner = unseen_names(body, tree)
         trusted = name in AS_WRITTEN and inner is not None and not _reaches_kernel(head)
         return _mentioned(head) | inner if trusted else None  # type: ignore[operator]
-    try:
-        from IPython.core.inputtransformer2 import TransformerManager
+    one_line = len(source.strip().splitlines()) == 1
+    if tree is None or one_line:
+        try:
+            from IPython.core.inputtransformer2 import TransformerManager
 
-        code = TransformerManager().transform_cell(source)
-        if runs_as_magic(code):  # IPython's prefilter: a one-line `store -r` is `%store -r`
-            code = TransformerManager().transform_cell("%" + code.strip())
-    except Exception:  # IPython confused: the kernel may run anything
-        return None
-    tree = parse_text(code)
+            code = TransformerManager().transform_cell(source)
+            if runs_as_magic(code):  # IPython's prefilter: a one-line `store -r` is `%store -r`
+                code = TransformerManager().transform_cell("%" + code.strip())
+        except Exception:  # IPython confused: the kernel may run anything
+            return None
+        tree = parse_text(code)
     if tree is None:  # a syntax error: nothing runs, unless IPython rewrites a one-line cell
-        return None if len(code.strip().splitlines()) == 1 else set()
+        return None if one_line else set()
     return _kernel_calls(tree)
 
 

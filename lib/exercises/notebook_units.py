@@ -49,7 +49,7 @@ class NotebookUnits:
         self.unseen: set[str] | None = set()
         for c, source in enumerate(cells):
             tree = parse_cell(source)
-            unseen = unseen_names(str(source))
+            unseen = unseen_names(str(source), tree)
             self.unseen = None if None in (self.unseen, unseen) else self.unseen | unseen
             body = tree.body if tree else []
             texts = [written_out(statement) for statement in body]

@@ -99,13 +99,15 @@ KNOWN_TEMPLATE = (
 @pytest.mark.parametrize(
     "magic",
     [
-        "%time x = 1\n",
+        "%time TEMPLATE = 1\n",
         "%%capture out\nprint(1)\n",
-        "get_ipython().run_line_magic('time', 'y = 2')\n",
+        "get_ipython().run_line_magic('time', 'TEMPLATE = 2')\n",
+        "get_ipython().run_line_magic('store', '-r')\n",
     ],
 )
-def test_no_name_is_known_where_a_cell_holds_a_magic(magic: str) -> None:
-    """A magic, or a call through `get_ipython`, can bind any name in text the reading does not
-    see as Python (`%time TEMPLATE = ...`; red team 12, door A): then no name is known."""
+def test_no_name_is_known_that_a_magic_may_bind(magic: str) -> None:
+    """A magic, or a call through `get_ipython`, can bind a name in text the reading does not
+    see as Python (`%time TEMPLATE = ...`; red team 12, door A): a name a trusted magic's text
+    mentions is not known, nor any name beside another magic (`magics.unseen_names`)."""
     assert verdict("bytes_per_char", KNOWN_TEMPLATE) == ""
     assert "template worked out at run time" in verdict("bytes_per_char", magic, KNOWN_TEMPLATE)

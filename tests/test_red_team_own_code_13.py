@@ -150,12 +150,6 @@ REBOUND_BY_ITS_CLASS = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="measured: each read as own code. Fix: `bindings.known` counts a statement only if it "
-    "binds the name once (no `global`/`nonlocal` of it, no walrus, anywhere inside it)",
-)
 @pytest.mark.parametrize("how", sorted(REBOUND_BY_ITS_CLASS))
 def test_a_class_that_rebinds_its_own_name_is_not_known(how: str) -> None:
     assert verdict("bytes_per_char", *REBOUND_BY_ITS_CLASS[how])
@@ -191,14 +185,6 @@ def test_the_same_code_untimed_is_own_code() -> None:
     assert verdict("bytes_per_char", *OWN_FORMAT_METHOD) == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="measured: each refused ('uses `.format` on a template worked out at run time', "
-    "advising `Table().format(...)`, which the third does): not own code, 0. Fix: a name is "
-    "not known where a magic's text (a line magic's arguments, a cell magic's first line) "
-    "names it, and none where `get_ipython` is named; `%timeit f(x)` names no template",
-)
 @pytest.mark.parametrize("how", sorted(TIMED))
 def test_timing_a_cell_keeps_the_notebooks_known_names(how: str) -> None:
     assert verdict("bytes_per_char", *TIMED[how]) == ""
@@ -473,12 +459,6 @@ def test_the_batch_graded_every_notebook_and_the_honest_kept_their_marks(graded:
         assert honest and all(s == EXERCISES[n].points for n, s in honest.items()), honest
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="measured: 1/1, right only where the template formatted the kernel's globals. "
-    "Fix: as door A's reading test",
-)
 def test_a_class_that_rebinds_itself_earns_nothing_in_the_grader(graded: dict) -> None:
     row = _rows(graded["mallory"])["bytes_per_char"]
     assert row["score"] == 0, row

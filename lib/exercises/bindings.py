@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+from collections import Counter
 
 from lib.exercises.allowed import JUDGED_BUILTINS
 from lib.exercises.cell_reading import binds, bound_names
@@ -90,15 +91,29 @@ def _looked_up_outside(node: ast.AST) -> set[str]:
     return names | class_names(node)
 
 
-def known(units: dict[str, list], names: tuple[dict, dict]) -> dict[str, ast.stmt]:
+def known(
+    units: dict[str, list],
+    names: tuple[dict, dict],
+    statements: list[ast.stmt],
+    unseen: set[str] | None,
+) -> dict[str, ast.stmt]:
     """The notebook's names (`units`: each name's units) that one statement alone binds, with
     it: `name = value` (names only as targets: `TEMPLATE = "{}"`, which `by_text.template` reads
     as that text), or a class Python alone makes (`class_patterns.plain_class`; `names`: the
     names bound to modules and to their members). Where no scope of a unit binds the name, it
-    holds that value, or that class."""
+    holds that value, or that class. That statement must be the only place in the notebook's
+    code (`statements`) that binds the name at all: a method's `global T; T = str` is inside
+    the class it rebinds, and a walrus, `for`, `del`, import, `except ... as`, or a parameter
+    or local of the same name anywhere count too. No name IPython may bind unseen (`unseen`,
+    from `magics.unseen_names`; None: any) is known."""
+    if unseen is None:
+        return {}
+    bindings = Counter(n for s in statements for item in ast.walk(s) for n in bound_names(item))
     found = {}
     for name, bound in units.items():
-        statement = bound[0][1] if len(bound) == 1 else None
+        if name in unseen or bindings[name] != 1 or len(bound) != 1:
+            continue
+        statement = bound[0][1]
         targets = getattr(statement, "targets", [getattr(statement, "target", None)])
         assigned = isinstance(statement, ast.Assign | ast.AnnAssign)
         if (assigned and all(isinstance(t, ast.Name) for t in targets)) or plain_class(

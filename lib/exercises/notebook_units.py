@@ -25,6 +25,7 @@ from lib.exercises.cell_reading import (
     public_names,
     written_out,
 )
+from lib.exercises.magics import unseen_names
 from lib.exercises.mangling import mangle
 from lib.exercises.python_itself import defines
 from lib.exercises.scopes import module_imports
@@ -46,18 +47,16 @@ class NotebookUnits:
         self.imports: list[ast.Import | ast.ImportFrom] = []  # those binding the notebook's names
         self.defined: set[str] = set()  # the private names its code defines (`self._seen`)
         self.statements: dict[int, list[ast.stmt]] = {}  # each readable cell's, in order
-        # A magic (`%time T = str`, `%%capture T`) or any other call through `get_ipython` can
-        # bind a name inside text the reading never sees as Python: then no name is `known`.
-        self.magic = False
+        # Names IPython may bind out of the reading's sight (`magics`), None: any name.
+        self.unseen: set[str] | None = set()
         for c, source in enumerate(cells):
             tree = parse_cell(source)
-            self.magic |= str(source).lstrip().startswith("%%") or any(
-                isinstance(n, ast.Name) and n.id == "get_ipython"
-                for n in (ast.walk(tree) if tree else ())
-            )
+            unseen = unseen_names(str(source), tree)
+            self.unseen = None if None in (self.unseen, unseen) else self.unseen | unseen
             body = tree.body if tree else []
             texts = [written_out(statement) for statement in body]
             if None in texts:  # too deep to write out: unreadable, as a syntax error would be
+                self.unseen = None  # yet the kernel may run it
                 continue
             body = [mangle(statement) for statement in body]  # read as Python runs it
             self.statements[c] = body

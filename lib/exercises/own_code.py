@@ -154,8 +154,8 @@ class Notebook(NotebookUnits):
         if key not in self._around:
             modules = imported(self.imports, allowed)
             members = members_of(self.imports, self.units, allowed, set(modules))
-            known = {} if self.magic else known_names(self.units, (modules, members))
-            everything = (s for body in self.statements.values() for s in body)
+            everything = [s for body in self.statements.values() for s in body]
+            known = known_names(self.units, (modules, members), everything, self.unseen)
             templates = notebook_templates(known, everything)
             around = Surroundings(
                 allowed, self.units, self.lib, modules, members, self.defined, known, templates

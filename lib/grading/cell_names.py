@@ -13,20 +13,11 @@ stack or memory. What else a student's cell may use is the own-code reading's to
 from __future__ import annotations
 
 import ast
-import functools
-import re
 import symtable
 from dataclasses import dataclass, field
 
-from IPython.core.splitinput import LineInfo
+from lib.exercises.magics import BY_TEXT, HISTORY, INSIDES, runs_as_magic
 
-# Reach the notebook's names or code by text, or the kernel's own namespace: never followed.
-BY_TEXT = {
-    "eval", "exec", "compile", "globals", "locals", "vars", "get_ipython", "__import__",
-    "breakpoint", "__builtins__", "__builtin__", "In", "Out",
-}  # fmt: skip
-# IPython's output and input history: `_`, `__`, `___`, `_3`, `_i`, `_ii`, `_i3`, `_oh`...
-HISTORY = re.compile(r"_{1,3}|_\d+|_i+|_i\d+|_[ido]h")
 # Files and processes: a demonstration naming one of these always runs, since a kept cell (or,
 # in a lesson whose exercises may use files, a graded function) could read what it writes.
 FILES = {
@@ -34,8 +25,6 @@ FILES = {
     "write_bytes", "mkdir", "makedirs", "touch", "unlink", "rmdir", "symlink_to", "chdir",
     "save", "savetxt", "savez", "tofile", "memmap", "dump", "to_file", "train_from_files",
 }  # fmt: skip
-# Attributes that reach a namespace or code as objects (`f.__globals__["x"] = ...`).
-INSIDES = {"__dict__", "__globals__", "__builtins__", "__code__", "__closure__", "f_globals"}
 
 
 class Unreadable(Exception):
@@ -133,35 +122,6 @@ def _walk(tree: ast.AST, cell: CellNames, student: bool) -> None:
             root = root.value
         if isinstance(root, ast.Name):
             cell.effects.add(root.id)
-
-
-def runs_as_magic(source: str) -> bool:
-    """Would IPython run this cell as a line magic, although it parses as Python (`reset -f`,
-    `ls -la`, a bare `rerun`)? As its prefilter decides for a one-line cell with automagic on:
-    the first name, split off by IPython's own `LineInfo`, is one of IPython's or the kernel's
-    line magics or aliases, and what follows does not make it an assignment (`ls = 1`). A name
-    the notebook binds would shadow the magic; whether it is bound yet is not read, so the
-    cell counts as a magic (everything then runs)."""
-    lines = source.strip().splitlines()
-    if len(lines) != 1:
-        return False
-    line = LineInfo(lines[0])
-    return line.ifun in _magics() and not line.the_rest.startswith(("=", ","))
-
-
-@functools.cache
-def _magics() -> frozenset[str]:
-    """The names of IPython's line magics and default aliases, and the kernel's magics
-    (imported when first asked: the kernel's module is heavy)."""
-    from ipykernel.zmqshell import KernelMagics
-    from IPython.core import magics
-    from IPython.core.alias import default_aliases
-    from IPython.core.magic import Magics
-
-    members = (getattr(magics, name) for name in dir(magics))  # loaded lazily: not in `vars`
-    classes = [c for c in members if isinstance(c, type) and issubclass(c, Magics)]
-    found = {name for c in [*classes, KernelMagics] for name in (c.magics or {}).get("line", ())}
-    return frozenset(found | {name for name, _ in default_aliases()})
 
 
 def _called(node: ast.Name, parents: dict) -> str | None:

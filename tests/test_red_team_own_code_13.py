@@ -68,6 +68,13 @@ annotation, a rebound `dataclasses` or `dataclass`: each makes `T` not known, or
 One value, or one value and errors, is still refused (door B on its own shape). A time-out in
 the last member's draw costs the group what it costs that member alone.
 
+Fixed (fix27p): B and F by one rule, `fixed_answer.earned`: the cases that want a value count
+beyond the largest group of them sharing one right answer, the cases that want an error only if
+the answer raises none of those errors where a value is wanted (B's nine: 0.32 points in all, none
+over 0.08; the tables: 2.16 points, each at most the shown share; F's four: 0.54 to 0.57 / 1
+and 0.64 / 2). C and D: each member's hidden cases a round (a grading cell) of
+their own (`Case.draw`, `rounds`). E: the four exercises draw salted made-up hidden cases too.
+
 A cost, by design, not a door: the worst draw of a group lowers a partly right answer's score
 with every partner. Measured over 30 groups each, the `bytes_per_char` that counts 4-byte
 characters as 3 (round 12's): mean 0.576 alone, 0.549 with one partner, 0.521 with two (about

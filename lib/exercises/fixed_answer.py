@@ -5,8 +5,8 @@ the right answer of many cases (`[]` for every empty text), and an error whose m
 the input (`raise ValueError(repr(args))`) is the right answer of every case that wants an error.
 So, by one rule rather than a list of shapes, an answer is scored on what no fixed answer earns:
 
-- the cases that want a value count beyond the largest group of them sharing one right answer
-  (what a constant returned every time gets right);
+- the cases that want a value count beyond the largest group of them (two or more) sharing one
+  right answer (what a constant returned every time gets right);
 - the cases that want an error count only if the answer raises none of those errors on a case
   that wants a value (telling them apart is the work; raising everywhere is not).
 
@@ -47,23 +47,17 @@ def earned(
     count = max(0, right_values - fixed) + (0 if raising else right_errors)
     why = []
     if fixed and right_values:
-        why.append(
-            f"of the {len(values)} cases that want a value, {fixed} share one answer, which a "
-            f"fixed answer gets right too: only the others count"
-        )
+        why.append(f"{fixed} cases share one answer, which a fixed answer gets: not counted")
     if raising and right_errors:
         kinds = ", ".join(sorted(raising))
-        why.append(
-            f"it raises {kinds} on cases that want a value, so the cases that want an error, "
-            "where it raises it too, earn nothing"
-        )
+        why.append(f"it raises {kinds} where a value is wanted: its errors earn nothing")
     return count, len(cases) - fixed, "; ".join(why)
 
 
 def fixed_share(expected: list[Any], compare: Callable[[Any, Any], bool] | None) -> int:
-    """How many of these right answers the best fixed answer matches: the largest group sharing
-    one answer (as `compare`, else `plain.same`, judges), or 0 when they are all one answer and
-    a fixed answer is simply right."""
+    """How many of these right answers the best fixed answer matches: the largest group of two
+    or more sharing one answer (as `compare`, else `plain.same`, judges); 0 when no two share
+    one, or when they are all one answer and a fixed answer is simply right."""
 
     def matches(got: Any, due: Any) -> bool:
         try:
@@ -72,4 +66,4 @@ def fixed_share(expected: list[Any], compare: Callable[[Any, Any], bool] | None)
             return False
 
     largest = max((sum(matches(a, b) for b in expected) for a in expected), default=0)
-    return 0 if largest == len(expected) else largest
+    return 0 if largest < 2 or largest == len(expected) else largest

@@ -103,7 +103,7 @@ def judge_outcomes(
         turn += tip_lines(tip(list(changed.values()), names, right))
     turn += cause_of_errors(outcomes)  # its own words only: safe for a hidden case
     first = first_failure or hidden_failure
-    blind = blind_by_raising(cases, outcomes) if is_callable else None
+    blind = blind_by_raising(cases, outcomes, oks) if is_callable else None
     if blind is not None:  # the failures still teach; the errors earn nothing
         reason = f"it {blind}, so no case earns\n{first}{turn}"
         return result(exercise, "failed", 0, reason, detail)

@@ -106,14 +106,17 @@ def trivial_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
     return None
 
 
-def blind_by_raising(cases: list[Case], outcomes: list[dict]) -> str | None:
-    """Where every case wants an error, one kind raised on every case is blind if some case
-    wants another kind: said in words (None otherwise). Where some case wants a value,
-    `fixed_answer.earned` scores what reading the input earns."""
-    if len(cases) < 3 or len(outcomes) < len(cases):
+def blind_by_raising(cases: list[Case], outcomes: list[dict], right: list[bool]) -> str | None:
+    """How an answer that raises earns without reading its input, in words (None if it does
+    not), given which cases it got `right`: it raises on every case while some case wants a
+    value, or, where every case wants an error, it raises one kind on every case while some case
+    wants another. Otherwise `fixed_answer.earned` scores what reading the input earns."""
+    if len(cases) < 3 or len(outcomes) < len(cases) or not any(right):
         return None
     if any(not isinstance(case.expected, Raises) for case in cases):
-        return None
+        return (
+            "raises an error whatever the input" if all("raised" in o for o in outcomes) else None
+        )
     wanted = {case.expected.error for case in cases}
     everywhere = any(all(e.__name__ in (o.get("kinds") or ()) for o in outcomes) for e in wanted)
     return "raises an error whatever the input" if len(wanted) > 1 and everywhere else None

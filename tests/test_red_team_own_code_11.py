@@ -244,8 +244,8 @@ def test_a_lookup_table_pays_only_for_the_student_it_was_made_for(graded: dict):
     mallorys = set(_hidden_inputs(graded["out"], "mallory"))
     by_chance = [cp for cp in _hidden_inputs(graded["out"], "eve") if cp in mallorys]
     assert len(by_chance) <= 3, by_chance
-    expected = round(2 * (SHOWN + len(by_chance)) / ALL, 2)
-    assert _scores(records["eve/table"])["utf8_encode"] == expected
+    share = round(2 * (SHOWN + len(by_chance)) / ALL, 2)  # less where cases share an answer
+    assert 0 < _scores(records["eve/table"])["utf8_encode"] <= share  # (`fixed_answer.earned`)
 
 
 def test_an_answer_that_only_raises_earns_nothing_in_the_grader(graded: dict):

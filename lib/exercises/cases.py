@@ -18,13 +18,16 @@ STATUSES = ("passed", "partial", "failed", "not attempted", "missing", "error", 
 class Case:
     """One call of the learner's target, `target(*args, **kwargs)`, and the answer it must give.
     A `hidden` case is one only the grader runs: what a student sees of it is its number and its
-    `kind` (e.g. "a Hindi sentence"), never its input or answer."""
+    `kind` (e.g. "a Hindi sentence"), never its input or answer. In a group's submission,
+    `draw` says whose hidden case it is (the member's place in the group), so that each member's
+    hidden cases run as a round of their own (`grading.rounds`)."""
 
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
     expected: Any = None
     hidden: bool = False
     kind: str = ""
+    draw: int = field(default=0, compare=False)  # where it runs, not what it asks
 
 
 @dataclass(frozen=True)

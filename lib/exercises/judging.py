@@ -1,11 +1,11 @@
 """Judging one exercise, in the grader's process: its outcomes scored against its cases.
 
-Each case the learner's target answered right (`verdicts.verdict`) earns an equal share of the
-points; a case whose call changed an argument fails (`changed_arguments`). An answer that ignores
-its input earns nothing where the right answers differ (`verdicts.trivial_answer`,
-`blind_by_raising`). The reason tells the first failed shown case in full, and of a hidden case
-only its number and kind: its detail is the instructor's (`Result.detail`). Tips follow
-(`tips`), in words that quote no hidden case.
+Each case the learner's target answered right (`verdicts.verdict`) counts, beyond what a fixed
+answer gets right (`fixed_answer.earned`); a case whose call changed an argument fails
+(`changed_arguments`). An answer that ignores its input earns nothing where the right answers
+differ (`verdicts.trivial_answer`, `blind_by_raising`). The reason tells the first failed shown
+case in full, and of a hidden case only its number and kind: its detail is the instructor's
+(`Result.detail`). Tips follow (`tips`), in words that quote no hidden case.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from lib.exercises.cases import Case, Result
 from lib.exercises.changed_arguments import changed_line, changes, parameter_names, tip
+from lib.exercises.fixed_answer import earned
 from lib.exercises.tips import cause_of_errors, tip_lines, wrong_turn_words
 from lib.exercises.verdicts import (
     answer_of,
@@ -88,10 +89,14 @@ def judge_outcomes(
             hidden_failure = f"hidden case {index + 1} of {len(cases)} failed{kind}"
             detail = described
     total = len(cases)
-    score = round(exercise.points * passed / total, 2)
     if passed == total:
-        return result(exercise, "passed", score, f"all {total} cases passed")
-    status = "partial" if passed else ("failed" if answered else "error")
+        return result(exercise, "passed", float(exercise.points), f"all {total} cases passed")
+    count, out_of, fixed = passed, total, ""
+    if is_callable:  # a missing outcome is a case not run
+        ran = outcomes + [{"not_run": True}] * (total - len(outcomes))
+        count, out_of, fixed = earned(cases, ran, oks, exercise.compare)
+    score = round(exercise.points * count / out_of, 2)
+    status = "partial" if count else ("failed" if answered else "error")
     turn = wrong_turn_words(exercise.wrong_turns, cases, answers)
     if changed:  # names the argument and its type only: safe for a hidden case
         right = right_but_changed == total - passed
@@ -102,7 +107,8 @@ def judge_outcomes(
     if blind is not None:  # the failures still teach; the errors earn nothing
         reason = f"it {blind}, so no case earns\n{first}{turn}"
         return result(exercise, "failed", 0, reason, detail)
-    reason = f"{total - passed} of {total} cases failed\n{first}{turn}"
+    fixed = f" ({fixed})" if fixed else ""
+    reason = f"{total - passed} of {total} cases failed{fixed}\n{first}{turn}"
     return result(exercise, status, score, reason, detail)
 
 

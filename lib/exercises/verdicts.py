@@ -108,31 +108,29 @@ def trivial_answer(cases: list[Case], outcomes: list[dict]) -> str | None:
 
 def blind_by_raising(cases: list[Case], outcomes: list[dict], right: list[bool]) -> str | None:
     """How an answer that raises earns without reading its input, in words (None if it does
-    not), given which cases it got `right`. An error can name every input (`raise
-    ValueError(repr(args))`), so the cases that want their input named pass without work, and
-    so do those whose answer is the one value it returns elsewhere (None where None is due).
-    So, by design rather than by listing shapes: where some case wants a value, an answer
-    earns only if it gets such a case right *and* the values it returns are not all one while
-    the right values differ: work shows in values that follow the input. Where every case
-    wants an error, one kind raised on every case is blind if some case wants another kind."""
+    not), given which cases it got `right`: it raises on every case while some case wants a
+    value, or it returns one value and raises where other values are due, or, where every case
+    wants an error, it raises one kind on every case while some case wants another. Otherwise
+    `fixed_answer.earned` scores what reading the input earns."""
     if len(cases) < 3 or len(outcomes) < len(cases) or not any(right):
         return None
     values = [i for i, case in enumerate(cases) if not isinstance(case.expected, Raises)]
-    if not values:
-        wanted = {case.expected.error for case in cases}
-        everywhere = any(
-            all(e.__name__ in (o.get("kinds") or ()) for o in outcomes) for e in wanted
-        )
-        return "raises an error whatever the input" if len(wanted) > 1 and everywhere else None
-    if all("raised" in o for o in outcomes):
-        return "raises an error whatever the input"
-    if not any(right[i] for i in values):
-        return "gets no case right that wants a value (an error alone earns nothing)"
-    returned = [answer_of(o) for o in outcomes if "returned" in o]
-    due = [cases[i].expected for i in values]
-    if _all_same(returned, returned[:1] * len(returned)) and not _all_same(due, due[:1] * len(due)):
-        return f"returns only {show(returned[0], 60)}, or raises, whatever the input"
-    return None
+    if values:
+        if all("raised" in o for o in outcomes):
+            return "raises an error whatever the input"
+        returned = [answer_of(o) for o in outcomes if "returned" in o]
+        due = [cases[i].expected for i in values]
+        one = _all_same(returned, returned[:1] * len(returned))
+        if (
+            one
+            and any("raised" in outcomes[i] for i in values)
+            and not _all_same(due, due[:1] * len(due))
+        ):
+            return f"returns only {show(returned[0], 60)}, or raises, whatever the input"
+        return None
+    wanted = {case.expected.error for case in cases}
+    everywhere = any(all(e.__name__ in (o.get("kinds") or ()) for o in outcomes) for e in wanted)
+    return "raises an error whatever the input" if len(wanted) > 1 and everywhere else None
 
 
 def _all_same(values: list[Any], others: list[Any]) -> bool:

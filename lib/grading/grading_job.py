@@ -49,14 +49,15 @@ class Limits:
         of `notebook`. An honest lesson reads in well under a second."""
         return self.notebook / 2
 
-    def deadline(self, exercises: int) -> float:
+    def deadline(self, exercises: int, members: int = 1) -> float:
         """The longest one submission can take within these limits, with `exercises` to grade:
         its reading, its cells once as the student ran them, then each program graded (at most
-        one per exercise: `programs`), each exercise's grading (its shown cases, then its hidden
-        ones: `rounds`), and each kernel started and stopped. Past it, what is stuck is the
-        grader, not the student's code (`batch` then gives up on the notebook)."""
+        one per exercise: `programs`), each exercise's grading (its shown cases, then each of
+        the `members`' hidden ones: `rounds`), and each kernel started and stopped. Past it,
+        what is stuck is the grader, not the student's code (`batch` then gives up)."""
         starts = (self.probe + self.kernel_start) * self.kernel_starts
-        grading = (1 + exercises) * (self.notebook + starts) + 2 * self.cell * exercises
+        rounds = (1 + members) * self.cell * exercises
+        grading = (1 + exercises) * (self.notebook + starts) + rounds
         return self.reading + grading
 
 

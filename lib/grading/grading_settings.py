@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lib.exercises import Case, Exercise
 from lib.exercises.generated import secret_inputs
@@ -63,12 +63,12 @@ class Settings:
         only lower a student's score, never redraw it: choosing partners is no lottery."""
         cases: list[Case] = []
         draws: Draws = []
-        for member in dict.fromkeys(members):  # one draw per member, in order
+        for place, member in enumerate(dict.fromkeys(members)):  # one draw per member, in order
             every = self.cases_of(exercise, member)
             shown = len(self.cases[(exercise.name, None)])
             cases = cases or every[:shown]
             draws.append([*range(shown), *range(len(cases), len(cases) + len(every) - shown)])
-            cases += every[shown:]
+            cases += [replace(case, draw=place) for case in every[shown:]]
         return cases, draws
 
     def cases_of(self, exercise: Exercise, student: str = "") -> list[Case]:

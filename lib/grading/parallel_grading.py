@@ -53,7 +53,8 @@ async def grade_all(todo: list[Submission], settings: Settings, jobs: int, done)
     for user in users:
         slots.put_nowait(user)
     most = max((len(exercises) for exercises in settings.catalog.values()), default=0)
-    deadline = settings.limits.deadline(most)  # the same for every notebook: its lesson is unread
+    members = len(settings.members_of(None)) if settings.student_id else 1  # a group
+    deadline = settings.limits.deadline(most, members)  # the same for all: the lesson is unread
 
     async def one(submission: Submission) -> dict:
         user = await slots.get()

@@ -13,6 +13,7 @@ from typing import Any
 
 from lib import bpe, patterns
 from lib.exercises.core import Case, Exercise
+from lib.exercises.generated import random_texts, rng
 from lib.exercises.lesson3.turns import FIRST_SEEN, IDS_TIE
 
 EOT = "<|endoftext|>"
@@ -27,6 +28,14 @@ _HIDDEN_DOCS = [
     ("ha ha ha" + EOT + "ha!ha?" + EOT, "gpt4", [EOT]),
     ("CamelCase camelCase" + EOT + "case", "gpt4o", [EOT]),
 ]
+
+
+def _drawn_docs() -> list[tuple[str, str, list[str]]]:
+    """Four texts of made-up words cut by <|endoftext|>, drawn with the grader's salt
+    (`generated.rng`): inputs no table of lib's cases holds."""
+    source, words = rng(31), random_texts(32, 6, longest=5)
+    texts = [" ".join(source.choices(words, k=12)).replace("\n", EOT) for _ in range(4)]
+    return [(text, source.choice(["gpt2", "gpt4", "gpt4o"]), [EOT]) for text in texts]
 
 
 def reference_merges(text: str, vocab_size: int, pattern: str, special_tokens: list[str]) -> Any:
@@ -148,7 +157,7 @@ train_with_pattern = Exercise(
     points=2,
     target="train_with_pattern",
     cases=lambda: _cases(_DOCS, 8),
-    hidden_cases=lambda: _cases(_HIDDEN_DOCS, 6),
+    hidden_cases=lambda: _cases(_HIDDEN_DOCS + _drawn_docs(), 6),
     wrong_turns=_turns,
     allowed_lib=(
         "lib.bpe.get_stats",

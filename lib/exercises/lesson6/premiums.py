@@ -14,6 +14,7 @@ import tiktoken
 
 from lib import data, fairness
 from lib.exercises.core import Case, Exercise, close
+from lib.exercises.generated import rng
 
 # Written for these checks (not taken from any dataset): one sentence in several scripts.
 _SENTENCES = {
@@ -79,6 +80,27 @@ def _round_counts() -> list[Case]:
     ]
 
 
+def _drawn_counts() -> list[Case]:
+    """Four tables of made-up counts for three languages, drawn with the grader's salt
+    (`generated.rng`): inputs no table of lib's cases holds."""
+    source = rng(62)
+    cases = []
+    for _ in range(4):
+        counts = {
+            step: {lang: source.randint(5, 900) for lang in ("eng_Latn", "xx", "yy")}
+            for step in _round_counts()[0].args[0]
+        }
+        lang, reference = source.sample(["eng_Latn", "xx", "yy"], 2)
+        cases.append(
+            Case(
+                args=(counts, lang),
+                kwargs={"reference": reference},
+                expected=fairness.premium_factors(counts, lang, reference),
+            )
+        )
+    return cases
+
+
 premium_factors = Exercise(
     name="premium_factors",
     lesson=6,
@@ -90,7 +112,9 @@ premium_factors = Exercise(
         + _factor_cases(("eng_Latn",), "tam_Taml")
     ),
     hidden_cases=lambda: (
-        _factor_cases(("rus_Cyrl", "kor_Hang")) + _factor_cases(("eng_Latn",), "hin_Deva")
+        _factor_cases(("rus_Cyrl", "kor_Hang"))
+        + _factor_cases(("eng_Latn",), "hin_Deva")
+        + _drawn_counts()
     ),
     compare=_same_factors,
     hints=(

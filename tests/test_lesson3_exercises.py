@@ -175,8 +175,10 @@ def train_ties_on_ids(text: str, vocab_size: int) -> list:
     ],
 )
 def test_known_wrong_turns_are_named(name, wrong, words):
+    """Named whatever they score: a slip right only where a fixed answer is (get_stats stopping
+    one early is right on the lists of fewer than two ids, all {}) earns 0 since fix27p."""
     result = BY_NAME[name].grade({BY_NAME[name].target: wrong})
-    assert result.status == "partial" and words in " ".join(result.reason.split())
+    assert result.status in ("partial", "failed") and words in " ".join(result.reason.split())
 
 
 def wrap_around(ids: list[int]) -> dict:

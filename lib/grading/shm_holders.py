@@ -187,11 +187,11 @@ def unnamed_held(uid: int, device: int) -> int | None:
         try:
             return _walk(pids, device)
         except PermissionError:  # a root without CAP_SYS_PTRACE (Docker's): walk as the user,
-            for _ in range(3):  # again where a process was unreadable for a moment (seen: 1 in 2)
-                held = as_user(uid, lambda: _walk(pids, device))
+            for _ in range(5):  # again where a process was unreadable for a moment (mid-exec,
+                held = as_user(uid, lambda: _walk(pids, device))  # not yet stopped: loaded)
                 if held is not None:
                     return int(held)
-                time.sleep(0.005)
+                time.sleep(0.02)
             return None
         except TooLong:
             return None

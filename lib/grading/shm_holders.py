@@ -111,14 +111,26 @@ def _own_table(pid: int, tid: int) -> bool:
     return ctypes.CDLL(None, use_errno=True).syscall(KCMP, pid, tid, KCMP_FILES, 0, 0) != 0
 
 
-def _descriptors(process: str, budget: list[int]) -> list[str]:
-    """/proc links of the descriptors of `process` shown as deleted, each table read once (a
-    thread's only where it has one of its own). Each descriptor listed takes one from
-    `budget`; none left: `TooLong`."""
-    pid = int(process.rsplit("/", 1)[1])
-    tables = [f"{process}/fd"]
+def _face(process: str) -> str | None:
+    """The /proc folder that shows `process`'s descriptors and mappings: its own, or where its
+    first thread has ended (a zombie, whose folder no user may read) a live thread's; None
+    once none lives."""
+    if _state(process) != "Z":
+        return process
+    for task in (f"{process}/task/{tid}" for tid in os.listdir(f"{process}/task")):
+        if _state(task) not in "ZX":
+            return task
+    return None
+
+
+def _descriptors(process: str, face: str, budget: list[int]) -> list[str]:
+    """/proc links of the descriptors of `process` (seen through `face`) shown as deleted, each
+    table read once (a thread's only where it has one of its own). Each descriptor listed
+    takes one from `budget`; none left: `TooLong`."""
+    seen = int(face.rsplit("/", 1)[1])
+    tables = [f"{face}/fd"]
     for tid in os.listdir(f"{process}/task"):
-        if int(tid) != pid and _own_table(pid, int(tid)):
+        if int(tid) != seen and _own_table(seen, int(tid)):
             tables.append(f"{process}/task/{tid}/fd")
     links = []
     for table in tables:
@@ -159,8 +171,10 @@ def _walk(pids: list[str], device: int) -> int:
     budget = [BUDGET]
     for process in (f"/proc/{pid}" for pid in pids):
         try:
-            links += _descriptors(process, budget)
-            mapped |= _mappings(process, device)
+            face = _face(process)
+            if face is not None:
+                links += _descriptors(process, face, budget)
+                mapped |= _mappings(face, device)
         except (FileNotFoundError, ProcessLookupError):  # ended before it stopped
             continue
     held: dict[int, int] = {}
@@ -186,13 +200,9 @@ def unnamed_held(uid: int, device: int) -> int | None:
         pids = (as_user(uid, _stopped) or "").split()
         try:
             return _walk(pids, device)
-        except PermissionError:  # a root without CAP_SYS_PTRACE (Docker's): walk as the user,
-            for _ in range(5):  # again where a process was unreadable for a moment (mid-exec,
-                held = as_user(uid, lambda: _walk(pids, device))  # not yet stopped: loaded)
-                if held is not None:
-                    return int(held)
-                time.sleep(0.02)
-            return None
+        except PermissionError:  # a root without CAP_SYS_PTRACE (Docker's): walk as the user
+            held = as_user(uid, lambda: _walk(pids, device))
+            return None if held is None else int(held)
         except TooLong:
             return None
     finally:

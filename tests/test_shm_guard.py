@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from lib.grade import Limits, grade_submissions
-from lib.grading import batch, kernel_users, protections, sandbox, shm_guard
+from lib.grading import batch, kernel_users, protections, sandbox, shm_guard, shm_holders
 from tests.red_team_support import shared_folder
 from tests.test_gradescope_container import DOCKER_BWRAP
 
@@ -178,8 +178,8 @@ def test_unnamed_held_counts_a_users_unlinked_files_once_each(shared_tmp):
     try:
         assert os.read(said, 5) == b"ready"
         device = os.stat(shared_tmp).st_dev
-        assert 2**20 <= shm_guard.unnamed_held(UID, device) < 2**20 + 2**16
-        assert shm_guard.unnamed_held(UID, device + 1) == 0
+        assert 2**20 <= shm_holders.unnamed_held(UID, device) < 2**20 + 2**16
+        assert shm_holders.unnamed_held(UID, device + 1) == 0
     finally:
         os.kill(child, 9)
         os.waitpid(child, 0)
@@ -259,3 +259,14 @@ def test_through_the_grader_a_guarded_kernel_is_stopped_or_interrupted_and_the_r
     finally:
         for uid in (UID + 1, UID + 2):
             assert sandbox.reap(uid, seconds=30)
+
+
+def test_the_guards_two_sources_run_as_one_share_no_name():
+    """`sandbox` runs shm_holders' source and shm_guard's as one `-c`: a name both define (as
+    each once had its own `STOPPED`) would silently change the first one's meaning."""
+    names = [
+        {name for name in vars(module) if not name.startswith("__")}
+        for module in (shm_guard, shm_holders)
+    ]
+    imported = {"os", "signal", "sys", "time", "annotations", "as_user", "signal_all"}
+    assert names[0] & names[1] <= imported | {"unnamed_held"}

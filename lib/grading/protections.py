@@ -90,9 +90,10 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
             parts.append(
                 f"at most {caps.shm_mb} MB (and its share: the size over --jobs + 1, at least "
                 f"{FLOOR >> 20} MB) and {caps.shm_files} files in the shared /dev/shm per kernel, "
-                "files without a name counted, checked every 0.05 s: past them all its user's "
-                "processes are killed and its files removed (what it writes between two checks, "
-                "or a file only a unix socket's message holds, only a memory group counts)"
+                "files without a name counted (its processes held still meanwhile), checked "
+                "every 0.05 s: past them all its user's processes are killed and its files "
+                "removed (what it writes between two checks, or a file only a unix socket's "
+                "message holds, only a memory group counts)"
                 if SHM_CAP in common
                 else "the space of /dev/shm shared by every kernel and not bounded per kernel"
             )

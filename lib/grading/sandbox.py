@@ -27,6 +27,7 @@ from lib.grading import (
     kernel_users,
     memory_group,
     shm_guard,
+    shm_holders,
     user_processes,
     user_python,
 )
@@ -54,7 +55,8 @@ INSTALL_HINT = (
     "your permissions."
 )
 _START = kernel_start.command_text()  # run as `-c`: the box need not hold `lib`
-_GUARD = Path(shm_guard.__file__).read_text()  # as root, in front of a fenced kernel
+# As root, in front of a fenced kernel: the walk's module first, the guard's below (`-c`).
+_GUARD = Path(shm_holders.__file__).read_text() + Path(shm_guard.__file__).read_text()
 SHM_MB = 64  # the box's /dev/shm (unboxed: a fenced kernel's share of the machine's, at most)
 TMP_MB = 1024  # the box's /tmp (lesson 8 writes a few MB there)
 

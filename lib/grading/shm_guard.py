@@ -7,33 +7,33 @@ process counts it. Without a memory group nothing caps it, and a grader without 
 no mount rights either, so no private tmpfs (nor a tmpfs quota) can be had.
 
 What holds without them: the fence (`kernel_start.fence`) lets a kernel make only plain files in
-/dev/shm, in no folder, so one listing of /dev/shm finds every file its user keeps there by name.
-Files without a name (unlinked but kept open or mapped, or made with O_TMPFILE) take space no
-listing sees, but statvfs does: the space used beyond what the listing accounts for. Only when
-that space could put the user past its cap are its processes looked into (`unnamed_held`: their
-descriptors and their mappings of /dev/shm, as root through /proc; where root may not, it is
-charged with all of that space), so a check costs one listing and one statvfs while no one hides
-anything. This file, started by `sandbox.command` in front
-of the kernel, starts the kernel as its child (in its process group: the grader's kill of the
-group reaches both) and checks every `PERIOD` seconds (and once more when the kernel ends). Each
-kernel's cap is its `share` of /dev/shm (its size over the grader's `--jobs` + 1: kernels under
-their caps always leave a neighbour room) and at most `max_bytes`, and `max_files` files. Past
-either, it kills every process of the user (`kill(-1)` as the user: each call reaches all of
-them, daemons included), removes the user's files there, says so on stderr and exits with
-`STOPPED`. Not bounded: what a kernel writes between two checks (as fast as memory takes it), and
-a file that only a descriptor in flight in a unix socket holds (no process holds it: see the
-red team's round 12).
+/dev/shm, in no folder, so one listing of /dev/shm finds every file its user keeps there by
+name. Files without a name (unlinked but kept open or mapped, or made with O_TMPFILE) take space
+no listing sees, but statvfs does: the space used beyond what the listing accounts for. Only
+when that space could put the user past its cap are its processes looked into (`shm_holders`: as
+the user, held still meanwhile; all of that space is charged where they cannot all be read), so
+a check costs one listing and one statvfs while no one hides anything. This file, started by
+`sandbox.command` in front of the kernel, starts the kernel as its child (in its process group:
+the grader's kill of the group reaches both) and checks every `PERIOD` seconds (and once more
+when the kernel ends). Each kernel's cap is its `share` of /dev/shm (its size over the grader's
+`--jobs` + 1: kernels under their caps always leave a neighbour room) and at most `max_bytes`,
+and `max_files` files. Past either, it kills every process of the user (`kill(-1)` as the user:
+each call reaches all of them, daemons included), removes the user's files there, says so on
+stderr and exits with `STOPPED`. Not bounded: what a kernel writes between two checks (as fast
+as memory takes it), and a file that only a descriptor in flight in a unix socket holds (no
+process holds it: see the red team's round 12).
 
-Only the standard library: it runs as `python -I -S -c <this file>`, nothing of the course.
+Only the standard library: it runs as `python -I -S -c <shm_holders' source and this file's>`.
 """
-
-from __future__ import annotations
 
 import os
 import select
 import signal
 import sys
 import time
+
+if __name__ != "__main__":  # run as `-c`, `sandbox` puts shm_holders' source ahead of ours
+    from lib.grading.shm_holders import as_user, signal_all, unnamed_held
 
 SHM = "/dev/shm"
 PERIOD = 0.05  # seconds between two checks: ~30 us each for an all but empty /dev/shm
@@ -44,6 +44,10 @@ KILL_ROUNDS = 3
 # A kernel's share never goes below this, however many --jobs: a process pool's semaphores take
 # a page each. Past size / FLOOR - 1 kernels the shares can fill /dev/shm (the grader says so).
 FLOOR = 4 * 2**20
+UNREAD = (  # why a user was charged with all the space without a name
+    ", counting all space without a name: its processes could not all be read (one made "
+    "itself undumpable, or they held too many descriptors)"
+)
 
 
 def share(size: int, kernels: int) -> int:
@@ -75,93 +79,37 @@ def nameless(everyone: int, folder: str = SHM) -> int:
     return max((space.f_blocks - space.f_bfree) * space.f_frsize - everyone, 0)
 
 
-def _processes_of(uid: int) -> list[str]:
-    """/proc/PID of every process of `uid`, found by /proc/PID/status (the folder of a process
-    that is not dumpable is root's)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/status") as status:
-                ids = next(line for line in status if line.startswith("Uid:")).split()[1:4]
-        except (FileNotFoundError, ProcessLookupError, StopIteration):  # ended meanwhile
-            continue
-        if str(uid) in ids:
-            found.append(f"/proc/{pid}")
-    return found
-
-
-def _links(process: str, device: int) -> list[str]:
-    """/proc links to the files `process` holds: each thread's descriptors (a thread may have
-    a table of its own) and its mappings of files on `device` (by its maps' dev field)."""
-    links = []
-    for task in (f"{process}/task/{tid}" for tid in os.listdir(f"{process}/task")):
-        links += [f"{task}/fd/{fd}" for fd in os.listdir(f"{task}/fd")]
-    dev = f"{os.major(device):02x}:{os.minor(device):02x}"
-    with open(f"{process}/maps") as maps:
-        for line in maps:
-            where, _, _, on = line.split(maxsplit=4)[:4]
-            if on == dev:
-                start, end = (int(address, 16) for address in where.split("-"))
-                links.append(f"{process}/map_files/{start:x}-{end:x}")
-    return links
-
-
-def unnamed_held(uid: int, device: int) -> int | None:
-    """The bytes (as allocated) of the files without a name on `device` that processes of `uid`
-    hold open or mapped, each file once; None where a process's descriptors or mappings are
-    closed to us (a root without CAP_SYS_PTRACE and CAP_SYS_ADMIN, as Docker's by default)."""
-    held: dict[int, int] = {}
-    for process in _processes_of(uid):
-        try:
-            links = _links(process, device)
-        except (FileNotFoundError, ProcessLookupError):  # ended meanwhile
-            continue
-        except PermissionError:
-            return None
-        for link in links:
-            try:
-                status = os.stat(link)
-            except (FileNotFoundError, ProcessLookupError):  # closed meanwhile
-                continue
-            except PermissionError:
-                return None
-            if status.st_dev == device and status.st_nlink == 0:
-                held[status.st_ino] = status.st_blocks * 512
-    return sum(held.values())
-
-
-def kept(uid: int, max_bytes: int) -> tuple[int, int]:
+def kept(uid: int, max_bytes: int) -> tuple[int, int, bool]:
     """The bytes and the files `uid` keeps in /dev/shm: its named files, and its files without
     a name once they could put it past `max_bytes`; all of those, anyone's, where its processes
-    cannot be looked into."""
+    cannot all be looked into (then True)."""
     used, count, everyone = usage(uid)
     hidden = nameless(everyone)
     if used + hidden > max_bytes:  # it might hold them: look whether it does
         own = unnamed_held(uid, os.stat(SHM).st_dev)
-        hidden = hidden if own is None else own
-    return used + hidden, count
+        if own is not None:
+            return used + own, count, False
+        return used + hidden, count, True
+    return used + hidden, count, False
+
+
+def _stop_all(folder: str) -> int:
+    """As the user: kill all its processes and remove its entries in `folder`."""
+    for _ in range(KILL_ROUNDS):
+        signal_all(signal.SIGKILL)  # all but ourselves: Linux spares the caller
+        time.sleep(0.01)
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.stat(follow_symlinks=False).st_uid == os.getuid():
+                os.unlink(entry.path)
+    return 0
 
 
 def stop(uid: int, folder: str = SHM) -> None:
-    """Kill every process of `uid` and remove its entries in `folder`, as `uid` itself, in a child
-    of ours: `kill(-1)` then reaches every process the user owns and nothing else, and the
-    removal can follow no one's link but the user's own."""
-    child = os.fork()
-    if child == 0:
-        try:
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-            for _ in range(KILL_ROUNDS):
-                os.kill(-1, signal.SIGKILL)  # all but ourselves: Linux spares the caller
-                time.sleep(0.01)
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if entry.stat(follow_symlinks=False).st_uid == uid:
-                        os.unlink(entry.path)
-        finally:
-            os._exit(0)
-    os.waitpid(child, 0)
+    """Kill every process of `uid` and remove its entries in `folder`, as `uid` itself (`as_user`):
+    `kill(-1)` then reaches every process the user owns and nothing else, and the removal can
+    follow no one's link but the user's own."""
+    as_user(uid, lambda: _stop_all(folder))
 
 
 def guard(uid: int, max_bytes: int, max_files: int, kernels: int, command: list[str]) -> int:
@@ -181,12 +129,13 @@ def guard(uid: int, max_bytes: int, max_files: int, kernels: int, command: list[
     ended = os.pidfd_open(kernel)
     while True:
         done = select.select([ended], [], [], PERIOD)[0]
-        used, count = kept(uid, max_bytes)
+        used, count, unread = kept(uid, max_bytes)
         if used > max_bytes or count > max_files:
             stop(uid)
             print(
                 f"course grader: stopped the kernel: its user kept {used // 2**20} MB in "
-                f"{count} files in {SHM} (at most {max_bytes // 2**20} MB and {max_files} files)",
+                f"{count} files in {SHM} (at most {max_bytes // 2**20} MB and {max_files} files)"
+                + (UNREAD if unread else ""),
                 file=sys.stderr,
             )
             os.waitpid(kernel, 0)

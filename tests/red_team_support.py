@@ -95,3 +95,23 @@ def uring_one(entry: tuple[int, int, int, int, int, int, int]) -> int:
         return -ctypes.get_errno()
     head = struct.unpack_from("I", cq, cq_head)[0] & struct.unpack_from("I", cq, cq_mask)[0]
     return struct.unpack_from("Qi", cq, cqes + 16 * head)[1]
+
+
+def become_user(uid: int) -> None:
+    """Turn this (forked, root) process into sandbox user `uid`, groups and all."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+
+
+def as_fenced_kernel(uid: int, attack: Callable[[], object]) -> object:
+    """What `attack` returns (or the error it raised, as text) in a forked process fenced as a
+    kernel without a box is (`kernel_start.fence` as root, then the slot's user)."""
+    from lib.grading import kernel_start
+
+    def fenced() -> object:
+        kernel_start.fence([])  # no folder of its own: it writes nowhere
+        become_user(uid)
+        return attack()
+
+    return in_child(fenced)

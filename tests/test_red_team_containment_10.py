@@ -42,7 +42,13 @@ from pathlib import Path
 import pytest
 
 from lib.grading import kernel_start, landlock, reader_rights, sandbox, seccomp, user_reset
-from tests.red_team_support import in_child, shared_folder, uring_one
+from tests.red_team_support import (
+    as_fenced_kernel,
+    become_user,
+    in_child,
+    shared_folder,
+    uring_one,
+)
 
 pytestmark = [
     pytest.mark.machine,  # runs code as sandbox users: the main run only (pyproject)
@@ -53,24 +59,6 @@ UID = sandbox.FIRST_UID + 931  # far from the users a grader beside us claims, a
 NEIGHBOUR = sandbox.FIRST_UID + 932  # another slot's user, graded at the same time
 NET = pytest.mark.skipif(sandbox.fence_abi() < 4, reason="needs Landlock's TCP rights (ABI 4)")
 MPTCP = 262  # IPPROTO_MPTCP: a TCP socket of its own protocol number
-
-
-def _become(uid: int) -> None:
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
-
-
-def _as_kernel(uid: int, attack: Callable[[], object]) -> object:
-    """What `attack` returns (or the error it raised, as text) in a forked process fenced as a
-    kernel without a box is (`kernel_start.fence` as root, then the slot's user)."""
-
-    def fenced() -> object:
-        kernel_start.fence([])  # no folder of its own: it writes nowhere
-        _become(uid)
-        return attack()
-
-    return in_child(fenced)
 
 
 @pytest.fixture
@@ -102,10 +90,10 @@ def test_a_fenced_kernel_cannot_connect_over_tcp(listener):
     """Two walls: the fence's filter refuses the socket itself (EPERM), and Landlock's
     CONNECT_TCP a socket the kernel holds from before its fence (EACCES)."""
     port = listener.getsockname()[1]
-    found = _as_kernel(UID, lambda: socket.create_connection(("127.0.0.1", port), 2) and "in")
+    found = as_fenced_kernel(UID, lambda: socket.create_connection(("127.0.0.1", port), 2) and "in")
     assert "Operation not permitted" in str(found)
     with socket.socket() as held:
-        found = _as_kernel(UID, lambda: held.connect(("127.0.0.1", port)) or "in")
+        found = as_fenced_kernel(UID, lambda: held.connect(("127.0.0.1", port)) or "in")
     assert "Permission denied" in str(found)
 
 
@@ -123,7 +111,7 @@ def test_a_fenced_kernel_cannot_connect_over_tcp_by_fast_open(listener):
             time.sleep(0.2)
         return "sent"
 
-    _as_kernel(UID, attack)
+    as_fenced_kernel(UID, attack)
     assert _received(listener) != b"exfil:1"
 
 
@@ -149,7 +137,7 @@ def test_a_fenced_kernel_cannot_connect_over_tcp_through_io_uring(listener):
 
     def landlock_alone() -> int:
         landlock.restrict(landlock.MAKE_REG, [])
-        _become(UID)
+        become_user(UID)
         return attack()
 
     with socket.socket() as client:
@@ -157,7 +145,7 @@ def test_a_fenced_kernel_cannot_connect_over_tcp_through_io_uring(listener):
         def attack() -> int:
             return _uring_connect(client.fileno(), port)
 
-        assert _as_kernel(UID, attack) == -1  # EPERM: io_uring refused by the fence's filter
+        assert as_fenced_kernel(UID, attack) == -1  # EPERM: io_uring refused by the fence's filter
         assert in_child(landlock_alone) == -13  # EACCES: Landlock's CONNECT_TCP
     with socket.socket() as client:
         assert in_child(attack) == 0
@@ -182,7 +170,7 @@ def test_a_fenced_kernel_cannot_connect_over_mptcp(listener):
             client.sendall(b"exfil:2")
         return "sent"
 
-    _as_kernel(UID, attack)
+    as_fenced_kernel(UID, attack)
     assert _received(listener) != b"exfil:2"
 
 
@@ -193,7 +181,7 @@ def test_a_fenced_kernel_cannot_serve_tcp():
     if server == 0:  # the kernel: a server on whatever port listen(2) gives it
         try:
             kernel_start.fence([])
-            _become(UID)
+            become_user(UID)
             with socket.socket() as listening:
                 listening.listen(1)
                 os.write(told, str(listening.getsockname()[1]).encode())
@@ -224,7 +212,7 @@ def test_two_slots_fenced_kernels_cannot_talk_over_udp():
     if receiver == 0:  # the neighbour slot's kernel, waiting for a message
         try:
             kernel_start.fence([])
-            _become(NEIGHBOUR)
+            become_user(NEIGHBOUR)
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as inbox:
                 inbox.bind(("127.0.0.1", 0))
                 os.write(told, str(inbox.getsockname()[1]).encode().ljust(8))
@@ -242,7 +230,7 @@ def test_two_slots_fenced_kernels_cannot_talk_over_udp():
             with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as outbox:
                 return outbox.sendto(b"answers: 42", ("127.0.0.1", int(port)))
 
-        sent = _as_kernel(UID, send) if port.isdigit() else port
+        sent = as_fenced_kernel(UID, send) if port.isdigit() else port
         ready = select.select([said], [], [], 6)[0]
         got = os.read(said, 100) if ready else b""
     finally:
@@ -273,7 +261,7 @@ def test_a_fenced_kernel_reaches_no_process_of_its_user_beyond_its_own(victim):
                     found.append(error.strerror)
             return found
 
-        found = _as_kernel(UID, attack)
+        found = as_fenced_kernel(UID, attack)
     assert found == ["Operation not permitted"] * 3
     assert os.waitpid(victim, os.WNOHANG) == (0, 0)
 
@@ -289,7 +277,7 @@ def victim():
     pid = os.fork()
     if pid == 0:
         try:
-            _become(UID)
+            become_user(UID)
             time.sleep(30)
         finally:
             os._exit(0)
@@ -380,7 +368,7 @@ def test_a_readers_sigio_by_ioctl_reaches_no_process_of_its_user(victim):
 
     def scope_alone() -> None:
         landlock.restrict(landlock.MAKE_REG, [])
-        _become(UID)
+        become_user(UID)
 
     found, ended = _sigio_to(victim, scope_alone)
     assert (found, ended) == ("sent", (0, 0))
@@ -394,7 +382,7 @@ def test_a_readers_filter_alone_stops_sigio_by_ioctl(victim):
         machine = platform.machine()
         refused = reader_rights.REFUSED[machine]
         assert seccomp.refuse(refused, reader_rights.BY_ARGUMENT[machine])
-        _become(UID)
+        become_user(UID)
 
     found, ended = _sigio_to(victim, rights)
     assert ended == (0, 0), f"{found}: the victim ended with status {ended[1]}"
@@ -421,7 +409,7 @@ def test_a_reader_leaves_no_shared_memory_behind():
         found = in_child(attack)
         left = _segments_of(UID)
     finally:  # as the slot's user, as `reap` does
-        in_child(lambda: (_become(UID), user_reset.remove_system_v_objects()))
+        in_child(lambda: (become_user(UID), user_reset.remove_system_v_objects()))
     assert not left, f"{found}: {len(left)} segments, {sum(left) >> 20} MB"
 
 

@@ -38,13 +38,13 @@ import resource
 import socket
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_start, landlock, python_reach, reader_rights, sandbox, user_python
-from tests.red_team_support import in_child, shared_folder
+from lib.grading import landlock, python_reach, reader_rights, sandbox, user_python
+from tests.red_team_support import as_fenced_kernel, in_child, shared_folder
 
 pytestmark = [
     pytest.mark.machine,  # runs code as sandbox users: the main run only (pyproject)
@@ -54,24 +54,6 @@ pytestmark = [
 UID = sandbox.FIRST_UID + 941  # far from the users a grader beside us claims, and rounds 1-12's
 NEIGHBOUR = sandbox.FIRST_UID + 942  # another slot's user, graded at the same time
 X86_64 = pytest.mark.skipif(platform.machine() != "x86_64", reason="x86_64's system calls")
-
-
-def _become(uid: int) -> None:
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
-
-
-def _as_kernel(uid: int, attack: Callable[[], object]) -> object:
-    """What `attack` returns (or the error it raised, as text) in a forked process fenced as a
-    kernel without a box is (`kernel_start.fence` as root, then the slot's user)."""
-
-    def fenced() -> object:
-        kernel_start.fence([])  # no folder of its own: it writes nowhere
-        _become(uid)
-        return attack()
-
-    return in_child(fenced)
 
 
 @pytest.fixture
@@ -126,7 +108,7 @@ def test_a_fenced_kernel_makes_no_socket_but_a_unix_one(family, kind, protocol):
         return "made"
 
     assert in_child(attack) == "made"  # unfenced, the family runs here
-    assert _as_kernel(UID, attack) != "made"
+    assert as_fenced_kernel(UID, attack) != "made"
 
 
 @pytest.mark.xfail(
@@ -157,7 +139,7 @@ def test_a_fenced_kernel_reaches_no_unix_socket_of_a_machines_service(shared):
                 client.sendall(b"exfil:unix")
             return "sent"
 
-        sent = _as_kernel(UID, attack)
+        sent = as_fenced_kernel(UID, attack)
         try:
             connection, _ = service.accept()
             with connection:
@@ -214,7 +196,7 @@ def test_a_fenced_kernel_makes_no_internet_socket_by_another_abi():
     unfenced = in_child(_other_abis)
     if unfenced[0] < 0:
         pytest.skip(f"this Linux runs no i386 system call ({os.strerror(-unfenced[0])})")
-    assert _as_kernel(UID, _other_abis) == [-1, -1]  # -EPERM, both
+    assert as_fenced_kernel(UID, _other_abis) == [-1, -1]  # -EPERM, both
 
 
 # --- what the fence leaves shared between two slots ------------------------------------------
@@ -256,8 +238,8 @@ def test_two_slots_fenced_kernels_cannot_talk_over_system_v_memory():
         return ctypes.string_at(address, 11).decode()
 
     try:
-        planted = _as_kernel(UID, plant)
-        found = _as_kernel(NEIGHBOUR, look)
+        planted = as_fenced_kernel(UID, plant)
+        found = as_fenced_kernel(NEIGHBOUR, look)
         assert planted == -errno.EPERM
     finally:
         segment = _segment(SHM_KEY, make=False)

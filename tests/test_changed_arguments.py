@@ -69,7 +69,8 @@ def test_the_grader_judges_them_the_same_from_the_kernels_report():
         outcomes = run_cases(answer, exercise.inputs(cases), 10)
         report = json.loads(json.dumps({"callable": True, "outcomes": outcomes}))
         row = judged(exercise, cases, report)
-        assert row["status"] == "partial" and row["score"] < 1, row
+        # "failed" where it is right only where a fixed answer is (fix27p's rule)
+        assert row["status"] in ("partial", "failed") and row["score"] < 1, row
         assert words in " ".join(row["reason"].split()), row["reason"]
 
 

@@ -100,7 +100,8 @@ def test_hard_coding_the_visible_cases_fails_the_hidden_ones(name):
     outcomes = run_cases(answer, exercise.inputs(visible), 10)
     assert exercise.judge(visible, outcomes).status == "passed"  # check() would say ✅ ...
     status, score = graded(exercise, answer)
-    assert status == "partial" and score <= exercise.points * 0.7  # ... the grader does not
+    # ... the grader does not (0, "failed", where the rest is what a fixed answer gets: fix27p)
+    assert status in ("partial", "failed") and score <= exercise.points * 0.7
 
 
 WRAPPERS = {

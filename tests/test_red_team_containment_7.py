@@ -279,7 +279,7 @@ def test_a_root_grader_without_cap_sys_admin_still_refuses_keys(shared_tmp):
 # answer EPERM, as some container profiles do), then the kernel's start, which must refuse.
 NO_FILTERS = """
 import ctypes, os, sys
-from lib.grading import kernel_start as k
+from lib.grading import kernel_start, seccomp as k
 rules = [(0x20, 0, 0, 0), (k.EQUAL, 0, 2, 157), (0x20, 0, 0, 16), (k.EQUAL, 1, 0, 22),
          (k.EQUAL, 0, 1, 317), (k.RETURN, 0, 0, k.REFUSE), (k.RETURN, 0, 0, k.ALLOW)]
 table = (k._Rule * len(rules))(*(k._Rule(*rule) for rule in rules))
@@ -287,7 +287,8 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.prctl(k.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 assert libc.prctl(k.PR_SET_SECCOMP, k.SECCOMP_MODE_FILTER,
                   ctypes.byref(k._Program(len(rules), table)), 0, 0) == 0
-os.execv(sys.executable, [sys.executable, "-I", "-c", k.command_text(), "echo", "started"])
+command = kernel_start.command_text()
+os.execv(sys.executable, [sys.executable, "-I", "-c", command, "echo", "started"])
 """
 
 

@@ -153,7 +153,8 @@ def test_reap_fails_for_a_user_whose_keyring_its_owner_locked():
     else:
         pytest.fail(f"no user of {LOCKABLE} could be locked: restart the machine to free them")
     assert not sandbox.reap(uid)
-    assert not sandbox.reap(uid, seconds=30)
+    said = sandbox.unreaped(uid, seconds=30)  # what an error message then says: the keyring
+    assert said is not None and "reset failed (exit 1): keyring" in said, said
 
 
 # --- Processes that user_reset takes for dead, or that stop it ---------------------------------

@@ -75,12 +75,17 @@ class BoxedManager(AsyncKernelManager):
         """Boxed as a user of its own, first kill whatever that user still runs: without
         namespaces a daemon of the notebook's first run (`setsid`) would otherwise run beside
         the graded kernel, the same uid, and could rewrite it. One kernel at a time per user
-        (`OwnUser`), so nothing of the kernel to come is touched."""
+        (`OwnUser`), so nothing of the kernel to come is touched. As patient as the reset after
+        a notebook (`RESET_SECONDS`, then `LONGER_RESET_SECONDS`); the error says what stayed."""
         if self.box is not None and self.owner is not None:
-            if not await asyncio.to_thread(sandbox.reap, self.owner):
+            for seconds in (sandbox.RESET_SECONDS, sandbox.LONGER_RESET_SECONDS):
+                left = await asyncio.to_thread(sandbox.unreaped, self.owner, seconds)
+                if left is None:
+                    break
+            else:
                 raise RuntimeError(
                     "what the notebook's first run left (processes, files in /tmp...) could "
-                    "not be cleaned up before the graded kernel started"
+                    f"not be cleaned up before the graded kernel started: {left}"
                 )
         return await super()._async_pre_start_kernel(**kw)
 

@@ -25,10 +25,13 @@ from pathlib import Path
 from typing import IO
 
 from lib.grading import cpu_share, memory_group
-from lib.grading.user_processes import kill_all, processes_of
+from lib.grading.user_processes import described, kill_all, processes_of
 
 FIRST_UID, USERS = 61_000, 1000  # unprivileged users for kernels when grading as root
 BOX_MB = 4096  # all of a box's processes together, where a cgroup can be made
+# A user's reset gets this long, then (a loaded machine, a slow file system) once more this long,
+# before the user is given up: after each notebook, and between a notebook's two runs.
+RESET_SECONDS, LONGER_RESET_SECONDS = 10, 60
 ROOTS_DEPTH = 4  # `scratch_roots`: /var/lib/php/sessions is 4 deep
 
 _GROUPS: dict[int, dict[str, Path]] = {}  # sandbox user -> its kernels' cgroups by controller
@@ -173,18 +176,24 @@ def a_user_can_start(python: str) -> bool:
 
 
 def reap(uid: int | None, seconds: float = 10) -> bool:
-    """Leave nothing of `uid` (a kernel's own user) for the next student: kill every process of
-    it from here (`kill_all`: root's signals, which no process of the user can stop or dodge),
-    then run `user_reset` as that user (its keyrings, IPC objects and files in `scratch_roots`):
-    with nothing of the user running, nothing can stop the reset nor write again behind it.
-    True only if the reset is proven complete: no process of `uid` was left, `user_reset` said
-    so, and none is left after it. The caller must not hand a user whose reset failed to another
-    student (`OwnUser.__init__`, `parallel_grading`)."""
+    """Leave nothing of `uid` (a kernel's own user) for the next student; True only if the reset
+    is proven complete (`unreaped` says what is left otherwise). The caller must not hand a user
+    whose reset failed to another student (`OwnUser.__init__`, `parallel_grading`)."""
+    return unreaped(uid, seconds) is None
+
+
+def unreaped(uid: int | None, seconds: float = 10) -> str | None:
+    """Reset `uid`: kill every process of it from here (`kill_all`: root's signals, which no
+    process of the user can stop or dodge), then run `user_reset` as that user (its keyrings,
+    IPC objects and files in `scratch_roots`): with nothing of the user running, nothing can
+    stop the reset nor write again behind it. None once the reset is proven complete (no process
+    of `uid` was left, `user_reset` said so, and none is left after it); else what went wrong,
+    in a few words an error message can carry."""
     if uid is None:
-        return True
+        return None
     end = time.monotonic() + seconds
     if not kill_all(uid, end):
-        return False
+        return f"processes outlived {seconds:g} s of SIGKILL: {described(processes_of(uid))}"
     try:
         done = subprocess.run(
             [*become(uid), *_reset_command(), *scratch_roots()],
@@ -192,11 +201,19 @@ def reap(uid: int | None, seconds: float = 10) -> bool:
             check=False,
             capture_output=True,
         )
-        finished = done.returncode == 0
+        failed = None if done.returncode == 0 else _said(done)
     except subprocess.TimeoutExpired:
-        finished = False
+        failed = f"the reset did not end within {seconds:g} s"
     # Killing gets its own time: a reset that ran out of it must not leave a process.
-    return kill_all(uid, time.monotonic() + seconds) and finished
+    if not kill_all(uid, time.monotonic() + seconds):
+        return f"processes outlived the reset: {described(processes_of(uid))}"
+    return failed
+
+
+def _said(done: subprocess.CompletedProcess) -> str:
+    """What a failed `user_reset` said (its first lines), with its exit status."""
+    lines = (done.stdout + done.stderr).decode(errors="replace").strip().splitlines()
+    return f"the reset failed (exit {done.returncode}): {'; '.join(lines[:3]) or 'nothing said'}"
 
 
 @functools.cache

@@ -11,10 +11,9 @@ from pathlib import Path
 
 from lib.grading import sandbox
 from lib.grading.grading_settings import Settings
+from lib.grading.kernel_users import LONGER_RESET_SECONDS, RESET_SECONDS
 from lib.grading.one_submission import grade_one, new_record
 from lib.grading.submissions import Submission, clean
-
-RESET_SECONDS, LONGER_RESET_SECONDS = 10, 60  # `sandbox.reap` after each notebook, then again
 
 
 async def _graded_in_time(

@@ -90,3 +90,16 @@ def processes_of(uid: int) -> list[int]:
                 if entry.stat(follow_symlinks=False).st_uid == uid:
                     pids.append(int(entry.name))
     return pids
+
+
+def described(pids: list[int]) -> str:
+    """`pids` as an error message names them: each one's command and /proc state (a few)."""
+    said = []
+    for pid in pids[:5]:
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                name, state = stat.read().split("(", 1)[1].rsplit(")", 1)
+            said.append(f"{pid} {name} ({state.split()[0]})")
+        except (OSError, IndexError):
+            said.append(f"{pid} (gone)")
+    return ", ".join(said) + (f" and {len(pids) - 5} more" if len(pids) > 5 else "")

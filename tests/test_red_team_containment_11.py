@@ -171,7 +171,8 @@ I386_SOCKET, X32_SOCKET = 359, 0x40000000 | 41
 def _i386_call(number: int, first: int, second: int) -> int:
     """An i386 system call with two arguments (a third of 0) by int 0x80: its result, or minus
     the error number."""
-    code = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    flags, prot = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, mmap.PROT_READ | mmap.PROT_WRITE
+    code = mmap.mmap(-1, mmap.PAGESIZE, flags=flags, prot=prot | mmap.PROT_EXEC)  # not shared
     code.write(INT_80)
     address = ctypes.addressof(ctypes.c_char.from_buffer(code))
     call = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_int)(address)

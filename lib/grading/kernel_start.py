@@ -31,9 +31,10 @@ an earlier run of the same notebook in the same folder, before anything of the s
   (Linux 5.13+, unprivileged, inherited by all the kernel starts, kept across the change of user,
   nothing on the machine changed and nothing to undo if the grader is killed) lets the kernel
   create, remove or write files only beneath its own folders (working copy, connection folder,
-  scratch with TMPDIR and HOME, each removed by root), write to devices (/dev/null, a terminal),
-  and in /dev/shm only make, write and remove plain files: Python's process pools need their
-  semaphores there (glibc names no other place), but no folder can be made, to hide a file in from
+  scratch with TMPDIR and HOME, each removed by root), write to a few devices (`DEVICES`: not
+  /dev/zero, whose shared mapping would be memory no guard sees), and in /dev/shm only make,
+  write and remove plain files: Python's process pools need their semaphores there (glibc names
+  no other place), but no folder can be made, to hide a file in from
   a reset or to slow every reset: the folders `user_reset` walks are then the machine's, none a
   kernel made. Reading is left as it is. Where the machine has no Landlock the grader knows before
   any kernel starts (`sandbox.fence_works`) and says so in the run's summary; a kernel asked to be
@@ -48,7 +49,9 @@ an earlier run of the same notebook in the same folder, before anything of the s
   routing one, read-only for a user) and io_uring
   (Docker's profile refuses io_uring too): no network at all, as in a box. The same filter
   refuses System V IPC and POSIX message queues, which Landlock does not see and which outlive
-  their user's processes: a segment one slot's kernel made was read by another slot's. Landlock
+  their user's processes: a segment one slot's kernel made was read by another slot's; and
+  memory shared without a file in /dev/shm (`MEMFD`, `MMAP`), which no limit of a process counts:
+  512 MB of it was held by a kernel capped at 256 MB. Landlock
   here (ABI 7) cannot fence a named unix socket: a service's socket open to all (a resolver's,
   D-Bus's) is reached; the box binds none of them.
 - **A fresh IPython folder.** The same lines point `IPYTHONDIR` at a new folder in the kernel's
@@ -82,6 +85,16 @@ IPC = {
     "x86_64": (29, 30, 31, 64, 65, 66, 67, 68, 69, 70, 71, 220, 240),
     "aarch64": (*range(186, 198), 180),
 }
+# Memory shared with no file in /dev/shm, where no guard sees it and no limit of a process counts
+# it (RLIMIT_DATA leaves shared mappings out): memfd_create and memfd_secret, and mmap with
+# MAP_SHARED | MAP_ANONYMOUS (flags, argument 3). Python's process pools, heaps and
+# shared_memory all map files in /dev/shm instead (`shm_guard` counts those); System V's shmget
+# is in `IPC`; a shared mapping of /dev/zero is kept off by the fence (no write to it).
+MEMFD = {"x86_64": (319, 447), "aarch64": (279, 447)}
+MMAP = {"x86_64": 9, "aarch64": 222}
+MAP_SHARED_ANONYMOUS = 0x01 | 0x20
+# The devices a fenced kernel may write to (those the machine has): the null ones and a terminal.
+DEVICES = ("/dev/null", "/dev/full", "/dev/tty", "/dev/pts")
 WRITABLE = "--writable"  # kernel_start's own arguments: `--writable FOLDER... -- command...`
 # `python -c` puts "" (the working folder) first on sys.path: dropped before the first import.
 _RUN_MODULE = """\
@@ -127,7 +140,8 @@ def fence(own: list[str]) -> None:
     (see the module's docstring); raise OSError where Landlock or the filter cannot fence it."""
     ll = landlock  # writing, removing and making things; reading and executing left alone
     handled = ll.WRITE | ll.REMOVE_DIR | ll.REMOVE_FILE | ll.MAKE_ALL | ll.REFER | ll.TRUNCATE
-    rules = [(folder, handled) for folder in own] + [("/dev", ll.WRITE | ll.TRUNCATE)]
+    rules = [(folder, handled) for folder in own]
+    rules += [(device, ll.WRITE | ll.TRUNCATE) for device in DEVICES if os.path.exists(device)]
     shm = ll.WRITE | ll.REMOVE_FILE | ll.MAKE_REG | ll.TRUNCATE
     landlock.restrict(handled, rules + ([("/dev/shm", shm)] if os.path.isdir("/dev/shm") else []))
     refuse_network()
@@ -150,7 +164,11 @@ def refuse_network() -> None:
     # what /proc/net shows and changes nothing; no other process may send to it.
     allowed = [(socket, ((0, AF_UNIX),)), (socket, ((0, AF_NETLINK), (2, NETLINK_ROUTE)))]
     allowed += [(pair, ((0, AF_UNIX),))]
-    if not seccomp.refuse((uring, *IPC[machine]), unless_argument=tuple(allowed)):
+    calls, shared = (
+        (uring, *IPC[machine], *MEMFD[machine]),
+        (MMAP[machine], 3, MAP_SHARED_ANONYMOUS),
+    )
+    if not seccomp.refuse(calls, unless_argument=tuple(allowed), by_bits=(shared,)):
         raise OSError(ctypes.get_errno(), "seccomp refused the network and IPC filter")
 
 

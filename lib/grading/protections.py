@@ -99,7 +99,8 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
             )
             parts.append(
                 "no network (unix sockets only, and netlink's routing one: no TCP, UDP, MPTCP "
-                "or vsock; no io_uring) and no System V IPC or message queue between kernels"
+                "or vsock; no io_uring), no System V IPC or message queue between kernels, and "
+                "no memory shared outside /dev/shm (memfd, shared anonymous, /dev/zero)"
                 if NO_INTERNET in common
                 else "no TCP (neither bind nor connect; UDP is not refused)"
                 if NO_TCP in common

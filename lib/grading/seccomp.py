@@ -18,6 +18,7 @@ X32 = 0x40000000  # x86_64's x32 calls: the same numbers with this bit, refused 
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER, PR_SET_NO_NEW_PRIVS = 22, 2, 38
 ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW; SECCOMP_RET_ERRNO with EPERM
 LOAD, EQUAL, AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, ..JGE, RET
+AND = 0x54  # BPF_ALU|BPF_AND|BPF_K: keep only some bits of the value loaded
 
 
 class _Rule(ctypes.Structure):
@@ -33,10 +34,13 @@ def refuse(
     calls: tuple[int, ...],
     by_argument: tuple[tuple[int, int, int], ...] = (),
     unless_argument: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = (),
+    by_bits: tuple[tuple[int, int, int], ...] = (),
 ) -> bool:
     """Refuse (EPERM) to this process and all it starts, for good: the calls numbered `calls`,
     each call `(number, argument, value)` of `by_argument` whose argument (0-5, its low 32
-    bits) is that value, each call named in `unless_argument` unless one of its entries
+    bits) is that value, each call `(number, argument, bits)` of `by_bits` whose argument has
+    all those bits set (flags: mmap's shared and anonymous at once), each call named in
+    `unless_argument` unless one of its entries
     `(number, ((argument, value), ...))` has every argument at its value (an allow-list by
     argument: socket only of some families), and any call of another ABI. Needs no privilege
     (it sets `no_new_privs` first). True if the filter is in place; False on an unknown
@@ -56,6 +60,9 @@ def refuse(
     for call, argument, value in by_argument:  # not this call: past the next three rules
         rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]  # seccomp_data.args
         rules += [(EQUAL, refused, 0, value), (LOAD, 0, 0, 0)]  # else the number again
+    for call, argument, bits in by_bits:  # likewise, the argument's other bits dropped first
+        rules += [(EQUAL, 0, 4, call), (LOAD, 0, 0, 16 + 8 * argument), (AND, 0, 0, bits)]
+        rules += [(EQUAL, refused, 0, bits), (LOAD, 0, 0, 0)]
     for call in dict.fromkeys(call for call, _ in unless_argument):  # last: each ends the filter
         body = []
         for entry in (wanted for number, wanted in unless_argument if number == call):

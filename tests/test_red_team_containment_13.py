@@ -50,6 +50,13 @@ Holes (measured on this 2-core machine at a load of 8 to 13; the guards allow 16
    grows only as the machine's does, but for a file handed over by a unix socket, which a
    walk at least every second, say, still catches).
 
+Each fix was sketched in a scratch copy of `lib` (not committed: red team changes no `lib`) and
+turned its test into a pass: a bare `except OSError` beside `TooLong` in
+`shm_holders.unnamed_held` (hole 1), `/proc/PID/exe` added to the links `_walk` stats (hole 3),
+statvfs's inodes compared in `shm_guard.kept` with the walk's count of held inodes (hole 2), a
+walk's answer kept for a second while the space without a name grows less than the headroom
+(hole 4: 4 SIGCONTs in 2.5 s).
+
 Held (plain tests): a family with its high 32 bits set (the filter and Linux read the same low
 32); a NETLINK_ROUTE message to another socket (EPERM: no channel between slots there, Linux
 wants CAP_NET_ADMIN); a user namespace of the kernel's own (a fenced kernel may make one, and a
@@ -159,6 +166,7 @@ for _ in range(60):  # until no inode is left, if it comes to that
     if os.statvfs('/dev/shm').f_ffree == 0:
         break
     time.sleep(0.05)
+time.sleep(0.5)  # ten of the guards' checks: not a burst between two, a hoard
 try:
     lock = multiprocessing.Lock()  # as a process pool makes its locks
     print('locked', flush=True)
@@ -176,7 +184,7 @@ except OSError as error:
     "Fix: shm_guard.kept compares statvfs's inodes in use with the listing's entries, and the "
     "walk counts the inodes without a name held, against max_files",
 )
-def test_files_without_a_name_or_a_byte_cannot_take_every_inode(work):
+def test_files_without_a_name_or_a_byte_cannot_keep_every_inode(work):
     done = _guarded(work, (UID, TAKER), (NEIGHBOUR, POOL_LOCK), inodes=2000)
     assert "locked" in done.stdout.split(), done.stdout + done.stderr[-300:]
 
@@ -261,18 +269,19 @@ open('WORK/done', 'wb').close()
 """
 
 
-def _beside_a_hoarder(work: Path, megabytes: int) -> tuple[int, str]:
+def _beside_a_hoarder(work: Path, megabytes: int) -> tuple[int, float]:
     """The SIGCONTs an honest kernel received beside a hoarder of `megabytes` without a name,
-    and what it said (with the wall-clock time its half second of CPU took)."""
+    and the wall-clock seconds its half second of CPU took."""
     hoarder = HOARDER.replace("MB", str(megabytes)).replace("WORK", str(work))
     done = _guarded(work, (UID, hoarder), (NEIGHBOUR, COUNTED.replace("WORK", str(work))))
     assert done.returncode == 0, done.stdout + done.stderr[-300:]
-    return int(done.stdout.split()[0]), done.stdout.strip()
+    continued, _, seconds, _ = done.stdout.split()
+    return int(continued), float(seconds)
 
 
 def test_a_hoarder_under_its_cap_leaves_its_neighbour_running(work):
-    continued, said = _beside_a_hoarder(work, 8)
-    assert continued == 0, said
+    continued, seconds = _beside_a_hoarder(work, 8)
+    assert continued == 0, f"{continued} SIGCONTs in {seconds} s"
 
 
 @pytest.mark.xfail(
@@ -282,11 +291,12 @@ def test_a_hoarder_under_its_cap_leaves_its_neighbour_running(work):
     "SIGCONTs during 0.5 s of CPU, which took 4.3 and 4.6 s of wall-clock time against 1.8 "
     "and 2.0 s beside a hoarder of 8 MB: another student's cells run out of time. Fix: walk "
     "a user again only when the space without a name grew past its headroom since its last "
-    "walk (and at most every second or so otherwise)",
+    "walk, and otherwise at most every second (a sketch: 4 SIGCONTs in 2.5 s)",
 )
 def test_a_hoarder_at_its_cap_does_not_have_its_neighbour_stopped_at_every_check(work):
-    continued, said = _beside_a_hoarder(work, 16)
-    assert continued <= 2, said
+    continued, seconds = _beside_a_hoarder(work, 16)
+    # a walk a second (and the first) would be fair: a sketch of the fix measured 4 in 2.5 s
+    assert continued <= seconds + 2, f"{continued} SIGCONTs in {seconds} s"
 
 
 # --- the allow-list of sockets ---------------------------------------------------------------
@@ -342,5 +352,6 @@ def test_a_kernels_own_user_namespace_gives_it_no_internet_socket():
         except OSError as error:
             return [own, error.strerror]
 
+    assert in_child(attack) == [True, "made"]  # unfenced, the same namespaces and socket
     said = as_fenced_kernel(UID, attack)
     assert said[1] == os.strerror(1), said  # EPERM, namespace or not

@@ -57,18 +57,24 @@ def work() -> Iterator[Path]:
 
 
 def _guarded(
-    work: Path, *kernels: tuple[int, str], prefix: tuple[str, ...] = (), caps: sandbox.Caps = CAPS
+    work: Path,
+    *kernels: tuple[int, str],
+    prefix: tuple[str, ...] = (),
+    caps: sandbox.Caps = CAPS,
+    inodes: int | None = None,
 ) -> subprocess.CompletedProcess:
     """Run each `(uid, code)` at once as a fenced kernel behind its guard, as `sandbox.command`
     starts one without a box (with `caps`), after `prefix` (a change to the guard's root), in a
-    private mount namespace whose /dev/shm is a tmpfs of `SHM_MB`. The exit status is the last
+    private mount namespace whose /dev/shm is a tmpfs of `SHM_MB` (and of `inodes` files, if
+    given; else Linux's default, half the machine's pages). The exit status is the last
     kernel's."""
     lines = []
     for uid, code in kernels:
         kernel = [sys.executable, "-c", code]
         command = sandbox.command(kernel, work, work, [], caps, uid, False, work)
         lines.append(shlex.join([*prefix, *command]))
-    script = f"mount -t tmpfs -o size={SHM_MB}m,mode=1777 red-team-13 /dev/shm || exit 9\n"
+    options = f"size={SHM_MB}m,mode=1777" + (f",nr_inodes={inodes}" if inodes else "")
+    script = f"mount -t tmpfs -o {options} red-team-13 /dev/shm || exit 9\n"
     script += "".join(f"{line} &\n" for line in lines[:-1]) + lines[-1] + "\n"
     script += "status=$?\nwait\nexit $status\n"
     (work / "kernels.sh").write_text(script)

@@ -17,10 +17,14 @@ a check costs one listing and one statvfs while no one hides anything. This file
 the grader's kill of the group reaches both) and checks every `PERIOD` seconds (and once more
 when the kernel ends). Each kernel's cap is its `share` of /dev/shm (its size over the grader's
 `--jobs` + 1: kernels under their caps always leave a neighbour room) and at most `max_bytes`,
-and `max_files` files. Past either, it kills every process of the user (`kill(-1)` as the user:
-each call reaches all of them, daemons included), removes the user's files there, says so on
-stderr and exits with `STOPPED`. Not bounded: what a kernel writes between two checks (as fast
-as memory takes it), and a file that only a descriptor in flight in a unix socket holds (no
+and `max_files` files, files without a name counted too (an empty one takes an inode, and
+inodes run out before space). A walk's answer stands up to `WALK_EVERY` while what appeared
+since leaves the user under its caps (a hoarder at its cap would otherwise have every neighbour
+held still at every check). Past either cap, or if a check fails, it kills every process of the
+user (`kill(-1)` as the user: each call reaches all of them, daemons included), removes the
+user's files there, says so on stderr and exits with `STOPPED`. Not bounded: what a kernel
+writes between two checks (as fast as memory takes it; a file swapped for a neighbour's freed
+one, between two walks), and a file that only a descriptor in flight in a unix socket holds (no
 process holds it: see the red team's round 12).
 
 Only the standard library: it runs as `python -I -S -c <shm_holders' source and this file's>`.
@@ -37,6 +41,7 @@ if __name__ != "__main__":  # run as `-c`, `sandbox` puts shm_holders' source ah
 
 SHM = "/dev/shm"
 PERIOD = 0.05  # seconds between two checks: ~30 us each for an all but empty /dev/shm
+WALK_EVERY = 1.0  # seconds: how long a walk's answer stands while little appears beside it
 STOPPED = 125  # the exit status of a kernel stopped here
 # kill(-1) rounds, 10 ms apart: a process forking as the first comes either meets it or is made
 # after it, and meets the next (the grader's reset after the notebook makes sure: `reap`).
@@ -56,41 +61,67 @@ def share(size: int, kernels: int) -> int:
     return max(size // (kernels + 1), FLOOR)
 
 
-def usage(uid: int, folder: str = SHM) -> tuple[int, int, int]:
+def usage(uid: int, folder: str = SHM) -> tuple[int, int, int, int]:
     """The bytes (as allocated) and the number of the entries `uid` owns in `folder`, and the
-    bytes of all its entries, anyone's."""
-    used = count = everyone = 0
+    bytes and the number of all its entries, anyone's."""
+    used = count = everyone = names = 0
     with os.scandir(folder) as entries:
         for entry in entries:
             try:
                 status = entry.stat(follow_symlinks=False)
             except OSError:  # removed meanwhile
                 continue
-            everyone += status.st_blocks * 512
+            everyone, names = everyone + status.st_blocks * 512, names + 1
             if status.st_uid == uid:
                 used, count = used + status.st_blocks * 512, count + 1
-    return used, count, everyone
+    return used, count, everyone, names
 
 
-def nameless(everyone: int, folder: str = SHM) -> int:
-    """The bytes `folder`'s filesystem holds in files without a name (statvfs's used space
-    beyond `everyone`, the listing's sum): unlinked but open or mapped, or made by O_TMPFILE."""
+def nameless(everyone: int, names: int, folder: str = SHM) -> tuple[int, int]:
+    """The bytes and the inodes `folder`'s filesystem holds in files without a name (unlinked
+    but open, mapped or run, or made by O_TMPFILE): statvfs's used space beyond `everyone`, the
+    listing's sum, and its inodes in use beyond the listing's `names` and the folder itself.
+    A file of no byte takes an inode all the same, and inodes run out before space can."""
     space = os.statvfs(folder)
-    return max((space.f_blocks - space.f_bfree) * space.f_frsize - everyone, 0)
+    used = (space.f_blocks - space.f_bfree) * space.f_frsize
+    return max(used - everyone, 0), max(space.f_files - space.f_ffree - names - 1, 0)
 
 
-def kept(uid: int, max_bytes: int) -> tuple[int, int, bool]:
+class Walked:
+    """What the guard's last walk of its user's processes found: when, the space and inodes
+    without a name then (anyone's), and the user's own of them."""
+
+    def __init__(self) -> None:
+        self.at, self.hidden, self.own = -WALK_EVERY, (0, 0), (0, 0)
+
+    def bound(self, hidden: tuple[int, int]) -> tuple[int, int]:
+        """At most what the user holds without a name now, if it held `own` then: all that
+        appeared since may be its (a file swapped for a neighbour's freed one is not seen
+        until the next walk, at most `WALK_EVERY` later)."""
+        return tuple(
+            own + max(now - then, 0)
+            for own, now, then in zip(self.own, hidden, self.hidden, strict=True)
+        )
+
+
+def kept(uid: int, max_bytes: int, max_files: int, walked: Walked) -> tuple[int, int, bool]:
     """The bytes and the files `uid` keeps in /dev/shm: its named files, and its files without
-    a name once they could put it past `max_bytes`; all of those, anyone's, where its processes
-    cannot all be looked into (then True)."""
-    used, count, everyone = usage(uid)
-    hidden = nameless(everyone)
-    if used + hidden > max_bytes:  # it might hold them: look whether it does
+    a name once they could put it past a cap; all of those, anyone's, where its processes
+    cannot all be looked into (then True). Its processes are walked (`unnamed_held`) at most
+    every `WALK_EVERY` seconds while what appeared since the last walk keeps it under its caps:
+    a hoarder at its cap must not have every neighbour stopped and walked at every check."""
+    used, count, everyone, names = usage(uid)
+    hidden = nameless(everyone, names)
+    if used + hidden[0] <= max_bytes and count + hidden[1] <= max_files:
+        return used + hidden[0], count + hidden[1], False
+    own = walked.bound(hidden)
+    recent = time.monotonic() - walked.at < WALK_EVERY
+    if not (recent and used + own[0] <= max_bytes and count + own[1] <= max_files):
         own = unnamed_held(uid, os.stat(SHM).st_dev)
-        if own is not None:
-            return used + own, count, False
-        return used + hidden, count, True
-    return used + hidden, count, False
+        if own is None:
+            return used + hidden[0], count + hidden[1], True
+        walked.at, walked.hidden, walked.own = time.monotonic(), hidden, own
+    return used + own[0], count + own[1], False
 
 
 def _stop_all(folder: str) -> int:
@@ -126,18 +157,24 @@ def guard(uid: int, max_bytes: int, max_files: int, kernels: int, command: list[
             os.execvp(command[0], command)
         finally:
             os._exit(127)
-    ended = os.pidfd_open(kernel)
+    ended, walked = os.pidfd_open(kernel), Walked()
     while True:
         done = select.select([ended], [], [], PERIOD)[0]
-        used, count, unread = kept(uid, max_bytes)
-        if used > max_bytes or count > max_files:
-            stop(uid)
-            print(
-                f"course grader: stopped the kernel: its user kept {used // 2**20} MB in "
-                f"{count} files in {SHM} (at most {max_bytes // 2**20} MB and {max_files} files)"
-                + (UNREAD if unread else ""),
-                file=sys.stderr,
+        try:
+            used, count, unread = kept(uid, max_bytes, max_files, walked)
+            said = (
+                ""
+                if used <= max_bytes and count <= max_files
+                else (
+                    f"its user kept {used // 2**20} MB in {count} files in {SHM} (at most "
+                    f"{max_bytes // 2**20} MB and {max_files} files)" + (UNREAD if unread else "")
+                )
             )
+        except Exception as error:  # noqa: BLE001 - a guard that cannot check stops its kernel
+            said = f"its use of {SHM} could not be checked ({type(error).__name__}: {error})"
+        if said:
+            stop(uid)
+            print(f"course grader: stopped the kernel: {said}", file=sys.stderr)
             os.waitpid(kernel, 0)
             return STOPPED
         if done:  # its status as a shell would say it: 128 + the signal that ended it

@@ -150,6 +150,13 @@ def _descriptors(process: str, face: str, budget: list[int]) -> list[str]:
     return links
 
 
+def _program(face: str) -> list[str]:
+    """/proc's link to the program `face` runs, if shown as deleted: a program run from a file
+    since removed holds that file with no descriptor, and with no mapping once it unmaps it."""
+    link = f"{face}/exe"
+    return [link] if os.readlink(link).endswith(" (deleted)") else []
+
+
 def _mappings(process: str, device: int) -> dict[int, str]:
     """The inodes of the files on `device` shown as deleted that `process` maps, each with its
     /proc link (map_files: root with CAP_SYS_ADMIN may read it, no user may)."""
@@ -163,9 +170,10 @@ def _mappings(process: str, device: int) -> dict[int, str]:
     return found
 
 
-def _walk(pids: list[str], device: int) -> int:
-    """The bytes the files without a name on `device` held by processes `pids` (stopped) take,
-    each once. PermissionError where one may not be read, `TooLong` past `BUDGET` links."""
+def _walk(pids: list[str], device: int) -> tuple[int, int]:
+    """The bytes (as allocated) and the number of the files without a name on `device` that
+    processes `pids` (stopped) hold, each once. PermissionError where one may not be read,
+    `TooLong` past `BUDGET` links, any other OSError where a link cannot be read."""
     links: list[str] = []
     mapped: dict[int, str] = {}
     budget = [BUDGET]
@@ -173,7 +181,7 @@ def _walk(pids: list[str], device: int) -> int:
         try:
             face = _face(process)
             if face is not None:
-                links += _descriptors(process, face, budget)
+                links += _descriptors(process, face, budget) + _program(face)
                 mapped |= _mappings(face, device)
         except (FileNotFoundError, ProcessLookupError):  # ended before it stopped
             continue
@@ -188,22 +196,23 @@ def _walk(pids: list[str], device: int) -> int:
     for inode, link in mapped.items():
         if inode not in held:  # mapped, its descriptor closed (as a pool's semaphores are)
             held[inode] = os.stat(link).st_blocks * 512
-    return sum(held.values())
+    return sum(held.values()), len(held)
 
 
-def unnamed_held(uid: int, device: int) -> int | None:
-    """The bytes (as allocated) of the files without a name on `device` that processes of `uid`
-    hold open or mapped, each file once, looked at while they are stopped: as root where root
-    may, else as the user; None where they cannot all be read (a process undumpable, or a
-    mapping whose descriptor is closed, for the user; more than `BUDGET` descriptors)."""
+def unnamed_held(uid: int, device: int) -> tuple[int, int] | None:
+    """The bytes (as allocated) and the number of the files without a name on `device` that
+    processes of `uid` hold open, mapped or run, each file once, looked at while they are
+    stopped: as root where root may, else as the user; None where they cannot all be read (a
+    process undumpable, or a mapping whose descriptor is closed, for the user; more than
+    `BUDGET` descriptors; a link that will not read, as one past a page long)."""
     try:
         pids = (as_user(uid, _stopped) or "").split()
         try:
             return _walk(pids, device)
         except PermissionError:  # a root without CAP_SYS_PTRACE (Docker's): walk as the user
-            held = as_user(uid, lambda: _walk(pids, device))
-            return None if held is None else int(held)
-        except TooLong:
+            held = as_user(uid, lambda: " ".join(map(str, _walk(pids, device))))
+            return None if held is None else tuple(map(int, held.split()))
+        except (TooLong, OSError):  # cannot say: the guard charges all
             return None
     finally:
         as_user(uid, _continued)

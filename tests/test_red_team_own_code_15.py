@@ -53,6 +53,19 @@ C. **One value case that raises the wanted error cancels every error case.** The
    wanted errors (a blind answer, raising on every value case, keeps 0; `blind_by_raising`
    stays), and re-measure round 13's door B answers.
 
+D. **A trusted magic binds names its text does not spell (`check()` only).** fix27o trusts `%time`
+   to bind only the words its text mentions, compared as written; Python reads identifiers
+   NFKC-normalised, and a star import binds names it never mentions. After `class T: pass`,
+   `%time Ｔ = str` (a fullwidth T) makes `T` the `str` class in the kernel, and so does `%time
+   from string import *` for a `class Formatter` of the learner's: `not_own` (what `check()`
+   says) gave "" for both, in an IPython shell, and the target, run there, formatted its
+   globals (`T('{0.__globals__}').format(f)`, `Formatter().format('{0.__globals__}', f)`).
+   `%time T = str`, spelt plainly, is refused. The grader's program never runs the magic's cell
+   (no unit of `T` is in it), so it grades the plain class: no marks, as with the known
+   `sys.modules["__main__"].T = str`. Fix: in `magics._mentioned`, normalise each word
+   (`unicodedata.normalize("NFKC", word)`); read a trusted magic's text with `ast` and take
+   any `import *` in it as binding every name (None).
+
 Held (plain tests): `.format` reached through an instance of a plain class (an attribute set in
 `__init__` to `str.format`, a bound `.format` of a template, a `staticmethod(str.format)`, one
 handed in), `map(str.format, ...)`, `string.Formatter().format`, `.format_map` on a template
@@ -80,6 +93,7 @@ from lib.grading.grading_settings import Settings
 from tests.test_red_team_own_code_6 import trimmed
 from tests.test_red_team_own_code_9 import function_of
 from tests.test_red_team_own_code_13 import KEY_SOURCE, key_of, verdict
+from tests.test_red_team_own_code_14 import _in_a_shell
 
 EXERCISES = {e.name: e for lesson in range(1, 10) for e in for_lesson(lesson)}
 SALT, STUDENT = "red team 15", "1001"
@@ -295,3 +309,37 @@ HELD = {
 def test_format_reached_otherwise_is_refused(how: str) -> None:
     assert "'__builtins__'" in function_of(HELD[how], "bytes_per_char")("abc")
     assert verdict("bytes_per_char", HELD[how])
+
+
+# Door D: what a trusted magic's text binds, read as Python reads it.
+PLAIN_T = "class T:\n    pass\n"
+USES_T = "def bytes_per_char(s):\n    return T('{0.__globals__}').format(bytes_per_char)\n"
+OWN_FORMATTER = "class Formatter:\n    def format(self, *args):\n        return 'x'\n"
+USES_FORMATTER = (
+    "def bytes_per_char(s):\n    return Formatter().format('{0.__globals__}', bytes_per_char)\n"
+)
+UNSPELT = {
+    "fullwidth name": [PLAIN_T, "%time \uff34 = str\n", USES_T],
+    "star import": [OWN_FORMATTER, "%time from string import *\n", USES_FORMATTER],
+}
+
+
+def test_a_plainly_spelt_magic_binding_is_refused() -> None:
+    assert verdict("bytes_per_char", PLAIN_T, "%time T = str\n", USES_T)
+
+
+def test_a_fullwidth_name_in_a_magic_rebinds_the_class_in_the_kernel() -> None:
+    """In an IPython shell of its own: `check()`'s reading says own code, and the target
+    formats its globals (`_in_a_shell` gives both)."""
+    assert _in_a_shell(UNSPELT["fullwidth name"]) == ["''", "True"]
+
+
+@pytest.mark.parametrize("how", sorted(UNSPELT))
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured: not_own '' in an IPython shell while the target formats its globals"
+    " (check() only: the graded program never runs the magic's cell). Fix: NFKC-normalise"
+    " the words of a trusted magic's text; an `import *` in it binds any name.",
+)
+def test_a_magic_binding_a_name_unspelt_is_refused(how: str) -> None:
+    assert verdict("bytes_per_char", *UNSPELT[how])

@@ -48,7 +48,7 @@ C. **One value case that raises the wanted error cancels every error case.** The
    raises `ValueError` on `[]` (`max()` of an empty list): 1 of 28 cases failed, 0.43 / 1,
    where the same code guarded by `if ids and` passes. An honest `encode_chars` whose byte
    fallback is not written yet (it raises `ValueError` for that policy) scores 0.77 / 2, its
-   14 right errors uncounted (1.41 with them). Fix: take error credit off in
+   14 right errors uncounted (1.41 were they counted). Fix: take error credit off in
    proportion, right errors times the share of value cases on which it raised none of the
    wanted errors (a blind answer, raising on every value case, keeps 0; `blind_by_raising`
    stays), and re-measure round 13's door B answers.
@@ -71,9 +71,7 @@ Held (plain tests): `.format` reached through an instance of a plain class (an a
 handed in), `map(str.format, ...)`, `string.Formatter().format`, `.format_map` on a template
 built at run time or on two known names joined, `str.format_map(...)`: each refused, each, run,
 formats the function's globals. `format(obj, spec)` and an f-string's nested spec read no
-attribute by name (a `TypeError` on a function). The fixed-answer rule's groups are judged by
-the exercise's own `compare`, and no exercise's compare is loose enough for a constant between
-two answers to match more than the largest group.
+attribute by name (a `TypeError` on a function).
 """
 
 from __future__ import annotations

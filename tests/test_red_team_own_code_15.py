@@ -2,8 +2,9 @@
 rule and per-member draws, fix27q's mangling). Each hole or unfair outcome is
 `xfail(strict=True)` until it is fixed, its reason saying what was measured and what would fix
 it; each attack held, a plain test. Scores were measured with the judge (`Exercise.judge` on
-`run_cases`, cases drawn as the grader draws them: `Settings.cases_of`); door B's end also
-through the real, sandboxed grader (`grade_submissions`, one notebook: `graded` below).
+`run_cases`, cases drawn as the grader draws them: `Settings.cases_of`); doors A and B on
+`is_valid_utf8` also through the real, sandboxed grader (`grade_submissions`, one batch of two
+notebooks: `graded`).
 
 Doors found:
 
@@ -17,7 +18,8 @@ A. **Hidden cases written in `lib` are not hidden.** Most exercises' hidden case
    `encode_with_specials` 1.36 / 2 (0.8), `premium_factors` 1.38 / 2 (0.92),
    `train_with_pattern` 1.27 / 2 (0.91), `train_bpe` 1.47 / 2 (1.12), `merge` 0.74 / 1 (0.45),
    `get_stats` 0.7 / 1 (0.41), `uint16_bytes` 0.71 / 1 (0.25), `wordpiece_word` 0.62 / 1
-   (0.36), `gini` 0.33 / 1 (0.2): 14.37 points where the shown cases are worth 8.15. And
+   (0.36), `gini` 0.33 / 1 (0.2): 14.37 points where the shown cases are worth 8.15. The real
+   grader gave the `is_valid_utf8` table 1.35 / 2, as own code ("11 of 73 cases failed"). And
    `recover_merges` 2 / 2, "passed" (1.2; another salt): both hidden tables are GPT-2's first
    3,000 and cl100k_base's first 6,000 tokens under every salt; the table, keyed by
    `len(ranks)`, is a 686,000-character cell. The fixed-answer rule cannot see any of it: a
@@ -212,11 +214,17 @@ def test_resubmitting_does_not_learn_the_hidden_answers() -> None:
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """One notebook, lesson 1, the learned `is_valid_utf8` (about 40 s)."""
+    """One batch of two lesson-1 notebooks (about 1 to 2 min at a load of 15): oscar's
+    `is_valid_utf8` learned by resubmitting (door B), tabby's a table of lib's cases (door A);
+    the other exercises the published solutions."""
     folder = tmp_path_factory.mktemp("round15")
-    answer = learn_by_resubmitting()[1]
-    notebook = trimmed("01_unicode_and_utf8.ipynb", {"is_valid_utf8": answer})
-    nbformat.write(notebook, folder / "oscar.ipynb")
+    answers = {
+        "oscar": learn_by_resubmitting()[1],
+        "tabby": table_of_lib_cases("is_valid_utf8"),
+    }
+    for student, answer in answers.items():
+        notebook = trimmed("01_unicode_and_utf8.ipynb", {"is_valid_utf8": answer})
+        nbformat.write(notebook, folder / f"{student}.ipynb")
     records = grade_submissions(
         [folder],
         Path(folder) / "out",
@@ -224,9 +232,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
         jobs=1,
         progress=False,
         salt=SALT,
-        student_id=STUDENT,
+        student_id=STUDENT,  # both drawn as student 1001, as `draw` draws
     )
-    return {row["name"]: row for row in records[0]["exercises"]}
+    return {r["student"]: {row["name"]: row for row in r["exercises"]} for r in records}
 
 
 @pytest.mark.end_to_end
@@ -236,16 +244,28 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
     " ('all 73 cases passed'). Fix: as above.",
 )
 def test_the_grader_refuses_full_marks_to_a_learned_table(graded: dict) -> None:
-    row = graded["is_valid_utf8"]
+    row = graded["oscar"]["is_valid_utf8"]
     assert row["score"] < row["max_score"], row
 
 
 @pytest.mark.end_to_end
-def test_the_grader_runs_the_learned_answer_as_own_code(graded: dict) -> None:
-    """The rest of the notebook is the published solutions: full marks, as in the selftest."""
-    assert all(row["status"] != "not own code" for row in graded.values()), graded
-    others = [row for name, row in graded.items() if name != "is_valid_utf8"]
-    assert all(row["score"] == row["max_score"] for row in others), others
+@pytest.mark.xfail(
+    strict=True,
+    reason="measured: the real grader gave the table of lib's cases 1.35 / 2, where the shown"
+    " cases are worth 0.77. Fix: as door A says.",
+)
+def test_the_grader_gives_a_table_of_lib_cases_no_more_than_the_shown_share(graded: dict) -> None:
+    row = graded["tabby"]["is_valid_utf8"]
+    assert row["score"] <= shown_share("is_valid_utf8") + 0.01, row
+
+
+@pytest.mark.end_to_end
+def test_the_grader_runs_both_tables_as_own_code(graded: dict) -> None:
+    """The rest of each notebook is the published solutions: full marks, as in the selftest."""
+    for rows in graded.values():
+        assert all(row["status"] != "not own code" for row in rows.values()), rows
+        others = [row for name, row in rows.items() if name != "is_valid_utf8"]
+        assert all(row["score"] == row["max_score"] for row in others), others
 
 
 # Door C: honest answers whose one slip raises the wanted error where a value is wanted.

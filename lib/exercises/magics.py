@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import unicodedata
 
 from IPython.core.splitinput import LineInfo
 
@@ -42,6 +43,7 @@ AS_WRITTEN = {"time", "timeit"}
 # Magics and shell commands trusted when their text expands nothing (no `{` or `$`).
 PLAIN = {"matplotlib", "pinfo", "pinfo2", "system", "getoutput"}
 _KERNEL_CALLS = {"run_line_magic", "run_cell_magic", "system", "getoutput"}
+STAR_IMPORT = re.compile(r"\bimport\s*\(?\s*\*")  # binds whatever the module has
 
 
 def unseen_names(source: str, tree: ast.AST | None = None) -> set[str] | None:
@@ -54,6 +56,7 @@ def unseen_names(source: str, tree: ast.AST | None = None) -> set[str] | None:
         name = (head[2:].split() or [""])[0]
         inner = unseen_names(body, tree)
         trusted = name in AS_WRITTEN and inner is not None and not _reaches_kernel(head)
+        trusted = trusted and not _binds_unnamed(head)
         return _mentioned(head) | inner if trusted else None  # type: ignore[operator]
     one_line = len(source.strip().splitlines()) == 1
     if tree is None or one_line:
@@ -84,7 +87,7 @@ def _kernel_calls(tree: ast.AST) -> set[str] | None:
         expands = re.search(r"[{$]", "".join(rest))
         if not (name in AS_WRITTEN or (name in PLAIN and not expands)):
             return None
-        if any(_reaches_kernel(text) for text in rest):
+        if any(_reaches_kernel(text) or _binds_unnamed(text) for text in rest):
             return None
         if method == "run_cell_magic":  # written by hand: its body is a cell of its own
             inner = unseen_names(rest[-1])
@@ -137,8 +140,15 @@ def _reaches_kernel(code: str | ast.AST, skip: set[ast.AST] = frozenset()) -> bo
 
 
 def _mentioned(text: str) -> set[str]:
-    """Every word of `text` that could be a name."""
-    return {word for word in re.findall(r"\w+", text) if word.isidentifier()}
+    """Every word of `text` that could be a name, as Python reads it (NFKC: a fullwidth `Ｔ`
+    binds `T`)."""
+    words = (unicodedata.normalize("NFKC", word) for word in re.findall(r"\w+", text))
+    return {word for word in words if word.isidentifier()}
+
+
+def _binds_unnamed(text: str) -> bool:
+    """Could running `text` bind a name it does not spell (`from string import *`)?"""
+    return STAR_IMPORT.search(text) is not None
 
 
 def runs_as_magic(source: str) -> bool:

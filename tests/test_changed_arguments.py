@@ -108,7 +108,7 @@ def test_a_change_in_a_hidden_case_names_the_argument_but_not_the_input():
     cases = TOTAL.grading_cases()
     result = TOTAL.judge(cases, run_cases(total, TOTAL.inputs(cases), 10))
     assert result.status == "partial"
-    assert "hidden case 3 of 3 failed (three numbers)" in result.reason
+    assert "a hidden case failed (three numbers)" in result.reason
     assert "changed `xs`, its argument" in result.reason
     assert "9123" not in result.reason  # the input is for the instructor only
     assert "changed:  xs was [5, 7, 9123], now [9123, 7, 5]" in result.detail

@@ -307,12 +307,12 @@ def test_a_hidden_case_in_full_reaches_only_the_instructors_grades():
     from lib.grading.gradescope_results import results_json
 
     hidden = record("Ann", scores=(1, 1))
-    hidden["exercises"][0]["reason"] = "1 of 4 cases failed\nhidden case 4 of 4 failed"
-    hidden["exercises"][0]["detail"] = "hidden case 4 of 4 failed\ninput: double(34)"
+    hidden["exercises"][0]["reason"] = "1 of 4 cases failed\na hidden case failed"
+    hidden["exercises"][0]["detail"] = "a hidden case failed\ninput: double(34)"
     page = feedback.of_record(hidden)
     student_sees = [feedback_pages.markdown(page), feedback_pages.html(page)]
     student_sees.append(json.dumps(results_json([hidden])))
-    assert all("hidden case 4 of 4 failed" in page for page in student_sees)
+    assert all("a hidden case failed" in page for page in student_sees)
     assert not any("double(34)" in page for page in student_sees)
     assert "input: double(34)" in grade_tables.grade_rows(hidden)[0]["reason"]
 

@@ -42,7 +42,8 @@ B. **The first failed hidden case's number is an oracle.** The feedback says "hi
    answer 2 / 2, "all 73 cases passed", as own code. Fix: say how many hidden cases failed
    and of which kinds, never which (their number is their identity); better, show hidden
    results only after the deadline (Gradescope's "hide until published"), since the score
-   alone still tells one bit a submission.
+   alone still tells one bit a submission. Closed: the feedback says "a hidden case failed"
+   (with its kind), never its number; the README advises hiding results until the deadline.
 
 C. **One value case that raises the wanted error cancels every error case.** The fixed-answer
    rule counts the cases that want an error only if the answer raises none of those errors
@@ -55,7 +56,8 @@ C. **One value case that raises the wanted error cancels every error case.** The
    wanted errors (a blind answer, raising on every value case, keeps 0; `blind_by_raising`
    stays), and re-measure round 13's door B answers.
 
-D. **A trusted magic binds names its text does not spell (`check()` only).** fix27o trusts `%time`
+D. **A trusted magic binds names its text does not spell (`check()` only; closed: its words
+   are read NFKC-normalised, and an `import *` in it may bind any name).** fix27o trusts `%time`
    to bind only the words its text mentions, compared as written; Python reads identifiers
    NFKC-normalised, and a star import binds names it never mentions. After `class T: pass`,
    `%time Ｔ = str` (a fullwidth T) makes `T` the `str` class in the kernel, and so does `%time
@@ -201,13 +203,11 @@ def test_the_oracle_answer_reads_as_own_code() -> None:
     assert verdict("is_valid_utf8", oracle_answer({3, 5})) == ""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: 0.82 / 2 at the first submission, 2 / 2 'passed' at the 21st, each"
-    " feedback naming the next hidden case to flip. Fix: never number a failed hidden case;"
-    " show hidden results after the deadline.",
-)
 def test_resubmitting_does_not_learn_the_hidden_answers() -> None:
+    """Measured before the fix: 0.82 / 2 at the first submission, 2 / 2 'passed' at the 21st,
+    each feedback naming the next hidden case to flip. Closed: a failed hidden case is never
+    numbered ("a hidden case failed"); the score alone still leaks a bit per resubmission
+    (README: hide results until the deadline where that matters)."""
     scores, _ = learn_by_resubmitting()
     assert max(scores) < EXERCISES["is_valid_utf8"].points, scores
 
@@ -238,12 +238,9 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 @pytest.mark.end_to_end
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: the real grader gave the answer learned from 20 feedbacks 2 / 2"
-    " ('all 73 cases passed'). Fix: as above.",
-)
 def test_the_grader_refuses_full_marks_to_a_learned_table(graded: dict) -> None:
+    """Measured before the fix: the real grader gave the answer learned from 20 feedbacks 2 / 2
+    ('all 73 cases passed'). Closed as above: no feedback names a case to flip."""
     row = graded["oscar"]["is_valid_utf8"]
     assert row["score"] < row["max_score"], row
 

@@ -288,7 +288,7 @@ def test_a_wrong_turn_on_a_hidden_case_quotes_nothing_of_it():
     answers = [list(c.expected) for c in cases]
     answers[k] = [s.replace(bad, bad * 2) for s in answers[k]]
     result = exercise.judge(cases, [{"returned": to_wire(a)} for a in answers])
-    assert result.score < exercise.points and f"hidden case {k + 1} of" in result.reason
+    assert result.score < exercise.points and "a hidden case failed" in result.reason
     wanted = sum(s.count(bad) for s in cases[k].expected)
     assert f"where {wanted} belong" not in result.reason
 

@@ -4,7 +4,7 @@ Each case the learner's target answered right (`verdicts.verdict`) counts, beyon
 answer gets right (`fixed_answer.earned`); a case whose call changed an argument fails
 (`changed_arguments`). An answer that ignores its input earns nothing where the right answers
 differ (`verdicts.trivial_answer`, `blind_by_raising`). The reason tells the first failed shown
-case in full, and of a hidden case only its number and kind: its detail is the instructor's
+case in full, and of a hidden case only its kind: its detail is the instructor's
 (`Result.detail`). Tips follow (`tips`), in words that quote no hidden case.
 """
 
@@ -84,9 +84,11 @@ def judge_outcomes(
         described = describe_failure(case, exercise.target if is_callable else None, got)
         if not case.hidden:
             first_failure = first_failure or described
-        elif not hidden_failure:  # the student sees its number and kind; the rest is detail
+        elif not hidden_failure:  # the student sees its kind; the rest is detail
+            # Never its number: the cases come in one order on every resubmission, so a
+            # number would tell which call to answer otherwise next time (red team round 15).
             kind = f" ({case.kind})" if case.kind else ""
-            hidden_failure = f"hidden case {index + 1} of {len(cases)} failed{kind}"
+            hidden_failure = f"a hidden case failed{kind}"
             detail = described
     total = len(cases)
     if passed == total:

@@ -127,7 +127,7 @@ def _page(file: str, body: str, links: dict[str, str], repository: str) -> Page:
 
 def _figure_html(figure: dict, image: str) -> str:
     """A plotly figure: its PNG for every reader, its JSON for site.js to draw it where it can."""
-    title = (figure.get("layout", {}).get("title") or {}).get("text") or "A chart"
+    title = _plain((figure.get("layout", {}).get("title") or {}).get("text") or "A chart")
     spec = json.dumps(figure).replace("</", "<\\/")  # cannot end the <script> early
     shown = (
         f'<img src="{image}" alt="{jinja2.utils.markupsafe.escape(title)}" loading="lazy">'
@@ -136,6 +136,12 @@ def _figure_html(figure: dict, image: str) -> str:
     )
     data = f'<script type="application/json">{spec}</script>'
     return f'<figure class="plotly-figure">{data}{shown}</figure>'
+
+
+def _plain(label: str) -> str:
+    """A plotly label as plain text, for an image's alt text: a title split over two lines
+    (`<br>`, then a `<sup>` subtitle) reads as one, and no tag is left for a reader to hear."""
+    return re.sub(r"<[^>]*>", "", re.sub(r"\s*<br\s*/?>\s*", " ", label, flags=re.IGNORECASE))
 
 
 def _home_body(readme: Path) -> str:

@@ -108,8 +108,20 @@ def test_every_figure_has_its_png_and_its_data(site):
             image = site / figure.img["src"]
             assert image.read_bytes() == base64.b64decode(output.data[PNG])
             assert image.read_bytes()[:8] == PNG_MAGIC and figure.img["alt"]
+            assert "<" not in figure.img["alt"], figure.img["alt"]  # plotly's tags, read out
             assert json.loads(figure.script.string)["data"]  # what site.js draws
     assert sum(1 for _ in (site / "figures").iterdir()) == 10  # the lessons' ten charts today
+
+
+def test_a_chart_title_on_two_lines_is_one_plain_line_of_alt_text():
+    """Lesson 7's chart title has a second, smaller line (`<br><sup>...</sup>`) so that it fits
+    a phone's width; the PNG's alt text says both lines, without plotly's tags."""
+    from lib.website import _figure_html
+
+    title = "Premium of four tokenizers<BR/> <sup>trained on dev, measured on devtest</sup>"
+    html = _figure_html({"data": [], "layout": {"title": {"text": title}}}, "figures/x.png")
+    alt = BeautifulSoup(html, "html.parser").img["alt"]
+    assert alt == "Premium of four tokenizers trained on dev, measured on devtest"
 
 
 def search_index(site: Path) -> list[dict[str, str]]:

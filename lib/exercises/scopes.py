@@ -18,7 +18,8 @@ builtins, skipping the functions around the class.
 So `unit_reading` judges a name a class body reads as the class's and as the notebook's too, and
 `bindings.binds_judged` refuses a class body binding a name the rules judge (`class_names`: all
 it binds). `module_imports` gives the imports of a statement that bind the notebook's own names,
-also inside `if` or `try`.
+also inside `if` or `try`; `notebook_bindings` counts the bindings of those names, by scope
+(`bindings.known`: a name bound once, whatever other scopes call their own variables).
 """
 
 from __future__ import annotations

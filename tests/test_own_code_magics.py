@@ -34,9 +34,6 @@ REBINDS = {
     "del": METHOD.format("        del T"),
     "augmented": METHOD.format("        T += 1"),
     "nested def": METHOD.format("        def T():\n            pass"),
-    "nonlocal in a closure": "class T:\n    def g(self):\n        T = 1\n"
-    "        def h():\n            nonlocal T\n            T = 2\n",
-    "class body": "class T:\n    T = str\n",
 }
 
 
@@ -50,10 +47,29 @@ def test_a_walrus_beside_a_template_makes_it_unknown() -> None:
     assert REFUSED in verdict("bytes_per_char", *cells)
 
 
-def test_a_parameter_of_the_same_name_elsewhere_makes_it_unknown() -> None:
-    """Stricter than Python needs (a parameter is the function's own), never looser."""
-    cells = ["T = '{0}'\n", "def other(T):\n    return T\n", USES_TEMPLATE]
-    assert REFUSED in verdict("bytes_per_char", *cells)
+# A variable of another scope that happens to be named `T` is not the notebook's `T`: Python
+# finds it in its own scope (`scopes.notebook_bindings`), and the notebook's `T` is left alone.
+# (These made `T` unknown before red team 14's C.)
+OTHER_SCOPES = {
+    "parameter": "def other(T):\n    return T\n",
+    "class attribute": "class Point:\n    T = str\n",
+    "class attribute of its own": "class Box:\n    T = str\n\n    def g(self):\n"
+    "        return self.T\n\nBox().g()\n",
+    "nonlocal in a closure": "def g():\n    T = 1\n\n    def h():\n        nonlocal T\n"
+    "        T = str\n\n    h()\n    return T\n\ng()\n",
+    "comprehension": "[T for T in [str]]\n",
+}
+
+
+@pytest.mark.parametrize("how", sorted(OTHER_SCOPES))
+def test_a_variable_of_another_scope_leaves_the_name_known(how: str) -> None:
+    cells = ["T = '{0}'\n", OTHER_SCOPES[how], USES_TEMPLATE]
+    assert verdict("bytes_per_char", *cells) == ""
+    namespace: dict = {}
+    for cell in cells:
+        exec(cell, namespace)
+    function = namespace["bytes_per_char"]
+    assert function("abc") == str(function)  # still `'{0}'`, run
 
 
 def test_a_class_alone_and_a_template_alone_stay_known() -> None:

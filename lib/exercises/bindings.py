@@ -14,7 +14,7 @@ from lib.exercises.allowed import JUDGED_BUILTINS
 from lib.exercises.cell_reading import binds, bound_names
 from lib.exercises.class_patterns import plain_class
 from lib.exercises.python_itself import ORDINARY_DUNDERS
-from lib.exercises.scopes import class_names
+from lib.exercises.scopes import class_names, notebook_bindings
 
 # What a notebook's IPython kernel holds before any cell runs, besides the builtins and dunders
 # (`__builtins__`, `__builtin__`, `__name__`...): its `user_ns_hidden`, and `_i`, `_ii`, `_iii`,
@@ -98,17 +98,20 @@ def known(
     unseen: set[str] | None,
 ) -> dict[str, ast.stmt]:
     """The notebook's names (`units`: each name's units) that one statement alone binds, with
-    it: `name = value` (names only as targets: `TEMPLATE = "{}"`, which `by_text.template` reads
-    as that text), or a class Python alone makes (`class_patterns.plain_class`; `names`: the
-    names bound to modules and to their members). Where no scope of a unit binds the name, it
-    holds that value, or that class. That statement must be the only place in the notebook's
-    code (`statements`) that binds the name at all: a method's `global T; T = str` is inside
-    the class it rebinds, and a walrus, `for`, `del`, import, `except ... as`, or a parameter
-    or local of the same name anywhere count too. No name IPython may bind unseen (`unseen`,
-    from `magics.unseen_names`; None: any) is known."""
+    it: `name = value` (names only as targets: `TEMPLATE = "{}"`, which
+    `by_text.template_texts` reads as that text), or a class Python alone makes
+    (`class_patterns.plain_class`; `names`: the names bound to modules and to their members).
+    Where no scope of a unit binds the name, it holds that value, or that class. That statement
+    must be the only one in the notebook's code (`statements`) that binds the name in the
+    notebook's globals (`scopes.notebook_bindings`): a method's `global T; T = str` is inside
+    the class it rebinds, and a walrus, `for`, `del`, import or `except ... as` count too, while
+    a parameter, a local or a class attribute of the same name is another variable. No name
+    IPython may bind unseen (`unseen`, from `magics.unseen_names`; None: any) is known."""
     if unseen is None:
         return {}
-    bindings = Counter(n for s in statements for item in ast.walk(s) for n in bound_names(item))
+    bindings: Counter[str] = Counter()
+    for statement in statements:
+        bindings.update(notebook_bindings(statement))
     found = {}
     for name, bound in units.items():
         if name in unseen or bindings[name] != 1 or len(bound) != 1:

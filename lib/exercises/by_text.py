@@ -50,7 +50,7 @@ import string
 
 from lib.exercises.cell_reading import called_with_one
 from lib.exercises.dataclass_fields import field_use
-from lib.exercises.templates import written
+from lib.exercises.templates import texts
 
 _REFUSED = {"dataclasses.make_dataclass": "write the class out with `@dataclasses.dataclass`"}
 _REFUSED |= dict.fromkeys(
@@ -101,25 +101,22 @@ def format_fields(item: ast.AST) -> list[str]:
     z), for `python_itself.attributes_read`; [] for anything else."""
     if not (isinstance(item, ast.Attribute) and item.attr in FORMATS):
         return []
-    text = template(item.value)
-    if text is None:
-        return []
-    found, texts = [], [text]
-    while texts:
-        try:
-            fields = list(string.Formatter().parse(texts.pop()))
-        except ValueError:  # no template Python accepts: `format` raises before reading any
-            return found
-        for _, field, spec, _ in fields:
-            found += re.findall(r"\.([^.[]*)", re.sub(r"\[[^]]*\]", "", field or ""))
-            texts += [spec] if spec else []
+    found, todo = [], list(template_texts(item.value) or ())
+    while todo:  # each template the receiver may be, and each format spec inside one
+        try:  # field by field, as `format` reads them: those before a stray `{` are read too
+            for _, field, spec, _ in string.Formatter().parse(todo.pop()):
+                found += re.findall(r"\.([^.[]*)", re.sub(r"\[[^]]*\]", "", field or ""))
+                todo += [spec] if spec else []
+        except ValueError:  # `format` raises here, before reading the rest
+            continue
     return found
 
 
-def template(node: ast.AST | None) -> str | None:
-    """The text of a template the reading sees: written out in place, or held by a name that
-    can hold nothing else (`templates`, marked `.template` by `unit_reading`); else None."""
-    return written(node) if isinstance(node, ast.Constant) else getattr(node, "template", None)
+def template_texts(node: ast.AST | None) -> tuple[str, ...] | None:
+    """The templates the reading sees `node` is one of: written out in place (`"{}"`, `"{:d}"
+    if s else "{}"`), or held by a name that can hold nothing else (`templates`, marked
+    `.template` by `unit_reading`); else None."""
+    return texts(node) or getattr(node, "template", None)
 
 
 def format_outside(item: ast.AST, read: list[str]) -> str:
@@ -127,11 +124,11 @@ def format_outside(item: ast.AST, read: list[str]) -> str:
     the reading does not see. `read` is what the node reads by name
     (`python_itself.attributes_read`): the method reached any other way than `x.format`
     (`getattr(t, "format")`, `case str(format=f)`) may be `str`'s on any text. `x.format` is
-    read where `x` is a template (`template`), or a class Python alone makes
+    read where `x` is a template (`template_texts`), or a class Python alone makes
     (`bindings.known`), or one of its instances (`Table().format`), which no `str` is."""
     name = next((n for n in read if n in FORMATS), "")
     receiver = item.value if isinstance(item, ast.Attribute) else None
-    if not name or template(receiver) is not None:
+    if not name or template_texts(receiver) is not None:
         return ""
     made = receiver.func if isinstance(receiver, ast.Call) else receiver
     if isinstance(getattr(made, "known", None), ast.ClassDef):

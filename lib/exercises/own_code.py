@@ -41,7 +41,7 @@ from lib.exercises.bindings import known as known_names
 from lib.exercises.cell_reading import is_literal, lib_imports
 from lib.exercises.module_names import imported, members_of
 from lib.exercises.notebook_units import NotebookUnits, Where
-from lib.exercises.templates import notebook_templates
+from lib.exercises.sealed_classes import notebook_templates
 from lib.exercises.unit_reading import Surroundings, read_unit
 
 

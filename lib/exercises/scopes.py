@@ -18,12 +18,14 @@ builtins, skipping the functions around the class.
 So `unit_reading` judges a name a class body reads as the class's and as the notebook's too, and
 `bindings.binds_judged` refuses a class body binding a name the rules judge (`class_names`: all
 it binds). `module_imports` gives the imports of a statement that bind the notebook's own names,
-also inside `if` or `try`.
+also inside `if` or `try`; `notebook_bindings` counts the bindings of those names, by scope
+(`bindings.known`: a name bound once, whatever other scopes call their own variables).
 """
 
 from __future__ import annotations
 
 import ast
+from collections import Counter
 from dataclasses import dataclass, field
 
 from lib.exercises.cell_reading import bound_names
@@ -48,14 +50,31 @@ class Scope:
 def resolve(unit: ast.AST) -> dict[int, Scope]:
     """For each `ast.Name` in `unit` (by `id`) that names a variable of one of the unit's own
     scopes, that scope."""
-    uses: list[tuple[ast.Name, Scope | None]] = []
+    uses = [(node, scope) for node, scope in _scoped(unit) if isinstance(node, ast.Name)]
+    owners = ((name, _lookup(name.id, scope)) for name, scope in uses)
+    return {id(name): owner for name, owner in owners if owner is not None}
+
+
+def notebook_bindings(unit: ast.AST) -> Counter[str]:
+    """How many nodes of `unit` bind each of the notebook's own names (its globals), however
+    (`cell_reading.bound_names`): `K = ...`, `class K`, `for K in`, `del K`, an import, and a
+    binding inside a function or class that declares `global K`, whose `global` counts too.
+    A parameter, a function's local or a class attribute named `K` is no binding of the
+    notebook's `K`: Python finds it in its own scope, and the notebook's `K` is left alone."""
+    found = ((n, scope) for node, scope in _scoped(unit) for n in bound_names(node))
+    return Counter(name for name, scope in found if _lookup(name, scope) is None)
+
+
+def _scoped(unit: ast.AST) -> list[tuple[ast.AST, Scope | None]]:
+    """Every node of `unit` (its functions' parameters aside: `_children`) with the scope it
+    is evaluated in, each scope knowing all it binds once the list is made."""
+    found: list[tuple[ast.AST, Scope | None]] = []
     todo: list[tuple[ast.AST, Scope | None]] = [(unit, None)]
     while todo:  # without recursion: a unit may be deeply nested
         node, scope = todo.pop()
-        uses += [(node, scope)] if isinstance(node, ast.Name) else []
+        found.append((node, scope))
         todo.extend(_children(node, scope))
-    owners = ((name, _lookup(name.id, scope)) for name, scope in uses)  # once all are bound
-    return {id(name): owner for name, owner in owners if owner is not None}
+    return found
 
 
 def class_names(unit: ast.AST) -> set[str]:

@@ -38,7 +38,7 @@ from lib.exercises.python_itself import (
     unusual_dunder,
 )
 from lib.exercises.scopes import Scope, resolve
-from lib.exercises.templates import seen_template
+from lib.exercises.templates import Texts, seen_template
 from lib.exercises.type_use import type_outside
 
 # What a name no cell binds can still be in the kernel: a builtin (IPython's and `site`'s too).
@@ -57,7 +57,7 @@ class Surroundings:
     members: dict[str, str]  # names only imports bind to an allowed module's member: full names
     defined: set[str]  # the private names the notebook's code defines (`self._seen`)
     known: dict[str, ast.stmt]  # names one statement alone binds, to what (`bindings.known`)
-    templates: dict[str, str]  # names and `K.FMT`s that surely hold one (`notebook_templates`)
+    templates: dict[str, Texts]  # names, `K.FMT`s... that surely hold one (`notebook_templates`)
 
     def subscriptable(self, name: str) -> bool:
         """May a type hint subscript `name`? A builtin no cell rebinds, or a name that only

@@ -302,7 +302,10 @@ def _one_big_function(n: int, imports_inside: bool) -> str:
 def test_reading_one_big_unit_grows_in_proportion_to_it(imports_inside):
     seconds = []
     for n in (200, 800):
-        started = time.process_time()
-        assert verdict(_one_big_function(n, imports_inside)) == ""
-        seconds.append(time.process_time() - started)
+        source, tries = _one_big_function(n, imports_inside), []
+        for _ in range(3):  # the best of three: one slow moment on a loaded machine is noise
+            started = time.process_time()
+            assert verdict(source) == ""
+            tries.append(time.process_time() - started)
+        seconds.append(min(tries))
     assert seconds[1] < 8 * seconds[0] + 0.05, seconds  # four times the size: at most twice linear

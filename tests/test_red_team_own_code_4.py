@@ -246,9 +246,12 @@ def chain_of_helpers(n: int) -> str:
 def test_reading_grows_in_proportion_to_the_notebook():
     seconds = []
     for n in (100, 400):
-        started = time.process_time()
-        assert Notebook([chain_of_helpers(n)]).borrowed("utf8_encode", (), (".encode",)) == ""
-        seconds.append(time.process_time() - started)
+        source, tries = chain_of_helpers(n), []
+        for _ in range(3):  # the best of three: one slow moment on a loaded machine is noise
+            started = time.process_time()
+            assert Notebook([source]).borrowed("utf8_encode", (), (".encode",)) == ""
+            tries.append(time.process_time() - started)
+        seconds.append(min(tries))
     assert seconds[1] < 8 * seconds[0], seconds  # four times the size: at most twice linear
 
 

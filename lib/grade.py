@@ -64,12 +64,31 @@ def _lesson_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _jobs(text: str) -> int:
+    """--jobs: a whole number, 1 or more (each kernel's share of /dev/shm divides by it)."""
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give a whole number of notebooks, 1 or more")
+    return int(text)
+
+
+def _seconds(text: str) -> float:
+    """A time limit: a number of seconds above 0 (no limit is not an option: a stuck notebook
+    would hold its slot for ever)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a number of seconds above 0")
+    return value
+
+
 def _running_options() -> argparse.ArgumentParser:
     """--jobs and --no-progress, which every command that grades notebooks takes."""
     shared = argparse.ArgumentParser(add_help=False)
     shared.add_argument(
         "--jobs",
-        type=int,
+        type=_jobs,
         default=None,
         help="notebooks graded at the same time (default: CPU cores, at most 4)",
     )
@@ -88,14 +107,14 @@ def _grade_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--cell-timeout",
-        type=float,
+        type=_seconds,
         default=Limits.cell,
         metavar="SECONDS",
         help="limit for any one cell, and for grading any one exercise (default: %(default)g)",
     )
     parser.add_argument(
         "--notebook-timeout",
-        type=float,
+        type=_seconds,
         default=Limits.notebook,
         metavar="SECONDS",
         help="limit for running all of one notebook's cells (default: %(default)g)",

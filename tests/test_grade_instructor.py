@@ -60,6 +60,25 @@ def test_the_grade_command_grades_a_folder_named_like_another_command(tmp_path, 
     assert stopped.value.code == 2 and "COMMAND" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "option, said",
+    [
+        (["--jobs", "-1"], "a whole number of notebooks, 1 or more"),
+        (["--jobs", "0"], "a whole number of notebooks, 1 or more"),
+        (["--cell-timeout", "-3"], "a number of seconds above 0"),
+        (["--notebook-timeout", "nan"], "a number of seconds above 0"),
+    ],
+)
+def test_a_count_or_a_limit_out_of_range_is_refused_before_grading(tmp_path, capsys, option, said):
+    """`--jobs -1` divided /dev/shm's size by zero in every kernel's guard (red team round 15);
+    a limit of 0 or less would stop every notebook, nan none."""
+    (tmp_path / "class").mkdir()
+    with pytest.raises(SystemExit) as stopped:
+        main(["grade", str(tmp_path / "class"), "--out", str(tmp_path / "out"), *option])
+    assert stopped.value.code == 2 and said in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def test_the_same_file_copied_elsewhere_is_the_same_submission(tmp_path):
     store = RecordStore(tmp_path / "out", key=b"k" * 32)
     graded = record("ann", submission=str(tmp_path / "class" / "ann.ipynb"), sha256="1" * 64)

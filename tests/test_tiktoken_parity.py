@@ -17,7 +17,7 @@ from lib.tiktoken_files import ENCODINGS
 # gpt2 and r50k_base are one encoding under two names, read from different files (see the test
 # below): comparing both would encode everything twice for nothing.
 COMPARED = tuple(name for name in ENCODINGS if name != "r50k_base")
-N_GENERATED = 2000  # seeded random strings per encoding, on top of hypothesis' examples
+N_GENERATED = examples(2000)  # seeded random strings per encoding, beside hypothesis' examples
 
 # Fragments that stress the split patterns: whitespace runs, CRLF, digits, contractions in any
 # case, punctuation runs, emoji (with skin tone and ZWJ), combining marks, many scripts, lone

@@ -115,3 +115,21 @@ def as_fenced_kernel(uid: int, attack: Callable[[], object]) -> object:
         return attack()
 
     return in_child(fenced)
+
+
+def rows(record: dict) -> dict[str, dict]:
+    """A graded record's exercise rows by name."""
+    return {row["name"]: row for row in record["exercises"]}
+
+
+def honest_marks_kept(graded: dict, attacked: set[str], honest: str = "olivia") -> None:
+    """Every notebook of a red-team batch was graded, and every exercise but the `attacked` ones
+    (all of them, for the `honest` student) kept full marks."""
+    from lib.exercises import for_lesson
+
+    points = {e.name: e.points for lesson in range(1, 10) for e in for_lesson(lesson)}
+    for student, record in graded.items():
+        assert record["outcome"] == "graded", record
+        found = rows(record)
+        kept = {n: found[n]["score"] for n in found if n not in attacked or student == honest}
+        assert kept and all(s == points[n] for n, s in kept.items()), (student, kept)

@@ -61,6 +61,7 @@ from lib.grading import gradescope, gradescope_bundle
 from lib.grading.gradescope_bundle import SECRET_FILE
 from lib.grading.grading_job import judged
 from lib.grading.grading_settings import Settings
+from tests.red_team_support import honest_marks_kept, rows
 from tests.test_red_team_own_code_6 import trimmed
 from tests.test_red_team_own_code_9 import function_of, verdict
 
@@ -269,23 +270,13 @@ def graded(tmp_path_factory) -> dict:
     return {r["student"]: r for r in records}
 
 
-def _rows(record: dict) -> dict[str, dict]:
-    return {row["name"]: row for row in record["exercises"]}
-
-
 def test_the_batch_graded_every_notebook_and_the_honest_kept_their_marks(graded: dict) -> None:
     assert sorted(graded) == ["mallory", "olivia", "trent"]
-    attacked = {"utf8_encode", "encode_chars"}
-    for student, record in graded.items():
-        assert record["outcome"] == "graded", record
-        rows = _rows(record)
-        kept = {n for n in rows if n not in attacked or student == "olivia"}
-        honest = {n: rows[n]["score"] for n in kept}
-        assert honest and all(s == EXERCISES[n].points for n, s in honest.items()), honest
+    honest_marks_kept(graded, {"utf8_encode", "encode_chars"})
 
 
 def test_a_class_chosen_at_the_graders_interrupt_is_not_told(graded: dict) -> None:
-    row = _rows(graded["mallory"])["utf8_encode"]
+    row = rows(graded["mallory"])["utf8_encode"]
     assert f"longer than {CELL_LIMIT} s" in row["reason"], row
     assert "Error" not in row["reason"], row
 
@@ -295,5 +286,5 @@ def test_the_chosen_class_reads_as_own_code() -> None:
 
 
 def test_raising_on_most_cases_earns_nothing_in_the_grader(graded: dict) -> None:
-    row = _rows(graded["trent"])["encode_chars"]
+    row = rows(graded["trent"])["encode_chars"]
     assert row["score"] == 0, row

@@ -97,6 +97,7 @@ from lib.grade import Limits, grade_submissions
 from lib.grading.grading_job import judged
 from lib.grading.grading_settings import Settings
 from lib.grading.rounds import rounds
+from tests.red_team_support import honest_marks_kept, rows
 from tests.test_red_team_own_code_6 import trimmed
 from tests.test_red_team_own_code_9 import function_of
 
@@ -406,30 +407,19 @@ def graded(tmp_path_factory) -> dict:
     return {r["student"]: r for r in records}
 
 
-def _rows(record: dict) -> dict[str, dict]:
-    return {row["name"]: row for row in record["exercises"]}
-
-
 def test_the_batch_graded_every_notebook_and_the_honest_kept_their_marks(graded: dict) -> None:
-    records = graded
-    assert sorted(records) == ["mallory", "olivia", "trent"]
-    attacked = {"bytes_per_char", "encode_chars", "compression_ratio"}
-    for student, record in records.items():
-        assert record["outcome"] == "graded", record
-        rows = _rows(record)
-        kept = {n for n in rows if n not in attacked or student == "olivia"}
-        honest = {n: rows[n]["score"] for n in kept}
-        assert honest and all(s == EXERCISES[n].points for n, s in honest.items()), honest
+    assert sorted(graded) == ["mallory", "olivia", "trent"]
+    honest_marks_kept(graded, {"bytes_per_char", "encode_chars", "compression_ratio"})
 
 
 def test_a_class_that_rebinds_itself_earns_nothing_in_the_grader(graded: dict) -> None:
-    row = _rows(graded["mallory"])["bytes_per_char"]
+    row = rows(graded["mallory"])["bytes_per_char"]
     assert row["score"] == 0, row
 
 
 def test_two_values_earn_nothing_in_the_grader(graded: dict) -> None:
-    rows = _rows(graded["trent"])
-    assert rows["encode_chars"]["score"] == rows["compression_ratio"]["score"] == 0, rows
+    found = rows(graded["trent"])
+    assert found["encode_chars"]["score"] == found["compression_ratio"]["score"] == 0, found
 
 
 # Held: magic-free ways to rebind a known name that the reading sees.

@@ -108,13 +108,14 @@ stop = True
 """
 
 
-def test_a_kernel_without_churning_threads_is_stopped_holding_a_file_without_a_name(work):
-    done = _guarded(work, (UID, CHURN.replace("THREADS", "0")))
-    assert done.returncode == 125, f"status {done.returncode}, {done.stdout.strip()} MB held"
+@pytest.mark.parametrize("threads", ["0", "40"], ids=["still", "churning-threads"])
+def test_a_kernel_cannot_hide_a_file_without_a_name_behind_churning_threads(work, threads):
+    """Stopped whether its threads stand still or 40 of them come and go as the walk looks."""
+    _assert_stopped(_guarded(work, (UID, CHURN.replace("THREADS", threads))))
 
 
-def test_a_kernel_cannot_hide_a_file_without_a_name_behind_churning_threads(work):
-    done = _guarded(work, (UID, CHURN.replace("THREADS", "40")))
+def _assert_stopped(done: subprocess.CompletedProcess) -> None:
+    """The guard stopped the kernel (`shm_guard.STOPPED`)."""
     assert done.returncode == 125, f"status {done.returncode}, {done.stdout.strip()} MB held"
 
 
@@ -290,15 +291,10 @@ os.kill(old, signal.SIGKILL)
 """
 
 
-def test_a_kernel_is_stopped_holding_a_file_without_a_name_in_a_child(work):
-    """One hop, then the same holder for the rest of the run."""
-    done = _guarded(work, (UID, HOPPING.replace("PAUSE", "5")))
-    assert done.returncode == 125, f"status {done.returncode}, {done.stdout.strip()} MB held"
-
-
-def test_a_kernel_cannot_hide_a_file_without_a_name_by_passing_it_between_processes(work):
-    done = _guarded(work, (UID, HOPPING.replace("PAUSE", "0.001")))
-    assert done.returncode == 125, f"status {done.returncode}, {done.stdout.strip()} MB held"
+@pytest.mark.parametrize("pause", ["5", "0.001"], ids=["one-hop", "hopping"])
+def test_a_kernel_cannot_hide_a_file_without_a_name_by_passing_it_between_processes(work, pause):
+    """One hop, then the same holder for the rest of the run; or passed on every millisecond."""
+    _assert_stopped(_guarded(work, (UID, HOPPING.replace("PAUSE", pause))))
 
 
 # --- shared memory that is not /dev/shm's: the machine's, past the kernel's memory cap ----------

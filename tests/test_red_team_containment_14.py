@@ -148,12 +148,17 @@ def test_a_read_only_shared_mapping_of_dev_zero_takes_no_memory():
 
 HOARDER = """
 import os, time
+def used():
+    shm = os.statvfs('/dev/shm')
+    return (shm.f_blocks - shm.f_bfree) * shm.f_frsize
 fd = os.open('/dev/shm', os.O_TMPFILE | os.O_RDWR, 0o600)
 os.posix_fallocate(fd, 0, (16 << 20) - 4096)  # a page under its 16 MB cap: never stopped
-for _ in range(50):  # 5 s at most: a neighbour stopped never says it is done
-    if os.path.exists('/dev/shm/done'):
+mine, seen = used(), False
+for _ in range(500):  # until the neighbour's locks came and went (it ended), 5 s at most
+    seen = seen or used() > mine
+    if seen and used() <= mine:
         break
-    time.sleep(0.1)
+    time.sleep(0.01)
 """
 LOCKS = """
 import multiprocessing, os, time
@@ -165,7 +170,6 @@ for _ in range(100):  # until the hoarder holds its space
 locks = [multiprocessing.Lock() for _ in range(2)]  # two pages without a name, mapped only
 time.sleep(1)  # twenty of the guard's checks
 print('finished', flush=True)
-open('/dev/shm/done', 'wb').close()
 """
 
 

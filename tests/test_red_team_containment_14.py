@@ -31,6 +31,14 @@ Holes:
    honest kernel with a 10 MB shared_memory table and one lock was stopped too (18 MB charged).
    The message blames undumpable processes or too many descriptors (`shm_guard.UNREAD`), neither
    of which is the cause.
+3. **A fenced kernel takes every pty of the machine.** The fence lets a kernel write to /dev/pts
+   and leaves reading alone, and /dev/ptmx opened for reading (O_RDONLY: allowed, mode 0666)
+   makes a pty pair all the same. In a devpts instance of 32 (a private mount namespace: the
+   machine's ptys are never taken) a fenced kernel took all 32, the next open failing with
+   ENOSPC; measured on the machine's own with 10 (`kernel.pty.nr` rose from 0 to 10). The
+   machine's limit is `kernel.pty.max` (4096 here), shared by every user and every container's
+   devpts: no terminal is left for an ssh login, a neighbour or another container, and nothing
+   gives them back before the kernel ends. Held open, each costs kernel memory no cap counts.
 
 Held (plain tests): a read-only shared mapping of /dev/zero (open for reading is allowed; its
 read faults take no page: RssShmem stayed 0 kB after reading 64 MB, and PROT_WRITE is refused by
@@ -60,18 +68,20 @@ tmpfs of 64 MB of its own (round 14's `_guarded`): the machine's /dev/shm is nev
 
 from __future__ import annotations
 
+import ctypes
 import mmap
 import os
 import resource
 import shutil
 import socket
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from lib.grading import sandbox
-from tests.red_team_support import as_fenced_kernel, shared_folder
+from tests.red_team_support import as_fenced_kernel, in_child, shared_folder
 from tests.test_red_team_containment_12 import ARRAY, DOCKER_ROOT, TABLE, _guarded
 from tests.test_red_team_containment_12 import pytestmark as round_14_marks
 
@@ -79,6 +89,8 @@ pytestmark = round_14_marks  # root, sandbox users, Landlock: the main run only
 UID = sandbox.FIRST_UID + 1020  # 1020-1029 are this round's
 NEIGHBOUR = sandbox.FIRST_UID + 1021  # another slot's user, graded at the same time
 CAP_MB = 32  # the attacks' own RLIMIT_DATA, as `sandbox.Caps.memory_mb` would set it
+CLONE_NEWNS = 0x20000  # unshare(2): a mount namespace of one's own (os.unshare is 3.12's)
+PTYS = 32  # the private devpts instance's ptys
 
 
 @pytest.fixture
@@ -142,6 +154,45 @@ def test_a_read_only_shared_mapping_of_dev_zero_takes_no_memory():
     found = as_fenced_kernel(UID, _reads_dev_zero_shared)
     assert isinstance(found, dict), found
     assert found["read"] == 0 and found["kB"] < 1024 and found["writable"] is not True, found
+
+
+# --- 3. every pty of the machine, opened for reading --------------------------------------------
+
+
+def _takes_every_pty() -> tuple[int, str | None]:
+    """How many ptys /dev/ptmx opened for reading gives (at most twice `PTYS`), and why no more."""
+    masters: list[int] = []
+    try:
+        while len(masters) < 2 * PTYS:
+            masters.append(os.open("/dev/ptmx", os.O_RDONLY | os.O_NOCTTY))
+    except OSError as error:
+        return len(masters), error.strerror
+    return len(masters), None
+
+
+def _in_a_private_devpts() -> object:
+    """`_takes_every_pty` in a fenced kernel, in a mount namespace of ours whose /dev/pts is a
+    devpts instance of `PTYS` ptys (the machine's ptys are never taken)."""
+    if ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNS) != 0:
+        return "no mount namespace"
+    subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+    options = f"newinstance,max={PTYS},ptmxmode=0666"
+    subprocess.run(["mount", "-t", "devpts", "-o", options, "red-team-16", "/dev/pts"], check=True)
+    return as_fenced_kernel(UID, _takes_every_pty)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a fenced kernel opened /dev/ptmx for reading (Landlock's fence leaves reading alone, "
+    "and a master opened so is a pty all the same) until none was left: 32 of a devpts of 32, "
+    "then ENOSPC; on the machine's own that is kernel.pty.max (4096 here) for everyone, no "
+    "terminal left for an ssh login nor another container. Fix: the guard also lists /dev/pts "
+    "and stops its kernel past a few ptys its user owns (each pty's /dev/pts/N is its opener's), "
+    "as it lists /dev/shm; and RLIMIT_NOFILE on each kernel process",
+)
+def test_a_fenced_kernel_cannot_take_every_pty():
+    taken = in_child(_in_a_private_devpts)
+    assert taken != [PTYS, "No space left on device"], f"{taken}: every pty taken"
 
 
 # --- 2. an honest kernel charged with its neighbour's space without a name --------------------

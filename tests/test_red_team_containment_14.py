@@ -26,9 +26,10 @@ Holes:
    space without a name on the device, its neighbour's too. Beside a hoarder holding a page under
    its own cap without a name (never stopped itself: its walk reads its descriptor), the honest
    kernel's second lock put it past its cap and its guard stopped it (status 125, "counting all
-   space without a name": 16 MB of 16) in 3 of 3 runs. No attacker is needed: beside round 14's
-   honest kernel with an 8 MB multiprocessing array (without a name, held by a descriptor), an
-   honest kernel with a 10 MB shared_memory table and one lock was stopped too (18 MB charged).
+   space without a name": 16 MB of 16) in every run of this file (over 15). No attacker is
+   needed: beside round 14's honest kernel with an 8 MB multiprocessing array (without a name,
+   held by a descriptor), an honest kernel with a 10 MB shared_memory table and one lock was
+   stopped too (18 MB charged).
    The message blames undumpable processes or too many descriptors (`shm_guard.UNREAD`), neither
    of which is the cause.
 3. **A fenced kernel takes every pty of the machine.** The fence lets a kernel write to /dev/pts
@@ -112,6 +113,20 @@ def work() -> Iterator[Path]:
     yield from shared_folder("red-team-16-", 0o777)
 
 
+def _mounted(mount: list[str], attack: Callable[[], object]) -> Callable[[], object]:
+    """`attack` in a fenced kernel, in a mount namespace of ours where `mount` (mount's
+    arguments) was mounted first: the machine's own /dev/pts or /dev/shm is never touched."""
+
+    def private() -> object:
+        if ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNS) != 0:
+            return "no mount namespace"
+        subprocess.run(["mount", "--make-rprivate", "/"], check=True)
+        subprocess.run(["mount", *mount], check=True)
+        return as_fenced_kernel(UID, attack)
+
+    return private
+
+
 # --- 1. memory held in unix socket buffers ----------------------------------------------------
 
 
@@ -135,8 +150,8 @@ def _held_in_sockets() -> int:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="a fenced kernel capped at 64 MB held 258 MB in 33 unix socket pairs (here 96 MB under "
-    "32 MB): socket buffers count in no process's limit and no guard. Fix: cap RLIMIT_NOFILE "
+    reason="a fenced kernel capped at 64 MB held 258 MB in 33 unix socket pairs (here 109 MB "
+    "under 32 MB): socket buffers count in no process's limit and no guard. Fix: cap RLIMIT_NOFILE "
     "(prlimit --nofile=1024 in sandbox.command) and refuse setsockopt's SO_SNDBUF, SO_RCVBUF and "
     "their FORCE forms to a fenced kernel (by_argument, optname 7, 8, 32, 33), so a socket keeps "
     "wmem_default; and where no memory group can be made have the guard sum its user's unix "
@@ -200,49 +215,6 @@ def test_a_shared_mapping_grown_past_its_file_takes_no_memory():
     assert in_child(_mounted(shm, _grows_a_shared_mapping)) == -SIGBUS
 
 
-# --- 3. every pty of the machine, opened for reading --------------------------------------------
-
-
-def _takes_every_pty() -> tuple[int, str | None]:
-    """How many ptys /dev/ptmx opened for reading gives (at most twice `PTYS`), and why no more."""
-    masters: list[int] = []
-    try:
-        while len(masters) < 2 * PTYS:
-            masters.append(os.open("/dev/ptmx", os.O_RDONLY | os.O_NOCTTY))
-    except OSError as error:
-        return len(masters), error.strerror
-    return len(masters), None
-
-
-def _mounted(mount: list[str], attack: Callable[[], object]) -> Callable[[], object]:
-    """`attack` in a fenced kernel, in a mount namespace of ours where `mount` (mount's
-    arguments) was mounted first: the machine's own /dev/pts or /dev/shm is never touched."""
-
-    def private() -> object:
-        if ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNS) != 0:
-            return "no mount namespace"
-        subprocess.run(["mount", "--make-rprivate", "/"], check=True)
-        subprocess.run(["mount", *mount], check=True)
-        return as_fenced_kernel(UID, attack)
-
-    return private
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel opened /dev/ptmx for reading (Landlock's fence leaves reading alone, "
-    "and a master opened so is a pty all the same) until none was left: 32 of a devpts of 32, "
-    "then ENOSPC; on the machine's own that is kernel.pty.max (4096 here) for everyone, no "
-    "terminal left for an ssh login nor another container. Fix: the guard also lists /dev/pts "
-    "and stops its kernel past a few ptys its user owns (each pty's /dev/pts/N is its opener's), "
-    "as it lists /dev/shm; and RLIMIT_NOFILE on each kernel process",
-)
-def test_a_fenced_kernel_cannot_take_every_pty():
-    devpts = ["-t", "devpts", "-o", f"newinstance,max={PTYS},ptmxmode=0666", "red", "/dev/pts"]
-    taken = in_child(_mounted(devpts, _takes_every_pty))
-    assert taken != [PTYS, "No space left on device"], f"{taken}: every pty taken"
-
-
 # --- 2. an honest kernel charged with its neighbour's space without a name --------------------
 
 HOARDER = """
@@ -301,12 +273,12 @@ def test_an_honest_kernel_with_a_pool_lock_is_not_stopped_where_root_may_look(
 @pytest.mark.xfail(
     strict=True,
     reason="under a root without CAP_SYS_ADMIN nor CAP_SYS_PTRACE (Docker's) an honest kernel "
-    "with multiprocessing locks was stopped (125, 'counting all space without a name'), 3 runs "
-    "of 3: beside a hoarder a page under its cap (16 MB charged), and beside an honest kernel's "
-    "8 MB multiprocessing array with its own 10 MB table (18 MB charged). Its locks are mappings "
-    "whose descriptor glibc closed, which the user may not stat in /proc/PID/map_files, so its "
-    "walk cannot say. Fix: charge a user whose walk cannot say only the space without a name "
-    "that no other guard's last walk found held (each guard writes its user's answer in a "
+    "with multiprocessing locks was stopped (125, 'counting all space without a name') in every "
+    "run (over 15): beside a hoarder a page under its cap (16 MB charged), and beside an honest "
+    "kernel's 8 MB multiprocessing array with its own 10 MB table (18 MB charged). Its locks are "
+    "mappings whose descriptor glibc closed, which the user may not stat in /proc/PID/map_files, "
+    "so its walk cannot say. Fix: charge a user whose walk cannot say only the space without a "
+    "name that no other guard's last walk found held (each guard writes its user's answer in a "
     "root-only folder the guards share), and say the true cause (UNREAD names only undumpable "
     "processes and too many descriptors)",
 )
@@ -315,3 +287,32 @@ def test_an_honest_kernel_with_a_pool_lock_is_not_stopped_where_root_may_not_loo
     work, first, neighbour
 ):
     assert _beside(work, first, neighbour, DOCKER_ROOT) == (0, "finished")
+
+
+# --- 3. every pty of the machine, opened for reading --------------------------------------------
+
+
+def _takes_every_pty() -> tuple[int, str | None]:
+    """How many ptys /dev/ptmx opened for reading gives (at most twice `PTYS`), and why no more."""
+    masters: list[int] = []
+    try:
+        while len(masters) < 2 * PTYS:
+            masters.append(os.open("/dev/ptmx", os.O_RDONLY | os.O_NOCTTY))
+    except OSError as error:
+        return len(masters), error.strerror
+    return len(masters), None
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a fenced kernel opened /dev/ptmx for reading (Landlock's fence leaves reading alone, "
+    "and a master opened so is a pty all the same) until none was left: 32 of a devpts of 32, "
+    "then ENOSPC; on the machine's own that is kernel.pty.max (4096 here) for everyone, no "
+    "terminal left for an ssh login nor another container. Fix: the guard also lists /dev/pts "
+    "and stops its kernel past a few ptys its user owns (each pty's /dev/pts/N is its opener's), "
+    "as it lists /dev/shm; and RLIMIT_NOFILE on each kernel process",
+)
+def test_a_fenced_kernel_cannot_take_every_pty():
+    devpts = ["-t", "devpts", "-o", f"newinstance,max={PTYS},ptmxmode=0666", "red", "/dev/pts"]
+    taken = in_child(_mounted(devpts, _takes_every_pty))
+    assert taken != [PTYS, "No space left on device"], f"{taken}: every pty taken"

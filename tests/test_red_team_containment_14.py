@@ -50,8 +50,9 @@ same neighbours and hoarder where root may look (its walk reads the mapping: not
 
 Tried and not kept as tests (measured here):
 - pipes: 5,000 pipes held 102 MB in a kernel capped at 64 MB (the user's 64 MB of
-  `fs.pipe-user-pages-soft` at 1 MB a pipe, then 8 kB a pipe): the same class as hole 1, bounded
-  by descriptors; the same fix.
+  `fs.pipe-user-pages-soft` at 1 MB a pipe, then 8 kB a pipe): the same class as hole 1, but
+  no sock_diag shows a pipe's fill; what bounds it is descriptors (RLIMIT_NOFILE, which
+  `sandbox.command` could cap: 1,024 a process is 8 MB past the user's 64) and processes.
 - hard links in /dev/shm to another user's file (to count it twice against its owner): refused by
   `fs.protected_hardlinks` (1 here) on a file of mode 0600; one's own links cost as much in one's
   own count as they hide from the space without a name.
@@ -151,11 +152,11 @@ def _held_in_sockets() -> int:
 @pytest.mark.xfail(
     strict=True,
     reason="a fenced kernel capped at 64 MB held 258 MB in 33 unix socket pairs (here 109 MB "
-    "under 32 MB): socket buffers count in no process's limit and no guard. Fix: cap RLIMIT_NOFILE "
-    "(prlimit --nofile=1024 in sandbox.command) and refuse setsockopt's SO_SNDBUF, SO_RCVBUF and "
-    "their FORCE forms to a fenced kernel (by_argument, optname 7, 8, 32, 33), so a socket keeps "
-    "wmem_default; and where no memory group can be made have the guard sum its user's unix "
-    "socket memory (sock_diag: UDIAG_SHOW_UID | UDIAG_SHOW_MEMINFO) against the memory cap",
+    "under 32 MB): socket buffers count in no process's limit and no guard. Fix: where no memory "
+    "group can be made, have the guard sum its user's unix socket memory against the memory cap "
+    "(sock_diag, as `ss -xme` shows it: each sender's skmem t, 238,336 bytes for a full default "
+    "socket; UDIAG_SHOW_UID | UDIAG_SHOW_MEMINFO). Capping RLIMIT_NOFILE (1024) and refusing "
+    "SO_SNDBUF alone would still leave ~230 MB a process: this test would still fail",
 )
 def test_a_fenced_kernel_cannot_hold_memory_in_socket_buffers_past_its_cap():
     held = as_fenced_kernel(UID, _held_in_sockets)

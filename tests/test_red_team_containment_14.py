@@ -40,6 +40,8 @@ Holes:
    machine's limit is `kernel.pty.max` (4096 here), shared by every user and every container's
    devpts: no terminal is left for an ssh login, a neighbour or another container, and nothing
    gives them back before the kernel ends. Held open, each costs kernel memory no cap counts.
+   Each pty's /dev/pts/N belongs to its opener (seen: /dev/pts/0 of the kernel's uid), so a
+   guard can count a user's ptys with one listing, as it counts /dev/shm.
 
 Held (plain tests): a read-only shared mapping of /dev/zero (open for reading is allowed; its
 read faults take no page: RssShmem stayed 0 kB after reading 64 MB, and PROT_WRITE is refused by

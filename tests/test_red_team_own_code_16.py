@@ -20,7 +20,16 @@ A. **A dataclass's instance holds its fields' values, given to its constructor.*
    formats the function's globals. As in round 14's door A, the template's fields are never
    judged, so frames are open too: called as the grading cell calls it (`run_cases` under a
    caller holding `marker`), the attack hands back the caller's `marker`, the secret a report
-   must carry to be taken as the grader's.
+   must carry to be taken as the grader's. Through the real, sandboxed grader, once, from a
+   scratch script (mallory's lesson 1 with `MARKER` as `bytes_per_char` and
+   `field_by_position` as `is_valid_utf8`, its class renamed `J` so that each class is bound
+   once; olivia's honest notebook beside, full marks; one batch, 31 s): `bytes_per_char` 0 / 1,
+   "it returns 'c4a9a02f3328382e03c04e0e9c9c518b' whatever the input", the grading cell's
+   `marker`; `is_valid_utf8` 0 / 2, "got:" the graded kernel's globals (`{'__name__':
+   '__main__', ...` ending `_course_grader_c4a9a02f>}`, the marker's first 8 digits). Both are
+   graded as own code: no marks, but the secret is out in the learner's feedback, as in round
+   14 before mangling. Both attacks run in this file too (`reads_globals` in a plain namespace
+   and under the graded program's `FUTURE`, where hints are text and the fields the same).
    Fix (measured by patching `notebook_templates` in a scratch script, `lib` unchanged): for a
    class with a decorator (the only one `plain_class` allows is `dataclass`), do not read
    `self.X` as `K().X` where the body annotates `X` (`X: str = ...`, a field; `ClassVar` or
@@ -67,6 +76,7 @@ import sys
 import pytest
 
 from lib.exercises.running import run_cases
+from lib.grading.kernel_side import FUTURE
 from tests.test_red_team_own_code_9 import function_of, verdict
 from tests.test_red_team_own_code_14 import reads_globals
 
@@ -167,7 +177,10 @@ HELD = {
 
 @pytest.mark.parametrize("name", sorted(DATACLASS))
 def test_a_dataclass_field_does_read_the_globals_when_run(name: str) -> None:
+    """In a plain namespace, and as the graded program runs it, hints kept as text (`FUTURE`):
+    a dataclass's fields are its annotated names either way."""
     assert reads_globals(DATACLASS[name])
+    assert reads_globals(FUTURE + DATACLASS[name])
 
 
 @pytest.mark.xfail(

@@ -4,7 +4,7 @@ a sealed class read as `K.FMT`; `K`'s uses read by scope, type hints skipped). E
 `xfail(strict=True)` until its door is closed, its reason saying what was measured and what
 would fix it; each attack the reading held is a plain test that also runs the attack and sees it
 format the function's globals. Measured with `verdict` (the reading's `Notebook.borrowed`) and
-`function_of` (the cells run in a plain namespace); no grader batch.
+`function_of` (the cells run in a plain namespace); no grader batch in this file.
 
 Door found:
 
@@ -38,7 +38,8 @@ A. **A dataclass's instance holds its fields' values, given to its constructor.*
    constant left unannotated read through `self`, a field's default read as `K.FMT`, and an
    annotated constant of an undecorated class read through `self`. Its one cost: an honest
    dataclass's `FMT: ClassVar[str] = '{:d}'` read through `self` would be refused too (write it
-   unannotated, or read it as `K.FMT`).
+   unannotated, or read it as `K.FMT`); a field's default read through `self` is refused too,
+   rightly: its value is the constructor's caller's to choose.
 
 Held (refused; each, run, does format the globals), the brief's list tried one by one:
 - `self` made another object: a method's `__func__` called on another instance (`.__func__`
@@ -47,8 +48,8 @@ Held (refused; each, run, does format the globals), the brief's list tried one b
 - the class replaced or its body rewritten: a class decorator other than `dataclass`, a
   `metaclass=` keyword, `exec` in the class body, `K = K if 0 else Other`, `K = K` re-export
   (each a second binding of `K`, or a class that is not plain);
-- `self.FMT` made something else by the class: `__getattribute__`, `__init_subclass__` (binding
-  a dunder no learner's class may define);
+- `self.FMT` made something else by the class: `__getattribute__` (binding a dunder no
+  learner's class may define);
 - an instance's attribute stored unseen: `k.__FMT` in a class `_K` (read mangled as
   `_K__FMT`, the name `K`'s `__FMT` has too);
 - a `match` class pattern (`case K()` hands `K` on);
@@ -60,12 +61,22 @@ Held (refused; each, run, does format the globals), the brief's list tried one b
   third cell, rebinds `_i3` to that cell's text (`# {0.__globals__}` in a comment): refused
   (run in an IPython shell, the function formats its globals).
 
+- a trusted magic storing the attribute, `%time k.FMT = ...` and its fullwidth `ＦＭＴ`, beside
+  `self.FMT`: refused by both readings (`verdict`, and `not_own` in an IPython shell; measured
+  once from a scratch script, not in this file).
+
+Held, but by luck: `scopes._lookup` stops at a class body's `global fmt` for a function inside
+that class, where Python does not (a class passes its `global`s to no scope inside it): in
+`def f(): fmt = <built>; class C: global fmt; def show(self, x): return fmt.format(x)`,
+`resolve` gives `show`'s `fmt` as the notebook's, Python runs `f`'s local
+(`class_global_beside_a_local`). It is refused only because the `global` counts as a second
+binding of the notebook's `fmt` (`notebook_bindings`), so the notebook's `fmt` is no template.
+Fix, for safety: in `_lookup`, consult a class scope's `globals` only when `first` (the class
+body's own use), as its other names are.
+
 Not holes: `import *` in a class body is a `SyntaxError` (Python 3.11: module level only), so
 it cannot put a name in a class's namespace unseen; a method's default `self=Evil()` is never
-used, a bound method always receives its instance; a class body's `global` read in a function
-inside it would be a mismatch of `scopes._lookup` with Python (which passes a class's `global`
-to no scope inside the class), but the `global` counts as a second binding of the notebook's
-name, so no template is read through it.
+used, a bound method always receives its instance.
 """
 
 from __future__ import annotations
@@ -169,6 +180,9 @@ HELD = {
     "    fmt = '{}' if not s else other\n" + USE,
     "local_nonlocal_in_a_class_body": "def bytes_per_char(s):\n    fmt = '{}'\n\n"
     f"    class Spoil:\n        nonlocal fmt\n        fmt = {GLOBALS} * 1\n\n" + USE,
+    "class_global_beside_a_local": f"fmt = '{{}}'\n\ndef bytes_per_char(s):\n"
+    f"    fmt = {GLOBALS} * 1\n\n    class C:\n        global fmt\n\n        def show(self, f):\n"
+    "            return fmt.format(f)\n\n    return C().show(bytes_per_char)\n",
     "local_beside_a_nested_global": f"fmt = {GLOBALS} * 1\n\ndef bytes_per_char(s):\n"
     "    def inner():\n        global fmt\n        return fmt\n\n    fmt = '{}'\n"
     "    return inner().format(bytes_per_char)\n",

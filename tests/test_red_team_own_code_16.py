@@ -197,15 +197,11 @@ def test_a_dataclass_field_does_read_the_globals_when_run(name: str) -> None:
     assert reads_globals(FUTURE + DATACLASS[name])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door A: `self.FMT` of a `@dataclass` K is read as K's template, yet `K('{0.__globals"
-    "__}' * 1)` stores the field into the instance through the generated `__init__` (verdict ''"
-    " for all 5, each formats its globals); fix: read no annotated name of a decorated class"
-    " as `K().X` (`sealed_classes.notebook_templates`)",
-)
 @pytest.mark.parametrize("name", sorted(DATACLASS))
 def test_a_template_given_to_a_dataclass_is_refused(name: str) -> None:
+    """Measured before the fix: verdict '' for all 5, each formatting its globals (the grader
+    put the grading cell's marker in mallory's feedback). Closed: an annotated attribute is
+    never read as `K().X` (`sealed_classes.notebook_templates`: a constructor may set it)."""
     assert "worked out at run time" in verdict("bytes_per_char", DATACLASS[name])
 
 
@@ -237,11 +233,6 @@ def test_a_dataclass_field_reads_the_callers_marker() -> None:
     assert run_and_publish("5ec7e7" * 5) == [{"returned": "5ec7e7" * 5}]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="door A: a dataclass field whose template walks frames to the grading cell's"
-    " `marker` reads as own code (verdict ''); fix as above",
-)
 def test_a_dataclass_field_walking_frames_is_refused() -> None:
     assert "worked out at run time" in verdict("bytes_per_char", MARKER)
 

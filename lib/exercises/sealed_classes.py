@@ -66,7 +66,8 @@ def notebook_templates(
         }
         found |= {f"{name}.{attribute}": held for attribute, held in attributes.items()}
         if name not in methods_read and _methods_kept(cls):
-            found |= {f"{name}().{a}": held for a, held in attributes.items() if a not in stored}
+            kept = {a: held for a, held in attributes.items() if a not in stored | _fields(cls)}
+            found |= {f"{name}().{a}": held for a, held in kept.items()}
     return found
 
 
@@ -116,6 +117,15 @@ def _sealed_body(cls: ast.ClassDef) -> bool:
         or (_whole_names(s) and is_literal(s.value))  # type: ignore[attr-defined]
         for s in cls.body
     )
+
+
+def _fields(cls: ast.ClassDef) -> set[str]:
+    """The annotated names of a decorated class or one with bases: fields a constructor it did
+    not write may set on the instance (a dataclass's or a NamedTuple's `__init__`), hiding the
+    class's value (`K('{0.__globals__}').FMT`)."""
+    if not (cls.decorator_list or cls.bases or cls.keywords):
+        return set()
+    return {s.target.id for s in cls.body if isinstance(s, ast.AnnAssign)}  # type: ignore[union-attr]
 
 
 def _whole_names(node: ast.stmt) -> bool:

@@ -94,7 +94,7 @@ MEMFD = {"x86_64": (319, 447), "aarch64": (279, 447)}
 MMAP = {"x86_64": 9, "aarch64": 222}
 MAP_SHARED_ANONYMOUS = 0x01 | 0x20
 # The devices a fenced kernel may write to (those the machine has): the null ones and a terminal.
-DEVICES = ("/dev/null", "/dev/full", "/dev/tty", "/dev/pts")
+DEVICES = ("/dev/null", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
 WRITABLE = "--writable"  # kernel_start's own arguments: `--writable FOLDER... -- command...`
 # `python -c` puts "" (the working folder) first on sys.path: dropped before the first import.
 _RUN_MODULE = """\

@@ -101,7 +101,9 @@ from tests.red_team_support import as_fenced_kernel, in_child, shared_folder
 from tests.test_red_team_containment_12 import ARRAY, DOCKER_ROOT, TABLE, _guarded
 from tests.test_red_team_containment_12 import pytestmark as round_14_marks
 
-pytestmark = round_14_marks  # root, sandbox users, Landlock: the main run only
+# Root, sandbox users, Landlock: the main run only (round 14's marks, `machine` named here too,
+# where tests/test_other_pythons.py looks for it in a module that runs code as a sandbox user).
+pytestmark = [pytest.mark.machine, *round_14_marks]
 UID = sandbox.FIRST_UID + 1020  # 1020-1029 are this round's
 NEIGHBOUR = sandbox.FIRST_UID + 1021  # another slot's user, graded at the same time
 CAP_MB = 32  # the attacks' own RLIMIT_DATA, as `sandbox.Caps.memory_mb` would set it

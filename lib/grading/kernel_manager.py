@@ -78,11 +78,8 @@ class BoxedManager(AsyncKernelManager):
         (`OwnUser`), so nothing of the kernel to come is touched. As patient as the reset after
         a notebook (`RESET_SECONDS`, then `LONGER_RESET_SECONDS`); the error says what stayed."""
         if self.box is not None and self.owner is not None:
-            for seconds in (sandbox.RESET_SECONDS, sandbox.LONGER_RESET_SECONDS):
-                left = await asyncio.to_thread(sandbox.unreaped, self.owner, seconds)
-                if left is None:
-                    break
-            else:
+            left = await asyncio.to_thread(sandbox.unreaped_patiently, self.owner)
+            if left is not None:
                 raise RuntimeError(
                     "what the notebook's first run left (processes, files in /tmp...) could "
                     f"not be cleaned up before the graded kernel started: {left}"

@@ -210,6 +210,18 @@ def unreaped(uid: int | None, seconds: float = 10) -> str | None:
     return failed
 
 
+def unreaped_patiently(
+    uid: int | None, times: tuple[float, ...] = (RESET_SECONDS, LONGER_RESET_SECONDS)
+) -> str | None:
+    """`unreaped`, tried again with each of `times` while it fails (a loaded machine, a slow
+    file system): None once the reset is complete, else what the last try left."""
+    for seconds in times:
+        left = unreaped(uid, seconds)
+        if left is None:
+            return None
+    return left
+
+
 def _said(done: subprocess.CompletedProcess) -> str:
     """What a failed `user_reset` said (its first lines), with its exit status."""
     lines = (done.stdout + done.stderr).decode(errors="replace").strip().splitlines()

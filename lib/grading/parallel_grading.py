@@ -91,9 +91,9 @@ async def _handed_on(
     retired (kept claimed, unused, for the rest of the batch, so no grader hands it on) and a
     fresh user claimed, or the exception saying none could be. `record` (the submission just
     graded) says so: the run's summary names the user retired."""
-    for seconds in (RESET_SECONDS, LONGER_RESET_SECONDS):
-        if await asyncio.to_thread(sandbox.reap, user.uid, seconds):
-            return user
+    times = (RESET_SECONDS, LONGER_RESET_SECONDS)
+    if await asyncio.to_thread(sandbox.unreaped_patiently, user.uid, times) is None:
+        return user
     if record is not None:
         record["retired_user"] = user.uid
         record["events"] = [retired_event(user.uid), *record["events"]]

@@ -35,8 +35,6 @@ from lib.grading.hand_over import give_to, write_owned  # noqa: F401  (see above
 from lib.grading.kernel_users import (  # noqa: F401  (the sandbox's public names: see above)
     BOX_MB,
     FIRST_UID,
-    LONGER_RESET_SECONDS,
-    RESET_SECONDS,
     OwnUser,
     SandboxUnavailable,
     cpu_shared,
@@ -45,6 +43,7 @@ from lib.grading.kernel_users import (  # noqa: F401  (the sandbox's public name
     processes_of,
     reap,
     unreaped,
+    unreaped_patiently,
 )
 from lib.grading.kernel_view import environment, exposed, readonly_paths  # noqa: F401
 

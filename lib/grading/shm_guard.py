@@ -162,14 +162,12 @@ def guard(uid: int, max_bytes: int, max_files: int, kernels: int, command: list[
         done = select.select([ended], [], [], PERIOD)[0]
         try:
             used, count, unread = kept(uid, max_bytes, max_files, walked)
-            said = (
-                ""
-                if used <= max_bytes and count <= max_files
-                else (
+            said = ""
+            if used > max_bytes or count > max_files:
+                said = (
                     f"its user kept {used // 2**20} MB in {count} files in {SHM} (at most "
                     f"{max_bytes // 2**20} MB and {max_files} files)" + (UNREAD if unread else "")
                 )
-            )
         except Exception as error:  # noqa: BLE001 - a guard that cannot check stops its kernel
             said = f"its use of {SHM} could not be checked ({type(error).__name__}: {error})"
         if said:

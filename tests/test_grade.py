@@ -29,6 +29,7 @@ from lib.grade import Limits, grade_submissions, main
 from lib.grading import kernel, parallel_grading
 from lib.grading.batch import needs_retry
 from lib.grading.notebook import identify_lesson, load_catalog
+from lib.grading.store import RecordStore
 from lib.grading.submissions import find_submissions, read_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -294,6 +295,23 @@ def test_a_kernel_that_will_not_start_costs_one_row_not_the_batch(tmp_path, monk
     assert record["outcome"] == "error"
     assert record["note"] == "could not run the notebook (RuntimeError: no kernel today)"
     assert [(e["score"], e["status"]) for e in record["exercises"]] == [(0, "error"), (0, "error")]
+
+
+def test_a_batch_without_reports_writes_its_records_only(tmp_path, monkeypatch):
+    """Gradescope's run throws its out folder away: no tables, pages, similarity or chart (whose
+    PNG starts a browser, 7 CPU s a submission), only the records results.json is made from."""
+
+    async def no_kernel(self, *args):
+        raise RuntimeError("no kernel today")
+
+    monkeypatch.setattr(kernel.Kernel, "start", no_kernel)
+    nbformat.write(toy(), tmp_path / "fay.ipynb")
+    out = tmp_path / "out"
+    (record,) = grade_submissions([tmp_path / "fay.ipynb"], out, with_reports=False, **TOY)
+    assert record["student"] == "fay" and record["outcome"] == "error"
+    assert [p.name for p in out.iterdir()] == [RecordStore(out).path.name]
+    grade_submissions([tmp_path / "fay.ipynb"], out, force=True, **TOY)
+    assert {"grades.csv", "summary.md"} <= {p.name for p in out.iterdir()}
 
 
 def test_cases_that_cannot_be_made_cost_that_lessons_rows_and_say_why(tmp_path, monkeypatch):

@@ -359,6 +359,7 @@ def test_every_container_draws_a_student_the_same_hidden_cases(tmp_path, monkeyp
 
         monkeypatch.setattr(gradescope, "grade_submissions", grade)
         gradescope.run(root / "submission", root / "results" / "results.json", 1)
+        assert asked["with_reports"] is False  # its out folder is thrown away: no chart drawn
         settings = Settings(salt=asked["salt"], student_id=asked["student_id"])
         cases = settings.cases_of(exercise, settings.student_id)
         drawn[container] = [case.args for case in cases if case.hidden]

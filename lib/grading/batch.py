@@ -83,6 +83,7 @@ def grade_submissions(
     drop: tuple[str | Path, ...] = (),
     student_id: str = "",
     salt: str = "",
+    with_reports: bool = True,
 ) -> list[dict]:
     """Grade every notebook in `paths` (files, folders of notebooks, folders of per-student
     folders) into `out_dir`, `jobs` at a time (default: the CPU count, at most 4), each in a
@@ -96,7 +97,9 @@ def grade_submissions(
     removed from the class, say). Returns this run's records, one per submission; the reports
     list every record in `out_dir`, from earlier runs too. The hidden cases are drawn for each
     student (`Settings.student_of`; `student_id`: one student's, for all of them) with `salt`,
-    by default a secret of the signing key (`RecordStore.secret`)."""
+    by default a secret of the signing key (`RecordStore.secret`). `with_reports=False` writes the
+    records only: no tables, pages, similarity or chart, for a caller that throws `out_dir`
+    away (Gradescope's run, whose results.json is made from the records)."""
     boxed = sandbox.choose(own_user_fallback, allow_blocked_python) if sandboxed else False
     if sandboxed and os.geteuid() == 0 and not memory_group.available():
         print("Note: no memory cgroup can be made here: each kernel process is capped, not a box.")
@@ -138,8 +141,10 @@ def grade_submissions(
         caps=sandbox.Caps(kernels=jobs),
         handout_code=handout_code(handouts(Path(questions_from)), catalog),
     )
-    questions = answer_questions(Path(questions_from))
-    references = similarity.references(settings.catalog, Path(questions_from))
+    questions, references = {}, {}  # what only the reports read
+    if with_reports:
+        questions = answer_questions(Path(questions_from))
+        references = similarity.references(settings.catalog, Path(questions_from))
 
     def stale(submission: Submission) -> bool:
         record = store.get(submission)
@@ -150,6 +155,8 @@ def grade_submissions(
         _warm_data_cache()
 
     def write_reports(charts: bool = False) -> None:
+        if not with_reports:
+            return
         reports.write_all(
             out_dir, store.all(), questions, roster, charts=charts, references=references
         )

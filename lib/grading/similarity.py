@@ -20,14 +20,18 @@ import io
 import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nbformat
 import numpy as np
-from copydetect import CodeFingerprint, compare_files
-from copydetect.utils import filter_code, get_token_coverage, winnow
 
 from lib.exercises import Exercise
 from lib.grading.notebook import handouts
+
+if TYPE_CHECKING:  # copydetect itself is imported where a code is compared: importing it
+    # imports matplotlib's pyplot (1.3 CPU s), which every grader start would otherwise pay, the
+    # Gradescope runs too, which compare nothing.
+    from copydetect import CodeFingerprint
 
 K, WINDOW = 25, 6  # copydetect's defaults: matches under 25 characters of normalised code are noise
 BASE = np.uint64(1_000_003)  # of the windows' polynomial hash (a prime; sums wrap at 2**64)
@@ -115,6 +119,8 @@ def _boilerplate(handout: str) -> np.ndarray:
     """The hashes of every window of what was handed out, which no comparison counts. Every
     window, not just the winnowed ones: winnowing picks by neighbourhood, so the stub inside the
     handout and the stub alone would keep different windows at their edges."""
+    from copydetect.utils import filter_code
+
     filtered, _ = filter_code(handout, "handout.py", "python")
     return np.unique(_window_hashes(filtered))
 
@@ -123,6 +129,9 @@ def _boilerplate(handout: str) -> np.ndarray:
 def _fingerprint(code: str, handout: str) -> CodeFingerprint:
     """copydetect's fingerprint of `code` (its normalising and winnowing), with our stable window
     hashes in place of its own, and the handout's windows left out."""
+    from copydetect import CodeFingerprint
+    from copydetect.utils import get_token_coverage, winnow
+
     printed = CodeFingerprint("code.py", K, WINDOW, fp=io.StringIO(code), language="python")
     hashes, where = winnow(_window_hashes(printed.filtered_code), WINDOW, remove_duplicates=False)
     if handout:
@@ -138,6 +147,8 @@ def _fingerprint(code: str, handout: str) -> CodeFingerprint:
 
 def _compared(a: CodeFingerprint, b: CodeFingerprint) -> tuple[float, np.ndarray, np.ndarray]:
     """The pair's score (the smaller share) and where each code's matching parts are."""
+    from copydetect import compare_files
+
     _, shares, (slices_a, slices_b) = compare_files(a, b)
     return float(min(shares)), slices_a, slices_b
 

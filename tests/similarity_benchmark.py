@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from lib.grading import similarity, similarity_report  # noqa: E402
-from lib.grading.notebook import load_catalog  # noqa: E402
+from lib.grading.notebook import handouts, load_catalog  # noqa: E402
 
 STATEMENTS = [
     "{a} = {b} {op} {n}",
@@ -83,7 +83,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=300)
     args = parser.parse_args()
-    references = similarity.references(load_catalog(), ROOT / "notebooks")
+    references = similarity.references(load_catalog(), handouts(ROOT / "notebooks"))
     records, planted = made_up_class(args.students, references)
     started, cpu = time.perf_counter(), time.process_time()
     findings = similarity.class_findings(records, references)

@@ -20,7 +20,7 @@ import pytest
 
 from lib.grading import reports, similarity
 from lib.grading.exercise_code import exercise_code
-from lib.grading.notebook import load_catalog, solutions_opened
+from lib.grading.notebook import handouts, load_catalog, solutions_opened
 from lib.grading.solved import solved
 from lib.grading.submissions import read_notebook
 
@@ -101,7 +101,7 @@ def catalog():
 
 @pytest.fixture(scope="module")
 def references(catalog):
-    return similarity.references(catalog, ROOT / "notebooks")
+    return similarity.references(catalog, handouts(ROOT / "notebooks"))
 
 
 def record(student: str, notebook: nbformat.NotebookNode, catalog, lesson: int = 3) -> dict:

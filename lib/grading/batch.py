@@ -127,24 +127,25 @@ def grade_submissions(
     if store.rejected:
         print(f"Ignored {store.rejected} line(s) of {store.path} not written by this grader.")
     catalog = load_catalog(registry)
+    lessons = list(handouts(Path(questions_from)))  # read once: four readers below
     settings = Settings(
         limits or Limits(),
         registry,
         tuple(import_paths),
         catalog,
-        handout_prose(Path(questions_from)),
+        handout_prose(lessons),
         sandboxed,
         salt=salt or store.secret("hidden cases"),
         boxed=boxed,
         roster=roster or [],
         student_id=student_id,
         caps=sandbox.Caps(kernels=jobs),
-        handout_code=handout_code(handouts(Path(questions_from)), catalog),
+        handout_code=handout_code(lessons, catalog),
     )
     questions, references = {}, {}  # what only the reports read
     if with_reports:
-        questions = answer_questions(Path(questions_from))
-        references = similarity.references(settings.catalog, Path(questions_from))
+        questions = answer_questions(lessons)
+        references = similarity.references(settings.catalog, lessons)
 
     def stale(submission: Submission) -> bool:
         record = store.get(submission)

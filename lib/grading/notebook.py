@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import nbformat
@@ -102,10 +102,11 @@ def handouts(notebooks_dir: Path) -> Iterator[tuple[int, nbformat.NotebookNode]]
             yield lesson, notebook
 
 
-def handout_prose(notebooks_dir: Path) -> dict[int, set[str]]:
-    """Each lesson's handout text (markdown cells), from the instructor's lesson notebooks."""
+def handout_prose(lessons: Iterable[tuple[int, nbformat.NotebookNode]]) -> dict[int, set[str]]:
+    """Each lesson's handout text (markdown cells), from the instructor's lesson notebooks
+    (`handouts`)."""
     prose: dict[int, set[str]] = {}
-    for lesson, notebook in handouts(notebooks_dir):
+    for lesson, notebook in lessons:
         prose.setdefault(lesson, set()).update(_prose(notebook))
     return prose
 
@@ -149,11 +150,13 @@ def solutions_opened(notebook: nbformat.NotebookNode) -> list[str]:
     return opened
 
 
-def answer_questions(notebooks_dir: Path) -> dict[int, dict[str, str]]:
-    """For the instructor's own lesson notebooks: lesson -> answer id -> the question, which is
-    the markdown cell just before the answer cell."""
+def answer_questions(
+    lessons: Iterable[tuple[int, nbformat.NotebookNode]],
+) -> dict[int, dict[str, str]]:
+    """For the instructor's own lesson notebooks (`handouts`): lesson -> answer id -> the
+    question, which is the markdown cell just before the answer cell."""
     questions: dict[int, dict[str, str]] = {}
-    for lesson, notebook in handouts(notebooks_dir):
+    for lesson, notebook in lessons:
         for before, cell in zip(notebook.cells, notebook.cells[1:], strict=False):
             if cell.cell_type == before.cell_type == "markdown" and cell.metadata.get("answer"):
                 asked = questions.setdefault(lesson, {})

@@ -18,15 +18,14 @@ import ast
 import functools
 import io
 import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import nbformat
 import numpy as np
 
 from lib.exercises import Exercise
-from lib.grading.notebook import handouts
 
 if TYPE_CHECKING:  # copydetect itself is imported where a code is compared: importing it
     # imports matplotlib's pyplot (1.3 CPU s), which every grader start would otherwise pay, the
@@ -73,11 +72,13 @@ class Findings:
     stubs: int = 0
 
 
-def references(catalog: dict[int, list[Exercise]], notebooks_dir: Path) -> dict[str, Reference]:
+def references(
+    catalog: dict[int, list[Exercise]], lessons: Iterable[tuple[int, nbformat.NotebookNode]]
+) -> dict[str, Reference]:
     """Each exercise's `Reference`: its solution from the catalog, its handout from the lesson's
-    notebook in `notebooks_dir` (none when the lesson has no notebook there). Exercises whose
-    answer is a value, not code, are left out."""
-    handed = {lesson: _handout_code(notebook) for lesson, notebook in handouts(notebooks_dir)}
+    notebook among `lessons` (`notebook.handouts`; none when the lesson has no notebook there).
+    Exercises whose answer is a value, not code, are left out."""
+    handed = {lesson: _handout_code(notebook) for lesson, notebook in lessons}
     return {
         e.name: Reference(lesson, e.solution_code or "", handed.get(lesson, ""))
         for lesson, exercises in catalog.items()

@@ -71,15 +71,15 @@ Tried and not kept as tests:
   65,531 lines in 0.25 s as root; beside a neighbour's pool lock (one page without a name) a
   kernel holding exactly its share by name had its guard walk it each second, and 4 such
   processes cost the guard 1.1 s of CPU in 6 s (2 processes: 0.4 s in 3.7 s). At 256 processes
-  (`Caps.processes`) that is ~64 s of root's CPU a walk (extrapolated), outside the kernel's CPU share, one
-  walk after another; and the 16.8 million mappings would take ~3.5 GB of kernel memory
-  (measured: 262,000 mappings, 55 MB of SUnreclaim). Not kept: its test costs ~10 s (Python
-  makes the mappings), and the memory is round 16's class again. Fix: count the lines of maps
-  in the walk's budget as descriptors are (past it: cannot say, charge all).
+  (`Caps.processes`) that is ~64 s of root's CPU a walk (extrapolated), outside the kernel's
+  CPU share, one walk after another; and the 16.8 million mappings would take ~3.5 GB of
+  kernel memory (measured: 262,000 mappings, 55 MB of SUnreclaim). Not kept: its test costs
+  ~10 s (Python makes the mappings), and the memory is round 16's class again. Fix: count the
+  lines of maps in the walk's budget as descriptors are (past it: cannot say, charge all).
 - read in the code: the guard's other children of the kernel's uid (`stop`, `_continued`) are
-  open to prlimit as the walker is (hole 4), in the same microseconds' window: a `stop` child whose RLIMIT_NOFILE is 0 kills the user (kill needs no
-  descriptor) but removes none of its files (its listing fails), which then stay until the
-  grader's reset. The same fix closes it.
+  open to prlimit as the walker is (hole 4), in the same microseconds' window: a `stop` child
+  whose RLIMIT_NOFILE is 0 kills the user (kill needs no descriptor) but removes none of its
+  files (its listing fails), which then stay until the grader's reset. The same fix closes it.
 - epoll (measured): 600,000 watches (300 epoll instances on 2,000 descriptors of one pipe) took
   115 MB of unreclaimable kernel memory in 3 s outside RLIMIT_DATA; fs.epoll.max_user_watches
   (5,491,489 here) bounds it near 1 GB a user. The class of round 16's hole 1, which a count of

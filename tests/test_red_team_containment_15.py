@@ -47,8 +47,9 @@ Holes (measured on this 2-core machine, Linux 6.18, under the other helpers' loa
    (`(None or "").split()`): nothing without a name is charged, failing open (round 16 read
    this in the code; here is a way to reach it). Live, the window (from the walker's setresuid
    to its kill(-1), a few microseconds) was not won by a Python racer spraying prlimit on the
-   next pids in 10 runs of 3 s, each ended by the guard's stop; the test hands the walker's pid
-   to the attacker instead.
+   next pids in 10 runs of 3 s, each ended by the guard's stop, nor in 4 more whose racers
+   forked anew every 2 ms (to be near the end of the task list kill(-1) walks); the test hands
+   the walker's pid to the attacker instead.
 
 Each fix was sketched in a scratch copy of `lib` (not committed) and turned its test into a
 pass: setxattr, lsetxattr, fsetxattr, setxattrat and vmsplice added to the fence's refused calls

@@ -164,7 +164,10 @@ def grouped_bar_chart(
             )
     figure = _figure(bars, title, x_label, y_label, log_y=log_y, legend_title=legend_title)
     if legend_below:
-        figure.update_layout(legend=dict(orientation="h", x=0, y=-0.3, yanchor="top"))
+        # at the figure's foot, below the axis title, however many rows a narrow screen needs
+        # (the caller leaves room for them with the bottom margin)
+        legend = dict(orientation="h", x=0, y=0, yref="container", yanchor="bottom")
+        figure.update_layout(legend=legend)
     return figure.update_layout(barmode="group")
 
 

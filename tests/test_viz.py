@@ -123,7 +123,7 @@ def test_grouped_bars_can_start_at_one_and_put_the_legend_below():
     for bar, values in zip(chart.data, premiums.values(), strict=True):
         assert bar.base == 1 and [1 + y for y in bar.y] == values  # 0.5 points down from 1
         assert list(bar.customdata) == values  # what the hover shows
-    assert chart.layout.legend.orientation == "h" and chart.layout.legend.y < 0
+    assert chart.layout.legend.orientation == "h" and chart.layout.legend.yref == "container"
     plain = viz.grouped_bar_chart(["x", "y"], premiums, "t", "x", "y")
     assert plain.data[0].base is None and plain.layout.legend.orientation is None
 

@@ -111,8 +111,8 @@ decode_pieces = Exercise(
         "takes and what its other bytes look like; Python's strict decoder tells you too, by "
         "raising. Where the bytes from here make no whole character, what is the one byte "
         "you give up on, and where do you go on? Check yourself: ['<0xE0>', '<0xAE>', '▁x'] "
-        "gives '\ufffd\ufffd x': E0 starts a three-byte character, but AE is followed by "
-        "the first byte of ▁.",
+        "gives '\ufffd\ufffd x': E0 starts a three-byte character, but after E0 AE comes "
+        "▁x, not a third byte of it.",
     ),
     solution_code="""\
 def decode_pieces(pieces: list[str]) -> str:

@@ -51,13 +51,43 @@ def to_sentencepiece(text: str, add_dummy_prefix: bool = True) -> str:
 
 
 def decode_pieces(pieces: list[str]) -> str:
-    """Join pieces into text: byte pieces (`<0xE2>`) become their bytes, `▁` becomes a space, and
-    the space that the dummy prefix added is removed."""
-    data = b"".join(
+    """Join pieces into text as SentencePiece does: byte pieces (`<0xE2>`) become their bytes,
+    `▁` becomes a space, and the space that the dummy prefix added is removed.
+
+    A byte that does not start a whole UTF-8 character becomes one U+FFFD, and decoding goes on
+    at the next byte, so a cut-off character leaves one "\ufffd" per byte. (Python's
+    `errors="replace"` writes one for the cut-off start as a whole: "a\ufffdb" for the example.)
+
+    >>> decode_pieces(["▁a", "<0xE0>", "<0xAE>", "b"])
+    'a\ufffd\ufffdb'
+    """
+    return _per_byte_replace(joined_bytes(pieces)).replace(SPACE, " ").removeprefix(" ")
+
+
+def joined_bytes(pieces: list[str]) -> bytes:
+    """The bytes that `pieces` spell: a byte piece (`<0xE2>`) its byte, any other its UTF-8."""
+    return b"".join(
         bytes([int(m.group(1), 16)]) if (m := _BYTE_PIECE.fullmatch(p)) else p.encode("utf-8")
         for p in pieces
     )
-    return data.decode("utf-8", errors="replace").replace(SPACE, " ").removeprefix(" ")
+
+
+def _per_byte_replace(data: bytes) -> str:
+    """`data` decoded as UTF-8, each byte that starts no whole character read as U+FFFD."""
+    text, start = [], 0
+    while start < len(data):
+        # A character is 1 to 4 bytes; the strict decoder says whether these make one.
+        for end in range(start + 1, min(start + 4, len(data)) + 1):
+            try:
+                text.append(data[start:end].decode("utf-8"))
+                start = end
+                break
+            except UnicodeDecodeError:
+                continue
+        else:
+            text.append("\ufffd")
+            start += 1
+    return "".join(text)
 
 
 def original_spans(text: str, tokens: list[tuple[str, int, int]]) -> list[tuple[int, int]]:

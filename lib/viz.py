@@ -139,14 +139,35 @@ def grouped_bar_chart(
     *,
     log_y: bool = False,
     legend_title: str = "",
+    from_value: float | None = None,
+    legend_below: bool = False,
 ) -> go.Figure:
     """Bars side by side per category, one colour per series, e.g. tokens per language for
-    several tokenizers: `grouped_bar_chart(languages, {"GPT-2": [...], "GPT-4": [...]}, ...)`."""
+    several tokenizers: `grouped_bar_chart(languages, {"GPT-2": [...], "GPT-4": [...]}, ...)`.
+
+    `from_value` makes every bar start there instead of at the axis's floor, e.g. 1 for ratios on
+    a log axis, so that a bar's length means something and one below 1 points down.
+    `legend_below` puts the legend in a row under the plot, which leaves a phone's narrow screen
+    to the bars."""
     _check_lengths(categories, series)
     bars = [
         go.Bar(name=name, x=list(categories), y=list(values)) for name, values in series.items()
     ]
+    if from_value is not None:
+        for bar in bars:  # plotly draws a bar from `base` to `base + y`; hover shows the value
+            values = list(bar.y)
+            bar.update(
+                base=from_value,
+                y=[value - from_value for value in values],
+                customdata=values,
+                hovertemplate="%{x}: %{customdata:.3g}",
+            )
     figure = _figure(bars, title, x_label, y_label, log_y=log_y, legend_title=legend_title)
+    if legend_below:
+        # at the figure's foot, below the axis title, however many rows a narrow screen needs
+        # (the caller leaves room for them with the bottom margin)
+        legend = dict(orientation="h", x=0, y=0, yref="container", yanchor="bottom")
+        figure.update_layout(legend=legend)
     return figure.update_layout(barmode="group")
 
 

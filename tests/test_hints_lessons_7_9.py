@@ -22,8 +22,7 @@ EXAMPLES = [
     (lesson7.wordpiece_word, ("unable", {"un", "able", "##able"}), ["un", "##able"]),
     (lesson7.wordpiece_word, ("unable", {"un", "able"}), ["[UNK]"]),
     (lesson7.wordpiece_word, ("unable", {"u", "un", "una", "##ble", "##able"}), ["una", "##ble"]),
-    (lesson7.byte_fallback, ("é",), ["<0xC3>", "<0xA9>"]),
-    (lesson7.byte_fallback, ("\n",), ["<0x0A>"]),
+    (lesson7.decode_pieces, (["<0xE0>", "<0xAE>", "▁x"],), "\ufffd\ufffd x"),
     (lesson9.find_specials, ("é<|a|>", ["<|a|>"]), [(1, "<|a|>")]),
     (
         lesson9.find_specials,
@@ -57,7 +56,8 @@ def test_each_check_yourself_example_is_what_the_solution_gives(exercise, args, 
 # The solution's central step, which the hints once spelled out in prose.
 GIVEAWAYS = {
     lesson7.wordpiece_word: ("from the longest", "down to one character"),
-    lesson7.byte_fallback: ("X for upper case", "width of 2", "leading 0"),
+    # Issue 26 (F3): the exercise was byte_fallback, its hints the one-line solution in prose.
+    lesson7.decode_pieces: ("one U+FFFD", "move on by one byte", "start += 1", "range(1, 5)"),
     lesson9.find_specials: ("keep the longest one", "move on by one character"),
     lesson9.grow_embeddings: ("divide by how many rows",),
     lesson9.dropout_bpe: ("for i from 0", "remember (rank, i)"),
@@ -245,3 +245,53 @@ def test_viterbi_hints_ask_only_about_prefixes_that_occur():
     hints = " ".join(lesson7.viterbi.hints)
     assert "no piece can end" not in hints
     assert "before you have tried any piece that ends there" in hints
+
+
+# Issue 26 (F9): plausible wrong answers to viterbi and decode_pieces got a ❌ and no word on why.
+VITERBI_SLIPS = {
+    "taking the longest piece first": "def viterbi(text, scores):\n"
+    "    pieces, start = [], 0\n"
+    "    while start < len(text):\n"
+    "        end = max(e for e in range(start + 1, len(text) + 1) if text[start:e] in scores)\n"
+    "        pieces.append(text[start:end])\n"
+    "        start = end\n"
+    "    return pieces\n",
+    "in reverse order": lesson7.viterbi.solution_code.replace(
+        "return pieces[::-1]", "return pieces"
+    ),
+    "keeping the lowest total": lesson7.viterbi.solution_code.replace(
+        "candidate[0] > best[end][0]", "candidate[0] < best[end][0]"
+    ),
+}
+DECODE_SLIPS = {
+    "errors='replace'": "def decode_pieces(pieces):\n"
+    "    data = b''.join(bytes([int(p[3:5], 16)]) if p.startswith('<0x') else p.encode()"
+    " for p in pieces)\n"
+    "    return data.decode('utf-8', 'replace').replace('▁', ' ').removeprefix(' ')\n",
+    "drop the stray bytes": "def decode_pieces(pieces):\n"
+    "    data = b''.join(bytes([int(p[3:5], 16)]) if p.startswith('<0x') else p.encode()"
+    " for p in pieces)\n"
+    "    return data.decode('utf-8', 'ignore').replace('▁', ' ').removeprefix(' ')\n",
+    "each byte piece on its own": "def decode_pieces(pieces):\n"
+    "    text = ''.join(bytes([int(p[3:5], 16)]).decode('utf-8', 'replace')"
+    " if p.startswith('<0x') else p for p in pieces)\n"
+    "    return text.replace('▁', ' ').removeprefix(' ')\n",
+    "keep the space in front": lesson7.decode_pieces.solution_code.replace(
+        'return text.removeprefix(" ")', "return text"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("exercise", "tip", "code"),
+    [(lesson7.viterbi, tip, code) for tip, code in VITERBI_SLIPS.items()]
+    + [(lesson7.decode_pieces, tip, code) for tip, code in DECODE_SLIPS.items()],
+    ids=lambda x: x if isinstance(x, str) and len(x) < 40 else "",
+)
+def test_a_plausible_slip_gets_its_tip(exercise, tip, code):
+    namespace: dict = {}
+    exec(code, namespace)
+    assert code != exercise.solution_code
+    result = exercise.grade(namespace)
+    assert result.status != "passed"
+    assert "💡" in result.reason and tip in result.reason, result.reason

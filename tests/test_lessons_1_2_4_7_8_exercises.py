@@ -162,9 +162,9 @@ WRAPPERS = {
         "def viterbi(text, scores):\n    model = Unigram(list(scores.items()))\n"
         "    return [p for p, _, _ in model.segment(text)]",
     ],
-    "byte_fallback": [
-        "from lib import unigram",
-        "def byte_fallback(text):\n    return unigram.byte_fallback(text)",
+    "decode_pieces": [
+        "from lib import sentencepiece_text",
+        "def decode_pieces(pieces):\n    return sentencepiece_text.decode_pieces(pieces)",
     ],
     "unsafe_cuts": [
         "from lib.exercises.lesson8 import unsafe_boundaries",

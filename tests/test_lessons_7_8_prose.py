@@ -167,3 +167,38 @@ def test_lesson_7_says_which_split_option_keeps_the_space_mark_at_the_start():
     prose = " ".join(markdown("07_beyond_bpe.ipynb").split())
     assert "`split_by_whitespace` cuts the training text before each `▁`" in prose
     assert "`split_by_unicode_script` cut at digits and at changes of script" in prose
+
+
+def test_lesson_7_blames_unigrams_cost_on_its_pieces_with_the_numbers_it_prints():
+    """Review rev26s F1, F6, F7: the prose put Unigram's extra tokens down to its recipe and to
+    slot counts, named only Tamil's squeezed spaces, and said 2,639 characters in one place and
+    2,638 in another. Each number the prose now quotes is one a cell prints."""
+    cells = nbformat.read(NOTEBOOKS / "07_beyond_bpe.ipynb", as_version=4).cells
+    printed = "".join(
+        output.get("text", "")
+        for cell in cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+    )
+    prose = " ".join(markdown("07_beyond_bpe.ipynb").split())
+    assert "two recipes" not in prose
+    rows = {
+        found.group(1): [int(n.replace(",", "")) for n in found.groups()[1:]]
+        for found in regex.finditer(r"(English|Hindi) +([\d,]+) +([\d,]+) +([\d,]+)\n", printed)
+    }
+    (bpe, uni, fewest), (hindi_bpe, hindi_uni, _) = rows["English"], rows["Hindi"]
+    assert f"{1 - bpe / uni:.1%} fewer tokens than Unigram on English ({bpe:,} against" in prose
+    assert f"{uni:,}) and {1 - hindi_bpe / hindi_uni:.1%} fewer on Hindi" in prose
+    assert f"only {1 - fewest / uni:.1%} fewer than Viterbi's on English ({fewest:,})" in prose
+    same, unigram = regex.findall(r"([\d,]+) never used on devtest; ([\d,]+) tokens", printed)
+    assert f"({unigram[1]} against {same[1]})" in prose
+    assert f"{unigram[0]} of its longer pieces are never used" in prose
+    assert f"against {same[0]} of BPE's" in prose
+    trips = regex.findall(r"== s on ([\d,]+) of ([\d,]+) devtest", printed)
+    assert trips[0][0] == trips[0][1] and f"gives back all {trips[0][1]} sentences" in prose
+    missed = int(trips[1][1].replace(",", "")) - int(trips[1][0].replace(",", ""))
+    where = regex.search(rf"of Unigram's misses, {missed} only squeeze spaces: (.*)", printed)
+    assert where and f"Our Unigram model misses {missed}, each only" in prose
+    for language, count in regex.findall(r"(\w+) (\d+)", where.group(1)):
+        assert f"{count} in {language}" in prose
+    assert set(regex.findall(r"the ([\d,]+) characters of the training text", prose)) == {"2,638"}

@@ -202,3 +202,37 @@ def test_text_conventions():
     assert sentencepiece_text.nfkc_changes("ﬁx Ａ①") == {"ﬁ": "fi", "Ａ": "A", "①": "1"}
     assert byte_fallback("ஆ") == ["<0xE0>", "<0xAE>", "<0x86>"]
     assert decode_pieces(["▁a", "<0xE0>", "<0xAE>", "<0x86>", "▁b"]) == "aஆ b"
+
+
+def test_decode_pieces_writes_one_replacement_per_stray_byte_as_sentencepiece_does():
+    """Issue 26 (F3): SentencePiece writes U+FFFD for each byte that starts no whole character
+    (Python's errors="replace" one for a cut-off start as a whole). Compared on lesson 7's
+    exercise cases and on random bytes, with the normal pieces in the model's vocabulary (an
+    unknown piece comes back as it is, its ▁ not made a space)."""
+    from lib.exercises import lesson7
+    from lib.exercises.generated import secret_inputs
+
+    cases = [case.args[0] for case in lesson7.decode_pieces.grading_cases()]
+    for salt in range(40):  # the grader's hidden cases, drawn with its salts
+        with secret_inputs(f"salt {salt}"):
+            cases += [case.args[0] for case in lesson7.decode_pieces.secret_cases()]
+    draw = random.Random(26)
+    byte_values = [b for b in range(256) if b != 0x20]  # a byte-piece space is no dummy prefix
+    cases += [[f"<0x{b:02X}>" for b in draw.choices(byte_values, k=6)] for _ in range(300)]
+    cases += [["<0xC3>", "<0xA9>", "<0xE0>"], ["<0xF0>", "<0x9F>", "<0x98>"]]
+    normal = sorted({piece for pieces in cases for piece in pieces if not piece.startswith("<0x")})
+    model = io.BytesIO()
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(["a b c"] * 10),
+        model_writer=model,
+        vocab_size=300 + len(normal),
+        model_type="unigram",
+        byte_fallback=True,
+        user_defined_symbols=normal,
+        hard_vocab_limit=False,
+        normalization_rule_name="identity",
+        minloglevel=2,
+    )
+    sp = spm.SentencePieceProcessor(model_proto=model.getvalue())
+    assert all(decode_pieces(pieces) == sp.decode_pieces(pieces) for pieces in cases)
+    assert decode_pieces(["<0xF0>", "<0x9F>", "<0x98>"]) == "\ufffd" * 3  # Python: one

@@ -113,6 +113,21 @@ def test_charts_have_titles_and_axis_labels():
     assert list(line.data[0].y) == [1.5, 2.5]
 
 
+def test_grouped_bars_can_start_at_one_and_put_the_legend_below():
+    """Review rev26s F2, F4: on a log axis a bar from the floor has a meaningless length, and a
+    legend at the side took half a phone's width."""
+    premiums = {"A": [0.5, 2.0], "B": [1.0, 4.0]}
+    chart = viz.grouped_bar_chart(
+        ["x", "y"], premiums, "t", "x", "y", log_y=True, from_value=1, legend_below=True
+    )
+    for bar, values in zip(chart.data, premiums.values(), strict=True):
+        assert bar.base == 1 and [1 + y for y in bar.y] == values  # 0.5 points down from 1
+        assert list(bar.customdata) == values  # what the hover shows
+    assert chart.layout.legend.orientation == "h" and chart.layout.legend.yref == "container"
+    plain = viz.grouped_bar_chart(["x", "y"], premiums, "t", "x", "y")
+    assert plain.data[0].base is None and plain.layout.legend.orientation is None
+
+
 def test_charts_refuse_missing_labels_and_mismatched_lengths():
     with pytest.raises(ValueError, match="title"):
         viz.bar_chart(["a"], [1], "", "x", "y")

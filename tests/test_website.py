@@ -227,3 +227,11 @@ def test_set_repo_with_a_malformed_name_says_what_is_valid_and_changes_nothing(c
     assert stop.value.code == 2
     assert "is not OWNER/NAME (e.g. ada/tokenization-course)" in capsys.readouterr().err
     assert {path: path.read_bytes() for path in before} == before
+
+
+def test_text_outputs_keep_their_columns_and_scroll_sideways():
+    """Review rev26s F8: with `pre-wrap` a 96-column table broke into rows that no longer lined
+    up on a phone; unwrapped, it scrolls inside its own box."""
+    css = (Path(__file__).parent.parent / "lib/website_assets/style.css").read_text()
+    rule = re.search(r"\.output_area pre \{([^}]*)\}", css)
+    assert rule and "white-space: pre;" in rule.group(1) and "overflow-x: auto" in rule.group(1)

@@ -7,6 +7,7 @@ texts avoid ties, so only one segmentation is right.
 from __future__ import annotations
 
 from lib import unigram
+from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import rng
 
@@ -34,12 +35,49 @@ def _has_tie(text: str) -> bool:
     return len(totals) > 1 and totals[-1] == totals[-2]
 
 
+def _right(text: str, scores: dict[str, float]) -> list[str]:
+    model = unigram.Unigram([("<unk>", 0.0), *scores.items()])
+    return [piece for piece, _, _ in model.segment(text)]
+
+
 def _best(texts: list[str]) -> list[Case]:
-    model = unigram.Unigram([("<unk>", 0.0), *_SCORES.items()])
-    return [
-        Case(args=(text, dict(_SCORES)), expected=[p for p, _, _ in model.segment(text)])
-        for text in texts
-    ]
+    return [Case(args=(text, dict(_SCORES)), expected=_right(text, _SCORES)) for text in texts]
+
+
+def _longest_first(text: str, scores: dict[str, float]) -> list[str]:
+    """WordPiece's rule: at each position the longest piece, whatever it scores."""
+    pieces, start = [], 0
+    while start < len(text):
+        end = max(end for end in range(start + 1, len(text) + 1) if text[start:end] in scores)
+        pieces.append(text[start:end])
+        start = end
+    return pieces
+
+
+def _lowest_total(text: str, scores: dict[str, float]) -> list[str]:
+    """Viterbi keeping the lowest total: the best segmentation under the negated scores."""
+    return _right(text, {piece: -score for piece, score in scores.items()})
+
+
+def _viterbi_turns(cases: list[Case], answers: list) -> str | None:
+    """Name the slip the answers fit: the longest piece first, the walk back's pieces not put
+    back in order, or the lowest total kept instead of the highest."""
+    if answers_fit(cases, answers, _longest_first):
+        return (
+            "your answers fit taking the longest piece first (WordPiece's rule): Viterbi "
+            "compares the totals of whole segmentations, as for 'abc' in the lesson."
+        )
+    if answers_fit(cases, answers, lambda text, scores: _right(text, scores)[::-1]):
+        return (
+            "your answers are the right pieces in reverse order: the walk back meets the "
+            "last piece first."
+        )
+    if answers_fit(cases, answers, _lowest_total):
+        return (
+            "your answers fit keeping the lowest total: scores are logs of probabilities, so "
+            "the best segmentation has the highest (nearest 0)."
+        )
+    return None
 
 
 def _viterbi_cases() -> list[Case]:
@@ -62,6 +100,7 @@ viterbi = Exercise(
     target="viterbi",
     cases=_viterbi_cases,
     hidden_cases=_hidden_viterbi_cases,
+    wrong_turns=_viterbi_turns,
     hints=(
         "Solve it for every prefix of the text, shortest first: the best way to spell "
         "text[:end] is the best way to spell some shorter prefix text[:start], plus one "

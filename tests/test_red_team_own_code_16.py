@@ -72,7 +72,8 @@ that class, where Python does not (a class passes its `global`s to no scope insi
 (`class_global_beside_a_local`). It is refused only because the `global` counts as a second
 binding of the notebook's `fmt` (`notebook_bindings`), so the notebook's `fmt` is no template.
 Fix, for safety: in `_lookup`, consult a class scope's `globals` only when `first` (the class
-body's own use), as its other names are.
+body's own use), as its other names are. Done in round 17: `show`'s `fmt` is now `f`'s local,
+no template, and refused so.
 
 Not holes: `import *` in a class body is a `SyntaxError` (Python 3.11: module level only), so
 it cannot put a name in a class's namespace unseen; a method's default `self=Evil()` is never

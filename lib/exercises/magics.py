@@ -140,9 +140,11 @@ def _reaches_kernel(code: str | ast.AST, skip: set[ast.AST] = frozenset()) -> bo
 
 
 def _mentioned(text: str) -> set[str]:
-    """Every word of `text` that could be a name, as Python reads it (NFKC: a fullwidth `Ｔ`
-    binds `T`)."""
-    words = (unicodedata.normalize("NFKC", word) for word in re.findall(r"\w+", text))
+    """Every word of `text` that could be a name, as Python reads it: NFKC-normalised (a
+    fullwidth `Ｔ` binds `T`; `e` and a combining acute, `é`), cut only at characters no name
+    may hold, not at every one `\\w` misses (`My＿T`, with a fullwidth low line, binds `My_T`)."""
+    normal = unicodedata.normalize("NFKC", text)
+    words = "".join(c if ("_" + c).isidentifier() else " " for c in normal).split()
     return {word for word in words if word.isidentifier()}
 
 

@@ -158,10 +158,10 @@ def _lookup(name: str, scope: Scope | None) -> Scope | None:
     """The scope whose variable `name` is, used in `scope`; None for the notebook's."""
     first = True
     while scope is not None:
-        if name in scope.globals:
+        seen = scope.kind != "class" or first  # functions inside see nothing of a class's,
+        if name in scope.globals and seen:  # its `global`s neither
             return None
-        own = name in scope.bound and name not in scope.outer
-        if own and (scope.kind != "class" or first):  # functions inside do not see a class's
+        if seen and name in scope.bound and name not in scope.outer:
             return scope
         scope, first = scope.parent, False
     return None

@@ -21,7 +21,13 @@ and what evaluates them keeps the class out of reach (`hints`).
   on, so never a base;
 - nothing in the notebook stores an attribute named `FMT` into anything (`self.FMT = ...`,
   `obj.FMT += ...`, `del x.FMT`): an instance's own attribute hides the class's. `setattr`,
-  `vars` and `__dict__` are refused wherever they are used.
+  `vars` and `__dict__` are refused wherever they are used;
+- nothing in the notebook reads a dunder that is a method (`x.__init__`, `x.__iadd__`...; not
+  `__name__` or `__doc__`): read off a class, it is a plain function run on whatever object it
+  is handed, storing the attributes its own code names, which the notebook never spells
+  (`collections.UserString.__init__(k, t)` sets `k.data`, a dataclass's `D.__init__(k, t)` its
+  fields, `collections.UserList.__iadd__(k, t)` `k.data`). `super().__init__()` counts too:
+  the rule stays one a reader checks at a glance.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import ast
 from collections.abc import Iterable
 
 from lib.exercises.cell_reading import is_literal, type_hints
+from lib.exercises.python_itself import ORDINARY_DUNDERS, attributes_read
 from lib.exercises.scopes import Scope, body_names, resolve
 from lib.exercises.templates import Texts, bindings_under, given
 
@@ -57,6 +64,7 @@ def notebook_templates(
         for node in ast.walk(statement)
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
     }
+    unbound = _dunder_methods_read(statements)
     for name, cls in classes.items():
         if name in handed:
             continue
@@ -65,7 +73,7 @@ def notebook_templates(
             n.id: held for s in cls.body for n, held in given(s) if held and bindings[n.id] == 1
         }
         found |= {f"{name}.{attribute}": held for attribute, held in attributes.items()}
-        if name not in methods_read and _methods_kept(cls):
+        if name not in methods_read and _methods_kept(cls) and not unbound:
             kept = {a: held for a, held in attributes.items() if a not in stored | _fields(cls)}
             found |= {f"{name}().{a}": held for a, held in kept.items()}
     return found
@@ -96,6 +104,22 @@ def _uses(statements: list[ast.stmt], classes: dict[str, ast.ClassDef]) -> tuple
             elif isinstance(parent, ast.Attribute) and parent.attr in _methods(classes[name.id]):
                 methods_read.add(name.id)
     return handed, methods_read
+
+
+# The ordinary dunders that are methods, which Python's and the allowed modules' classes define
+# too: read off a class (`D.__init__`), each runs on any object it is given.
+_METHODS = ORDINARY_DUNDERS - {"__name__", "__doc__", "__slots__"}
+
+
+def _dunder_methods_read(statements: list[ast.stmt]) -> bool:
+    """Does any of the notebook's code read a dunder method (`D.__init__`, `super().__init__`,
+    `getattr(x, "__iadd__")`, a template's `{0.__init__}`), which may store any attribute?"""
+    return any(
+        name in _METHODS
+        for statement in statements
+        for node in ast.walk(statement)
+        for name in attributes_read(node)
+    )
 
 
 def _notebooks(name: ast.Name, scope: Scope | None) -> bool:

@@ -28,6 +28,10 @@ from lib.grading import (
     memory_group,
     shm_guard,
     shm_holders,
+    shm_space,
+    shm_walk,
+    user_freeze,
+    user_holdings,
     user_processes,
     user_python,
 )
@@ -57,10 +61,13 @@ INSTALL_HINT = (
     "your permissions."
 )
 _START = kernel_start.command_text()  # run as `-c`: the box need not hold `lib`
-# As root, in front of a fenced kernel: the walk's module first, the guard's below (`-c`).
-_GUARD = Path(shm_holders.__file__).read_text() + Path(shm_guard.__file__).read_text()
+# As root, in front of a fenced kernel (`-c`): the guard's helpers, each after those it imports
+# (user_freeze, first, holds the one `from __future__`), then the guard.
+_HELPERS = (user_freeze, shm_walk, shm_holders, shm_space, user_holdings, shm_guard)
+_GUARD = "".join(Path(module.__file__).read_text() for module in _HELPERS)
 SHM_MB = 64  # the box's /dev/shm (unboxed: a fenced kernel's share of the machine's, at most)
 TMP_MB = 1024  # the box's /tmp (lesson 8 writes a few MB there)
+NOFILE = 1024  # descriptors a kernel's process may hold (Linux's usual soft limit)
 
 
 @dataclass(frozen=True)
@@ -162,6 +169,9 @@ def command(
         f"--nproc={caps.processes}",
         f"--fsize={caps.file_mb * 2**20}",
         "--msgqueue=0",  # no POSIX message queue: unboxed, one would outlive reap
+        # Descriptors bound what pipes hold beyond a process's memory (`user_holdings`): 4 kB
+        # each past the user's first 64 MB (the machine's 20,000 made 102 MB of a 64 MB cap).
+        f"--nofile={NOFILE}",
         "--",
     ]
     # As root, no user namespace: it would map only root, and the kernel must become `uid`.
@@ -195,6 +205,7 @@ def command(
             user_processes.adopt_orphans()
             if kernel and fence_works():  # only fenced is /dev/shm flat: one listing sees all
                 guard = [sys.executable, "-I", "-S", "-c", _GUARD, str(uid)]
-                guard += [str(caps.shm_mb * 2**20), str(caps.shm_files), str(caps.kernels), "--"]
+                guard += [str(caps.shm_mb * 2**20), str(caps.shm_files)]
+                guard += [str(caps.memory_mb * 2**20), str(caps.kernels), "--"]
         return [*guard, *group, *limits, *become, *kernel]
     return [*group, *limits, *box, *become, *kernel]

@@ -8,26 +8,26 @@ process counts it. Without a memory group nothing caps it, and a grader without 
 no mount rights either, so no private tmpfs (nor a tmpfs quota) can be had.
 
 What holds without them: the fence (`kernel_start.fence`) lets a kernel make only plain files in
-/dev/shm, in no folder, so one listing of /dev/shm finds every file its user keeps there by
-name (`shm_space`). Files without a name (unlinked but kept open or mapped, or made with
-O_TMPFILE) take space no listing sees, but statvfs does: the space used beyond what the listing
-accounts for. Only when that space could put the user past its cap are its processes looked
-into (`shm_holders`: held still meanwhile; where they cannot all be read, a bound is charged and
-its reason said), so a check costs one listing and one statvfs while no one hides anything. This file, started by
-`sandbox.command` in front of the kernel, starts the kernel as its child (in its process group:
-the grader's kill of the group reaches both) and checks every `PERIOD` seconds (and once more
-when the kernel ends). Each kernel's cap is its `share` of /dev/shm (its size over the grader's
-`--jobs` + 1: kernels under their caps always leave a neighbour room) and at most `max_bytes`,
-and `max_files` files, files without a name counted too (an empty one takes an inode, and
-inodes run out before space). A walk's answer stands up to `WALK_EVERY` while what appeared
-since leaves the user under its caps (a hoarder at its cap would otherwise have every neighbour
-held still at every check). Past either cap, or if a check fails, it kills every process of the
-user (`kill(-1)` as the user: each call reaches all of them, daemons included), removes the
-user's files there, says so on stderr and exits with `STOPPED`; likewise past its memory cap in
-unix socket buffers, or past `MAX_PTYS` ptys (each check asks sock_diag and lists /dev/pts).
-Not bounded: what a kernel writes between two checks (as fast as memory takes it; a file
-swapped for a neighbour's freed one, between two walks), and a file that only a descriptor in
-flight in a unix socket holds (no process holds it: see the red team's round 12).
+/dev/shm, in no folder, so one listing of /dev/shm finds every file its user keeps there by name
+(`shm_space`). Files without a name (unlinked but kept open or mapped, or made with O_TMPFILE)
+take space no listing sees, but statvfs does: the space used beyond what the listing accounts
+for. Only when that space could put the user past its cap are its processes looked into
+(`shm_holders`: held still meanwhile; where they cannot all be read, a bound is charged and its
+reason said), so a check costs one listing and one statvfs while no one hides anything. This
+file, started by `sandbox.command` in front of the kernel, starts the kernel as its child (in
+its process group: the grader's kill of the group reaches both) and checks every `PERIOD`
+seconds (and once more when the kernel ends). Each kernel's cap is its `share` of /dev/shm (its
+size over the grader's `--jobs` + 1: kernels under their caps always leave a neighbour room) and
+at most `max_bytes`, and `max_files` files, files without a name counted too (an empty one takes
+an inode, and inodes run out before space). A walk's answer stands up to `WALK_EVERY` while what
+appeared since leaves the user under its caps (a hoarder at its cap would otherwise have every
+neighbour held still at every check). Past either cap, or if a check fails, it kills every
+process of the user (`kill(-1)` as the user: each call reaches all of them, daemons included),
+removes the user's files there, says so on stderr and exits with `STOPPED`; likewise past its
+memory cap in unix socket buffers, or past `MAX_PTYS` ptys (each check asks sock_diag and lists
+/dev/pts). Not bounded: what a kernel writes between two checks (as fast as memory takes it; a
+file swapped for a neighbour's freed one, between two walks), and a file that only a descriptor
+in flight in a unix socket holds (no process holds it: see the red team's round 12).
 
 Only the standard library: it runs as `python -I -S -c <its helpers' source and this file's>`.
 """

@@ -13,7 +13,8 @@ the semaphore's file and closes it) only a root with CAP_SYS_ADMIN may size, whi
 lacks: there the user is charged with that space less what the users other guards watch hold
 by their own walks (each held still too, as itself), since a neighbour's hoard must not stop an
 honest kernel with one lock. (Two guards may walk one user at once, and the first to end lets
-it go on: what it frees then is still subtracted, once; nothing it makes is.)
+it go on: what it frees then is still subtracted, once, and a file may hop past the other's
+list; either is seen at that guard's next walk, at most `WALK_EVERY` later.)
 
 Only the standard library: `sandbox` runs this file's source after its helpers'.
 """
@@ -25,6 +26,7 @@ from collections.abc import Callable
 if __name__ != "__main__":  # run as `-c`, `sandbox` puts its helpers' source ahead of ours
     from lib.grading.shm_walk import BUDGET, TooLong, walk
     from lib.grading.user_freeze import as_user, continued, stopped
+
 # Why a walk cannot say exactly what a user holds, as the guard's stop message says it.
 ALL = "counting all space without a name: "
 UNREAD = ALL + "one of its processes could not be read (it made itself undumpable)"

@@ -159,8 +159,8 @@ def command(
     the kernel's writes to `work`, `runtime` and its `scratch` folder (its TMPDIR and HOME):
     it then makes nothing in the machine's /tmp and /var/tmp and only plain files in /dev/shm,
     whose space it shares with other kernels: past `caps.shm_mb` (or its share among
-    `caps.kernels`) or `caps.shm_files` there, it is stopped (`shm_guard`, in front of it as
-    root).
+    `caps.kernels`) or `caps.shm_files` there, past `caps.memory_mb` in unix socket buffers
+    or past a few ptys, it is stopped (`shm_guard`, in front of it as root).
     The kernel starts as `kernel_start` says (its own session keyring and IPython folder, not
     the working folder on its path); an empty `kernel` gives the prefix alone."""
     limits = [

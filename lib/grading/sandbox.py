@@ -27,11 +27,6 @@ from lib.grading import (
     kernel_users,
     memory_group,
     shm_guard,
-    shm_holders,
-    shm_space,
-    shm_walk,
-    user_freeze,
-    user_holdings,
     user_processes,
     user_python,
 )
@@ -61,10 +56,7 @@ INSTALL_HINT = (
     "your permissions."
 )
 _START = kernel_start.command_text()  # run as `-c`: the box need not hold `lib`
-# As root, in front of a fenced kernel (`-c`): the guard's helpers, each after those it imports
-# (user_freeze, first, holds the one `from __future__`), then the guard.
-_HELPERS = (user_freeze, shm_walk, shm_holders, shm_space, user_holdings, shm_guard)
-_GUARD = "".join(Path(module.__file__).read_text() for module in _HELPERS)
+_GUARD = shm_guard.command_text()  # as root, in front of a fenced kernel, as `-c`
 SHM_MB = 64  # the box's /dev/shm (unboxed: a fenced kernel's share of the machine's, at most)
 TMP_MB = 1024  # the box's /tmp (lesson 8 writes a few MB there)
 NOFILE = 1024  # descriptors a kernel's process may hold (Linux's usual soft limit)

@@ -13,8 +13,9 @@ import platform
 
 from lib.grading import user_python
 from lib.grading.kernel_start import NETWORK
-from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
-from lib.grading.shm_guard import FLOOR, SHM
+from lib.grading.sandbox import NOFILE, TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
+from lib.grading.shm_guard import MAX_PTYS
+from lib.grading.shm_space import FLOOR, SHM
 
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
 FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders
@@ -93,7 +94,8 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
                 "files without a name counted (its processes held still meanwhile), checked "
                 "every 0.05 s: past them all its user's processes are killed and its files "
                 "removed (what it writes between two checks, or a file only a unix socket's "
-                "message holds, only a memory group counts)"
+                "message holds, only a memory group counts); likewise past its memory cap in "
+                f"unix socket buffers or past {MAX_PTYS} ptys"
                 if SHM_CAP in common
                 else "the space of /dev/shm shared by every kernel and not bounded per kernel"
             )
@@ -127,7 +129,7 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
             )
     parts.append(
         f"at most {caps.memory_mb} MB of memory per process, {caps.processes} processes, "
-        f"{caps.file_mb} MB per file"
+        f"{NOFILE} descriptors per process, {caps.file_mb} MB per file"
     )
     if MEMORY in common:
         parts.append(f"at most {caps.box_mb} MB for all of a kernel's processes together")

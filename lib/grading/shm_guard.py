@@ -42,7 +42,7 @@ if __name__ != "__main__":  # run as `-c`, `sandbox` puts its helpers' source ah
     from lib.grading.shm_holders import unnamed_held
     from lib.grading.shm_space import SHM, nameless, share, usage
     from lib.grading.user_freeze import as_user, signal_all
-    from lib.grading.user_holdings import ptys, socket_bytes
+    from lib.grading.user_holdings import ptys, socket_bytes, sockets_uncounted
 
 PERIOD = 0.05  # seconds between two checks: ~30 us each for an all but empty /dev/shm
 WALK_EVERY = 1.0  # seconds: how long a walk's answer stands while little appears beside it
@@ -114,9 +114,10 @@ def stop(uid: int, folder: str = SHM) -> None:
     as_user(uid, lambda: _stop_all(folder))
 
 
-def past_caps(uid: int, caps: tuple[int, int, int], walked: Walked) -> str:
+def past_caps(uid: int, caps: tuple[int, int, int | None], walked: Walked) -> str:
     """What `uid` holds past its caps (`max_bytes` and `max_files` in /dev/shm, `max_socket`
-    bytes in unix socket buffers, `MAX_PTYS` ptys), said for the stop message; '' if nothing."""
+    bytes in unix socket buffers, None where they cannot be counted, `MAX_PTYS` ptys), said for
+    the stop message; '' if nothing."""
     max_bytes, max_files, max_socket = caps
     used, count, why = kept(uid, max_bytes, max_files, walked)
     if used > max_bytes or count > max_files:
@@ -125,8 +126,8 @@ def past_caps(uid: int, caps: tuple[int, int, int], walked: Walked) -> str:
             f"{max_bytes // 2**20} MB and {max_files} files)"
         )
         return said + (f", {why}" if why else "")
-    queued = socket_bytes().get(uid, 0)
-    if queued > max_socket:
+    queued = socket_bytes().get(uid, 0) if max_socket is not None else 0
+    if max_socket is not None and queued > max_socket:
         return (
             f"its user held {queued // 2**20} MB in unix socket buffers, sent and not read (at "
             f"most {max_socket // 2**20} MB, its memory cap)"
@@ -137,14 +138,16 @@ def past_caps(uid: int, caps: tuple[int, int, int], walked: Walked) -> str:
     return ""
 
 
-def guard(uid: int, caps: tuple[int, int, int], kernels: int, command: list[str]) -> int:
+def guard(uid: int, caps: tuple[int, int, int | None], kernels: int, command: list[str]) -> int:
     """Run `command` (the kernel) as our child, watching what its user holds (`past_caps`: in
     /dev/shm its `share` with `kernels` guarded at once, at most `caps`' bytes); return its exit
     status, or `STOPPED` if it went past a cap."""
     if not os.path.isdir(SHM):  # nothing to guard (the fence then allows no file there)
         os.execvp(command[0], command)
     shm = os.statvfs(SHM)
-    caps = (min(caps[0], share(shm.f_blocks * shm.f_frsize, kernels)), *caps[1:])
+    caps = (min(caps[0], share(shm.f_blocks * shm.f_frsize, kernels)), caps[1], caps[2])
+    if sockets_uncounted():  # said in the run's summary (`protections`)
+        caps = (caps[0], caps[1], None)
     kernel = os.fork()
     if kernel == 0:
         try:

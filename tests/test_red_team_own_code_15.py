@@ -114,7 +114,7 @@ from lib.grade import Limits, grade_submissions
 from lib.grading.grading_settings import Settings
 from tests.test_red_team_own_code_6 import trimmed
 from tests.test_red_team_own_code_9 import function_of
-from tests.test_red_team_own_code_13 import KEY_SOURCE, key_of, verdict
+from tests.test_red_team_own_code_13 import KEY_SOURCE, VALIDATED, key_of, verdict
 from tests.test_red_team_own_code_13 import (
     _shown_answers_else_an_error as shown_answers_else_an_error,
 )
@@ -200,6 +200,18 @@ def test_every_exercise_with_hidden_cases_has_salted_ones_to_cap_with() -> None:
             continue
         salted = {repr(case.expected) for case in draw(name) if case.salted}
         assert len(salted) > 1, name
+
+
+@pytest.mark.parametrize("how", sorted(VALIDATED))
+def test_right_errors_keep_their_share_under_the_cap(how: str) -> None:
+    """Round 13's F, drawn as the grader draws: an answer whose errors are all right, its values
+    unfinished, keeps the errors' share. `uint16_bytes` had no salted case wanting an error (its
+    wrong ids were written out), so the cap left it 0; its wrong ids are now set among ids the
+    salt draws (0.54 / 1)."""
+    name, source = VALIDATED[how]
+    cases = draw(name)
+    wanted = sum(isinstance(case.expected, Raises) for case in cases)
+    assert judged(name, source).score >= EXERCISES[name].points * wanted / len(cases) - 0.01
 
 
 def test_recover_merges_hidden_inputs_depend_on_the_salt() -> None:

@@ -35,8 +35,8 @@ def _real_chart_drawing():
     marked `draws_chart` the grader finds no browser, a case it handles (no PNG, one line saying
     so), and draws nothing. Patched for the whole session, so that a batch graded once per module
     (a module-scoped fixture, set up before any function-scoped one) draws nothing either; the
-    real drawing is what this fixture gives. The Gradescope runs, in processes of their own,
-    draw."""
+    real drawing is what this fixture gives. (The Gradescope runs, in processes of their own,
+    write no reports at all: `grade_submissions(with_reports=False)`.)"""
     from lib.grading import summary_chart
 
     real, patch = summary_chart._drawn, pytest.MonkeyPatch()

@@ -259,9 +259,6 @@ VITERBI_SLIPS = {
     "in reverse order": lesson7.viterbi.solution_code.replace(
         "return pieces[::-1]", "return pieces"
     ),
-    "keeping the lowest total": lesson7.viterbi.solution_code.replace(
-        "candidate[0] > best[end][0]", "candidate[0] < best[end][0]"
-    ),
 }
 DECODE_SLIPS = {
     "errors='replace'": "def decode_pieces(pieces):\n"
@@ -295,3 +292,39 @@ def test_a_plausible_slip_gets_its_tip(exercise, tip, code):
     result = exercise.grade(namespace)
     assert result.status != "passed"
     assert "💡" in result.reason and tip in result.reason, result.reason
+
+
+# Review rev26t F3: the lowest total kept, the best piece at each step and the best average per
+# piece each give single characters on these cases, so the check cannot tell them apart: the tip
+# says what the answers do, and names none of them as the slip.
+CHARACTERS_APART = {
+    "keeping the lowest total": lesson7.viterbi.solution_code.replace(
+        "candidate[0] > best[end][0]", "candidate[0] < best[end][0]"
+    ),
+    "the best piece at each step": "def viterbi(text, scores):\n"
+    "    pieces, start = [], 0\n"
+    "    while start < len(text):\n"
+    "        ends = [e for e in range(start + 1, len(text) + 1) if text[start:e] in scores]\n"
+    "        end = max(ends, key=lambda e: scores[text[start:e]])\n"
+    "        pieces.append(text[start:end])\n"
+    "        start = end\n"
+    "    return pieces\n",
+    "the best average per piece": "def viterbi(text, scores):\n"
+    "    def ways(rest):\n"
+    "        if not rest:\n"
+    "            return [[]]\n"
+    "        return [[rest[:e], *w] for e in range(1, len(rest) + 1) if rest[:e] in scores"
+    " for w in ways(rest[e:])]\n"
+    "    return max(ways(text), key=lambda w: sum(scores[p] for p in w) / len(w))\n",
+}
+
+
+@pytest.mark.parametrize("code", CHARACTERS_APART.values(), ids=CHARACTERS_APART.keys())
+def test_slips_that_cut_every_character_apart_are_told_so(code):
+    namespace: dict = {}
+    exec(code, namespace)
+    result = lesson7.viterbi.grade(namespace)
+    words = " ".join(result.reason.split())
+    assert result.status != "passed"
+    assert "💡 your answers cut every character apart" in words, words
+    assert "fit keeping the lowest total" not in words

@@ -259,9 +259,6 @@ VITERBI_SLIPS = {
     "in reverse order": lesson7.viterbi.solution_code.replace(
         "return pieces[::-1]", "return pieces"
     ),
-    "keeping the lowest total": lesson7.viterbi.solution_code.replace(
-        "candidate[0] > best[end][0]", "candidate[0] < best[end][0]"
-    ),
 }
 DECODE_SLIPS = {
     "errors='replace'": "def decode_pieces(pieces):\n"
@@ -279,6 +276,26 @@ DECODE_SLIPS = {
     "keep the space in front": lesson7.decode_pieces.solution_code.replace(
         'return text.removeprefix(" ")', "return text"
     ),
+    # Review rev26t F4: the length read from the start byte, and all of it skipped on a miss.
+    "go on at the very next byte": lesson7.decode_pieces.solution_code.replace(
+        """        for end in range(start + 1, min(start + 4, len(data)) + 1):
+            try:
+                text += data[start:end].decode("utf-8")
+                start = end
+                break
+            except UnicodeDecodeError:
+                pass
+        else:  # no character starts here
+            text += "\\ufffd"
+            start += 1""",
+        """        first = data[start]
+        n = 4 if first >= 0xF0 else 3 if first >= 0xE0 else 2 if first >= 0xC0 else 1
+        try:
+            text += data[start : start + n].decode("utf-8")
+        except UnicodeDecodeError:
+            text += "\\ufffd"
+        start += n""",
+    ),
 }
 
 
@@ -295,3 +312,65 @@ def test_a_plausible_slip_gets_its_tip(exercise, tip, code):
     result = exercise.grade(namespace)
     assert result.status != "passed"
     assert "💡" in result.reason and tip in result.reason, result.reason
+
+
+# Review rev26t F3: the lowest total kept, the best piece at each step and the best average per
+# piece each give single characters on these cases, so the check cannot tell them apart: the tip
+# says what the answers do, and names none of them as the slip.
+CHARACTERS_APART = {
+    "keeping the lowest total": lesson7.viterbi.solution_code.replace(
+        "candidate[0] > best[end][0]", "candidate[0] < best[end][0]"
+    ),
+    "the best piece at each step": "def viterbi(text, scores):\n"
+    "    pieces, start = [], 0\n"
+    "    while start < len(text):\n"
+    "        ends = [e for e in range(start + 1, len(text) + 1) if text[start:e] in scores]\n"
+    "        end = max(ends, key=lambda e: scores[text[start:e]])\n"
+    "        pieces.append(text[start:end])\n"
+    "        start = end\n"
+    "    return pieces\n",
+    "the best average per piece": "def viterbi(text, scores):\n"
+    "    def ways(rest):\n"
+    "        if not rest:\n"
+    "            return [[]]\n"
+    "        return [[rest[:e], *w] for e in range(1, len(rest) + 1) if rest[:e] in scores"
+    " for w in ways(rest[e:])]\n"
+    "    return max(ways(text), key=lambda w: sum(scores[p] for p in w) / len(w))\n",
+}
+
+
+@pytest.mark.parametrize("code", CHARACTERS_APART.values(), ids=CHARACTERS_APART.keys())
+def test_slips_that_cut_every_character_apart_are_told_so(code):
+    namespace: dict = {}
+    exec(code, namespace)
+    result = lesson7.viterbi.grade(namespace)
+    words = " ".join(result.reason.split())
+    assert result.status != "passed"
+    assert "💡 your answers cut every character apart" in words, words
+    assert "fit keeping the lowest total" not in words
+
+
+@pytest.mark.parametrize("edge", ["strip()", "lstrip()"])
+def test_decode_pieces_shows_a_case_that_stripping_the_edges_fails(edge):
+    """Review rev26t F5: `.strip()` and `.lstrip()` passed all the shown cases and lost hidden
+    ones. A trailing ▁ and a newline in front are shown cases now."""
+    code = lesson7.decode_pieces.solution_code.replace('text.removeprefix(" ")', f"text.{edge}")
+    namespace: dict = {}
+    exec(code, namespace)
+    assert code != lesson7.decode_pieces.solution_code
+    assert lesson7.decode_pieces.grade(namespace).status != "passed"
+
+
+def test_skipping_the_announced_bytes_is_named_when_the_spaces_come_last_too():
+    """The same slip with each ▁ made a space only at the end (three bytes, not one, while the
+    loop reads): the 💡 fits it as well."""
+    code = (
+        DECODE_SLIPS["go on at the very next byte"]
+        .replace('piece.replace("▁", " ").encode("utf-8")', 'piece.encode("utf-8")')
+        .replace('return text.removeprefix(" ")', 'return text.replace("▁", " ").removeprefix(" ")')
+    )
+    namespace: dict = {}
+    exec(code, namespace)
+    assert code != DECODE_SLIPS["go on at the very next byte"]
+    reason = lesson7.decode_pieces.grade(namespace).reason
+    assert "💡" in reason and "go on at the very next byte" in reason, reason

@@ -187,13 +187,28 @@ def test_lesson_7_blames_unigrams_cost_on_its_pieces_with_the_numbers_it_prints(
         for found in regex.finditer(r"(English|Hindi) +([\d,]+) +([\d,]+) +([\d,]+)\n", printed)
     }
     (bpe, uni, fewest), (hindi_bpe, hindi_uni, _) = rows["English"], rows["Hindi"]
-    assert f"{1 - bpe / uni:.1%} fewer tokens than Unigram on English ({bpe:,} against" in prose
-    assert f"{uni:,}) and {1 - hindi_bpe / hindi_uni:.1%} fewer on Hindi" in prose
-    assert f"only {1 - fewest / uni:.1%} fewer than Viterbi's on English ({fewest:,})" in prose
-    same, unigram = regex.findall(r"([\d,]+) never used on devtest; ([\d,]+) tokens", printed)
-    assert f"({unigram[1]} against {same[1]})" in prose
-    assert f"{unigram[0]} of its longer pieces are never used" in prose
-    assert f"against {same[0]} of BPE's" in prose
+    # Review rev26t F7: one direction for the gap everywhere, Unigram's extra tokens.
+    assert f"{uni / bpe - 1:.1%} more tokens than BPE on English ({uni:,} against" in prose
+    assert f"{bpe:,}) and {hindi_uni / hindi_bpe - 1:.1%} more on Hindi" in prose
+    assert f"only {uni / fewest - 1:.1%} longer than the fewest pieces" in prose
+    assert f"allows on English ({fewest:,})" in prose
+    assert "fewer tokens than Unigram" not in prose
+    # Review rev26t F2: training text against devtest for the same languages, as printed.
+    more = {
+        found.group(1): found.group(2, 3)
+        for found in regex.finditer(
+            r"(English|Hindi|all eight) .*?(\+[\d.]+%) .*?(\+[\d.]+%)", printed
+        )
+    }
+    (english_own, english_new), (hindi_own, hindi_new) = more["English"], more["Hindi"]
+    assert f"English training sentences it needs {english_own[1:]} more" in prose
+    assert f"on its Hindi ones {hindi_own[1:]} more" in prose
+    assert f"to {english_new[1:]} on English and {hindi_new[1:]} on Hindi" in prose
+    assert "from {} to {} over all eight".format(*(m[1:] for m in more["all eight"])) in prose
+    same, unigram = regex.findall(r"([\d,]+) never used on devtest", printed)
+    assert f"{unigram} of its longer pieces are never used" in prose
+    assert f"against {same} of BPE's" in prose
+    assert "the same 7,741 normal pieces" not in prose  # rev26t F1: only as many
     trips = regex.findall(r"== s on ([\d,]+) of ([\d,]+) devtest", printed)
     assert trips[0][0] == trips[0][1] and f"gives back all {trips[0][1]} sentences" in prose
     missed = int(trips[1][1].replace(",", "")) - int(trips[1][0].replace(",", ""))

@@ -3,7 +3,7 @@
 Expected values come from `lib.sentencepiece_text.decode_pieces`, which the tests prove equal to
 SentencePiece's decoder, also on these cases. The point is what happens to bytes that make no
 whole character: SentencePiece writes one U+FFFD for each, where Python's `errors="replace"`
-writes one for a cut-off character as a whole (lesson 4). The 💡s name that and three other slips.
+writes one for a cut-off character as a whole (lesson 4). The 💡s name that and four other slips.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ _PIECES = [
     ["<0xF0>", "<0x9F>", "<0x98>", "▁ok"],  # three of an emoji's four bytes
     ["<0xC3>", "<0xC3>", "<0xA9>"],  # a start byte whose character never comes, then é
     ["▁日本", "<0xE8>", "<0xAA>", "<0x9E>", "<0xE8>"],
+    ["▁a", "▁"],  # only the ▁ at the start goes: the last one is a space
+    ["<0x0A>", "▁a"],  # a newline first, so no ▁ to drop, and the space after it stays
     [],
 ]
 
@@ -70,6 +72,32 @@ def _one_piece_at_a_time(pieces: list[str]) -> str:
     return reference([reference([p]) if p.startswith("<0x") else p for p in pieces])
 
 
+def _announced_length(first: int) -> int:
+    """How many bytes a start byte announces (lesson 1): 110xxxxx two, 1110xxxx three,
+    11110xxx four; any other byte one."""
+    for length, top_bits in ((2, 0b110), (3, 0b1110), (4, 0b11110)):
+        if first >> (7 - length) == top_bits:
+            return length
+    return 1
+
+
+def _announced_skipped(pieces: list[str], spaces_first: bool) -> str:
+    """Where the bytes a start byte announces make no character, one U+FFFD for all of them:
+    the bytes after the start byte are skipped instead of read again. With `spaces_first`, each
+    ▁ is made a space before the bytes are read (one byte then, not three)."""
+    if spaces_first:
+        pieces = [p if p.startswith("<0x") else p.replace(SPACE, " ") for p in pieces]
+    data, text, start = joined_bytes(pieces), "", 0
+    while start < len(data):
+        length = _announced_length(data[start])
+        try:
+            text += data[start : start + length].decode("utf-8")
+        except UnicodeDecodeError:
+            text += "\ufffd"
+        start += length
+    return text.replace(SPACE, " ").removeprefix(" ")
+
+
 def _space_kept(pieces: list[str]) -> str:
     """The right text, but with the space of a ▁ in front kept (an "x" first keeps it)."""
     return reference(["x", *pieces])[1:]
@@ -77,7 +105,7 @@ def _space_kept(pieces: list[str]) -> str:
 
 def _decode_turns(cases: list[Case], answers: list) -> str | None:
     """Name the slip the answers fit: Python's "replace" or "ignore", pieces decoded one by one,
-    or the space in front kept."""
+    bytes skipped after a stray one, or the space in front kept."""
     if answers_fit(cases, answers, _replaced):
         return (
             "your answers fit Python's errors='replace': it writes one '\ufffd' for the start"
@@ -89,6 +117,15 @@ def _decode_turns(cases: list[Case], answers: list) -> str | None:
         return (
             "your answers fit decoding each byte piece on its own: a character's bytes make "
             "it only together, so join the bytes first."
+        )
+    if any(
+        answers_fit(cases, answers, lambda p, first=first: _announced_skipped(p, first))
+        for first in (True, False)
+    ):
+        return (
+            "your answers skip all the bytes a start byte announced when they make no "
+            "character: after the one byte you give up on, go on at the very next byte "
+            "(['▁a', '<0xE0>', '<0xAE>', 'b'] gives 'a\ufffd\ufffdb')."
         )
     if answers_fit(cases, answers, _space_kept):
         return "your answers keep the space in front: the ▁ that starts the text is dropped."

@@ -54,14 +54,11 @@ def _longest_first(text: str, scores: dict[str, float]) -> list[str]:
     return pieces
 
 
-def _lowest_total(text: str, scores: dict[str, float]) -> list[str]:
-    """Viterbi keeping the lowest total: the best segmentation under the negated scores."""
-    return _right(text, {piece: -score for piece, score in scores.items()})
-
-
 def _viterbi_turns(cases: list[Case], answers: list) -> str | None:
     """Name the slip the answers fit: the longest piece first, the walk back's pieces not put
-    back in order, or the lowest total kept instead of the highest."""
+    back in order, or every character cut apart. The last is all the check can tell of several
+    slips (the lowest total kept, the best piece at each step, the best average per piece): on
+    these cases each of them gives single characters."""
     if answers_fit(cases, answers, _longest_first):
         return (
             "your answers fit taking the longest piece first (WordPiece's rule): Viterbi "
@@ -72,10 +69,12 @@ def _viterbi_turns(cases: list[Case], answers: list) -> str | None:
             "your answers are the right pieces in reverse order: the walk back meets the "
             "last piece first."
         )
-    if answers_fit(cases, answers, _lowest_total):
+    if answers_fit(cases, answers, lambda text, scores: list(text)):
         return (
-            "your answers fit keeping the lowest total: scores are logs of probabilities, so "
-            "the best segmentation has the highest (nearest 0)."
+            "your answers cut every character apart, but a longer piece can score higher than "
+            "its characters added up ('ab' -3.9 against 'a' + 'b' -4.7): compare the totals "
+            "of whole segmentations and keep the highest (scores are logs of probabilities, "
+            "so the best is nearest 0)."
         )
     return None
 

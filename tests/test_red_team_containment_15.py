@@ -53,7 +53,8 @@ Holes (measured on this 2-core machine, Linux 6.18, under the other helpers' loa
 
 Closed since (issue 28), each test now plain: the fence's filter refuses the calls of extended
 attributes and vmsplice (`kernel_start.UNCOUNTED`) and prlimit64 but on the caller
-(`kernel_start.PRLIMIT`), and the guard stops its user when its kernel ends (`shm_guard.guard`).
+(`kernel_start.PRLIMIT`), and the guard kills its user's processes when its kernel ends
+(`shm_guard.guard`).
 
 Each fix was sketched in a scratch copy of `lib` (not committed) and turned its test into a
 pass: setxattr, lsetxattr, fsetxattr, setxattrat and vmsplice added to the fence's refused calls

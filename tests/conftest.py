@@ -28,15 +28,30 @@ def _grader_key(tmp_path_factory):
     patch.undo()
 
 
-@pytest.fixture(autouse=True)
-def _chart_png_only_where_tested(request, monkeypatch):
+@pytest.fixture(autouse=True, scope="session")
+def _real_chart_drawing():
     """Every batch a test grades ends with the class chart, whose PNG starts a Chromium (2 CPU
-    seconds, 6-15 s of waiting on a busy machine; some twenty batches a run). Elsewhere than in
-    the tests marked `draws_chart` the grader finds no browser, a case it handles (no PNG, one
-    line saying so), and draws nothing. The Gradescope runs, in processes of their own, draw."""
-    chart = sys.modules.get("lib.grading.summary_chart")  # imported by whatever grades
-    if chart is not None and request.node.get_closest_marker("draws_chart") is None:
-        monkeypatch.setattr(chart, "_drawn", lambda figure_json: None)
+    seconds, 6-15 s of waiting on a busy machine; some twenty batches a run). Outside the tests
+    marked `draws_chart` the grader finds no browser, a case it handles (no PNG, one line saying
+    so), and draws nothing. Patched for the whole session, so that a batch graded once per module
+    (a module-scoped fixture, set up before any function-scoped one) draws nothing either; the
+    real drawing is what this fixture gives. (The Gradescope runs, in processes of their own,
+    write no reports at all: `grade_submissions(with_reports=False)`.)"""
+    from lib.grading import summary_chart
+
+    real, patch = summary_chart._drawn, pytest.MonkeyPatch()
+    patch.setattr(summary_chart, "_drawn", lambda figure_json: None)
+    yield real
+    patch.undo()
+
+
+@pytest.fixture(autouse=True)
+def _chart_png_only_where_tested(request, monkeypatch, _real_chart_drawing):
+    """The tests marked `draws_chart` draw the chart's PNG as the grader does."""
+    if request.node.get_closest_marker("draws_chart") is not None:
+        from lib.grading import summary_chart
+
+        monkeypatch.setattr(summary_chart, "_drawn", _real_chart_drawing)
 
 
 def pytest_configure(config):

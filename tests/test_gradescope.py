@@ -1,12 +1,13 @@
 """The Gradescope autograder: the bundle's layout, results.json's format, and the bundle run end to
-end as Gradescope runs it, on an honest and a hostile submission.
+end as Gradescope runs it, on an honest submission that also attacks the grader.
 
 The end-to-end test unzips the bundle into a temporary `autograder/` folder laid out as on
 Gradescope (`source/`, `submission/`, `results/`, `run_autograder`) and runs `run_autograder` in
 a bubblewrap mount namespace where that folder *is* `/autograder` (the real root is not touched:
 the namespace's `/` is a tmpfs with the real top-level folders bound into it). setup.sh is not
 run: the apt and pip steps are replaced by this environment's Python (`COURSE_PYTHON`), its data
-step by the same `data.fetch_all` call. About 20-40 s on 2 cores: two lesson 3 notebooks at once.
+step by the same `data.fetch_all` call. About 25 CPU s: one lesson 3 notebook, cut to its
+exercises.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LESSON3 = ROOT / "notebooks" / "03_training_bpe.ipynb"
 ANSWER = "A bigger vocabulary gives shorter sequences but a larger embedding table."
 FORGED = {"score": 999.0, "output": "forged", "tests": []}
-# Appended to the grader's own exercise framework by the hostile notebook: every exercise passes.
+# Appended to the grader's own exercise framework by a hostile cell: every exercise passes.
 FULL_MARKS = """
 def _every_case_passes(self, namespace, time_limit=None):
     return Result(self.name, self.lesson, self.points, self.points, "passed", "all cases passed")
@@ -148,24 +149,24 @@ def lesson3(solved: bool) -> nbformat.NotebookNode:
 
 
 WRITTEN = {"exercise", "answer"}  # the metadata of cells a student writes in
+FORGE = (  # each attack's first line names its cell in the run's events
+    "# forge results.json\nimport json, pathlib\n"
+    f"pathlib.Path('/autograder/results/results.json').write_text(json.dumps({FORGED!r}))"
+)
+REWRITE_LIB = (
+    "# rewrite the grader's lib\nimport pathlib\n"
+    "core = pathlib.Path('/autograder/source/lib/exercises/core.py')\n"
+    f"core.write_text(core.read_text() + {FULL_MARKS!r})"
+)
 
 
-def hostile() -> nbformat.NotebookNode:
-    """Lesson 3 as handed out (it earns 0), cut to its set-up, imports and exercise stubs to save
-    time, plus cells that forge results.json and make the grader's own exercise framework give
-    full marks."""
-    notebook = lesson3(solved=False)
-    notebook.cells = notebook.cells[:3] + [c for c in notebook.cells if c.metadata.get("exercise")]
-    notebook.cells += [
-        new_code_cell(
-            "import json, pathlib\n"
-            f"pathlib.Path('/autograder/results/results.json').write_text(json.dumps({FORGED!r}))"
-        ),
-        new_code_cell(
-            "core = pathlib.Path('/autograder/source/lib/exercises/core.py')\n"
-            f"core.write_text(core.read_text() + {FULL_MARKS!r})"
-        ),
-    ]
+def honest_but_hostile() -> nbformat.NotebookNode:
+    """Lesson 3 solved, its written answer given, cut to its set-up, imports and the cells a
+    student writes in (test_grade grades it whole), plus cells that forge results.json and make
+    the grader's own exercise framework give full marks: the honest grade must hold, no more."""
+    notebook = lesson3(solved=True)
+    notebook.cells = notebook.cells[:3] + [c for c in notebook.cells if c.metadata.keys() & WRITTEN]
+    notebook.cells += [new_code_cell(FORGE), new_code_cell(REWRITE_LIB)]
     return notebook
 
 
@@ -246,35 +247,24 @@ def finished(root: Path, process: subprocess.Popen, seconds: float = 480) -> dic
 
 @pytest.mark.end_to_end
 @pytest.mark.skipif(not shutil.which("bwrap"), reason="needs bubblewrap (`bwrap`) on PATH")
-def test_bundle_grades_honest_and_hostile_submissions_end_to_end(tmp_path):
+def test_bundle_grades_an_honest_submission_under_attack_end_to_end(tmp_path):
+    """One run (a run each for an honest and a hostile notebook cost twice the CPU): forging
+    results.json would show as a score of 999, a changed lib as a changed fingerprint and a
+    zero ("not graded")."""
     source, env = unpacked_bundle(tmp_path)
-    runs = {}
-    honest = lesson3(solved=True)  # its exercises and written answer: test_grade grades it whole
-    honest.cells = honest.cells[:3] + [c for c in honest.cells if c.metadata.keys() & WRITTEN]
-    for name, notebook in {"honest": honest, "hostile": hostile()}.items():
-        root = tmp_path / name / "autograder"
-        process = start_autograder(source, root, notebook, env)
-        runs[name] = (root, fingerprint(source / "lib"), process)
-    results = {}
-    for name, (root, before, process) in runs.items():
-        results[name] = finished(root, process)
-        results[name]["lib changed"] = fingerprint(root / "source" / "lib") != before
+    root = tmp_path / "autograder"
+    process = start_autograder(source, root, honest_but_hostile(), env)
+    results = finished(root, process)
 
-    honest, attacker = results["honest"], results["hostile"]
+    assert fingerprint(root / "source" / "lib") == fingerprint(source / "lib"), results["output"]
+    assert f"(`{REWRITE_LIB.splitlines()[0]}`) raised" in results["output"]  # refused at once
     exercises = for_lesson(3)
-    graded = [t for t in honest["tests"] if "max_score" in t]
-    assert [t["name"] for t in graded] == [f"Lesson 3: {e.name}" for e in exercises], honest
-    assert [t["score"] for t in graded] == [float(e.points) for e in exercises], honest
-    assert honest["score"] == sum(e.points for e in exercises) == 7
-    [answer] = [t for t in honest["tests"] if "max_score" not in t]
+    graded = [t for t in results["tests"] if "max_score" in t]
+    assert [t["name"] for t in graded] == [f"Lesson 3: {e.name}" for e in exercises], results
+    assert [t["score"] for t in graded] == [float(e.points) for e in exercises], results
+    assert results["score"] == sum(e.points for e in exercises) == 7
+    [answer] = [t for t in results["tests"] if "max_score" not in t]
     assert answer["name"] == "Lesson 3: written answer `vocab_size`" and ANSWER in answer["output"]
-    assert not honest["lib changed"]
-
-    assert attacker["score"] == 0.0 and attacker["output"] != FORGED["output"], attacker
-    if attacker["lib changed"]:  # no sandbox stopped the write: the grader must have noticed
-        assert "changed the grader's own files (lib/exercises/core.py)" in attacker["output"]
-    else:
-        assert len([t for t in attacker["tests"] if "max_score" in t]) == len(exercises)
 
 
 def test_a_lesson_bundle_scores_only_its_lesson():

@@ -93,50 +93,58 @@ def test_the_published_solutions_need_few_kernels(lesson):
     assert len(graded) == {1: 2, 5: 4}[lesson]  # 5: three exercises each allow a `lib` helper
 
 
-def graded_toy(tmp_path: Path, student: str, cells: list[str]) -> dict:
-    """The record the real grader writes for a notebook of these cells, graded as the toy lesson
-    of tests/grading_fixtures."""
+# Two notebooks of the toy lesson (tests/grading_fixtures), each a test below.
+# ivy: `double` may use `os`, `shout` may not; a default of `double` hands `shout` an answer that
+# needs `os`.
+IVY = [
+    "import os\nSHARED = {}",
+    "def double(x, _=SHARED.update(f=lambda w: w.upper() + '!' if os.sep else w)):\n"
+    "    return 2 * x",
+    "def shout(word):\n    return SHARED['f'](word)",
+]
+# jo: the first run writes a `regex.py` into the working folder for `shout` to import.
+JO = [
+    "with open('regex.py', 'w') as f:\n    f.write('shout = lambda w: w.upper() + chr(33)')",
+    "import regex\ndef shout(word):\n    return regex.shout(word)",
+    "def double(x):\n    return 2 * x",
+]
+
+
+@pytest.fixture(scope="module")
+def graded_toys(tmp_path_factory) -> dict[str, dict]:
+    """The record the real grader writes for each notebook above, by student: one batch for both
+    (a batch each cost about 7 CPU s more, on every Python this module runs on)."""
     if str(FIXTURES) not in sys.path:
         sys.path.insert(0, str(FIXTURES))
-    notebook = tmp_path / f"{student}.ipynb"
-    nbformat.write(new_notebook(cells=[new_code_cell(c) for c in cells]), notebook)
-    (record,) = grade_submissions(
-        [notebook],
-        tmp_path / "out",
+    folder = tmp_path_factory.mktemp("toys")
+    for student, cells in {"ivy": IVY, "jo": JO}.items():
+        notebook = new_notebook(cells=[new_code_cell(c) for c in cells])
+        nbformat.write(notebook, folder / f"{student}.ipynb")
+    records = grade_submissions(
+        [folder],
+        tmp_path_factory.mktemp("out"),
         limits=Limits(cell=10, notebook=60, probe=2),
         registry="toy_exercises",
         import_paths=(str(ROOT), str(FIXTURES)),
-        jobs=1,
+        jobs=2,
         progress=False,
     )
-    return record
+    return {record["student"]: record for record in records}
 
 
-def test_the_grader_grades_each_exercise_in_a_kernel_of_its_own_rules(tmp_path):
-    """The real grader on the toy lesson: `double` may use `os`, `shout` may not; a default of
-    `double` hands `shout` an answer that needs `os`. Full marks for shout when one program ran
-    both (main before this change); now `shout` is graded where `SHARED` stayed empty."""
-    cells = [
-        "import os\nSHARED = {}",
-        "def double(x, _=SHARED.update(f=lambda w: w.upper() + '!' if os.sep else w)):\n"
-        "    return 2 * x",
-        "def shout(word):\n    return SHARED['f'](word)",
-    ]
-    record = graded_toy(tmp_path, "ivy", cells)
+def test_the_grader_grades_each_exercise_in_a_kernel_of_its_own_rules(graded_toys):
+    """The real grader on ivy: full marks for shout when one program ran both (main before this
+    change); now `shout` is graded where `SHARED` stayed empty."""
+    record = graded_toys["ivy"]
     scores = {row["name"]: (row["score"], row["status"]) for row in record["exercises"]}
     assert scores["double"] == (2.0, "passed")
     assert scores["shout"][0] == 0.0
 
 
-def test_a_module_the_first_run_writes_is_not_imported_when_graded(tmp_path):
+def test_a_module_the_first_run_writes_is_not_imported_when_graded(graded_toys):
     """The first run may write files into the working folder; IPython puts that folder on
-    `sys.path` before site-packages, so a `regex.py` written there would be what the program
+    `sys.path` before site-packages, so jo's `regex.py` written there would be what the program
     graded imports as the allowed `regex`. The graded kernel takes the folder off the path."""
-    cells = [
-        "with open('regex.py', 'w') as f:\n    f.write('shout = lambda w: w.upper() + chr(33)')",
-        "import regex\ndef shout(word):\n    return regex.shout(word)",
-        "def double(x):\n    return 2 * x",
-    ]
-    record = graded_toy(tmp_path, "jo", cells)
+    record = graded_toys["jo"]
     scores = {row["name"]: row["score"] for row in record["exercises"]}
     assert scores == {"double": 2.0, "shout": 0.0}

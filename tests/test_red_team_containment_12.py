@@ -204,12 +204,15 @@ def test_a_neighbour_is_not_stopped_for_another_kernels_space_without_a_name(
 
 # Exactly its cap by name (not past it), so that any page without a name anywhere (here the
 # neighbour's lock) makes its guard walk its processes at every check: 200 threads, each with
-# the process's 15,000 descriptors in its own /proc fd folder, are 3 million stat calls.
+# the process's 15,000 descriptors in its own /proc fd folder, are 3 million stat calls. (Since
+# a process may hold 1,024 (`sandbox.NOFILE`), 15 children hold copies of its 1,000.)
 SLOW_WALK = """
-import os, resource, threading, time
-soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, FDS + 100), hard))
-held = [os.open('/dev/null', os.O_RDONLY) for _ in range(min(hard, FDS + 100) - 100)]
+import os, threading, time
+held = [os.open('/dev/null', os.O_RDONLY) for _ in range(min(FDS, 1000))]
+for _ in range(FDS // 1000 - 1):  # past a process's 1,024 (`sandbox.NOFILE`): a copy a child
+    if os.fork() == 0:
+        time.sleep(4)
+        os._exit(0)
 sleepers = [threading.Thread(target=time.sleep, args=(4,)) for _ in range(THREADS)]
 for sleeper in sleepers:
     sleeper.start()
@@ -263,19 +266,22 @@ def test_a_kernel_holding_more_descriptors_than_a_walk_reads_is_charged_all_and_
     `shm_holders.BUDGET` descriptors; past it the user is charged with all the space without
     a name (here the neighbour's lock puts it past its cap), and the reason says so."""
     done = _guarded(work, (NEIGHBOUR, LOCK), (UID, _slow_walk(15000, 200)))
-    assert done.returncode == 125 and "too many descriptors" in done.stderr, done.stderr
+    assert done.returncode == 125 and "more than 10,000 descriptors" in done.stderr, done.stderr
 
 
 # --- a holder born after the walk's list of processes ------------------------------------------
 
 # The file passes from holder to holder (a fresh process reopens it through /proc/OLD/fd/N, the
-# old one is killed), while the walk reads first the parent, whose 15,000 descriptors (of
-# /dev/null, none of them the file) take it a while: the holder it listed is gone by the time
-# it gets there, and the new one was not listed.
+# old one is killed), while the walk reads first the parent and its first children, whose 15,000
+# descriptors (of /dev/null, none of them the file) take it a while: the holder it listed is
+# gone by the time it gets there, and the new one was not listed.
 HOPPING = """
-import os, resource, signal, time
-resource.setrlimit(resource.RLIMIT_NOFILE, (15100, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
-slow = [os.open('/dev/null', os.O_RDONLY) for _ in range(15000)]
+import os, signal, time
+slow = [os.open('/dev/null', os.O_RDONLY) for _ in range(1000)]
+for _ in range(14):  # 15,000 in all, walked before the holders (`sandbox.NOFILE`: 1,024 each)
+    if os.fork() == 0:
+        time.sleep(10)
+        os._exit(0)
 fd = os.open('/dev/shm', os.O_TMPFILE | os.O_RDWR, 0o600)
 os.posix_fallocate(fd, 0, 24 << 20)  # 8 MB past its 16 MB cap
 def holder():  # a new process that holds what we hold, doing nothing else

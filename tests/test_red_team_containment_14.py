@@ -6,7 +6,7 @@
 (the reason says what the attack got, measured; "Fix:" what would close it by design); plain
 tests are attacks the design holds against.
 
-Holes:
+Holes (closed since by helper fix28c: each is now a plain test, "Closed:" says how):
 
 1. **Unix socket buffers hold memory that no limit of a process counts.** A fenced kernel may
    make unix socket pairs (kernels talk to the grader over them), and what one end sends and the
@@ -18,6 +18,9 @@ Holes:
    RLIMIT_NOFILE, which `sandbox.command` leaves as it finds it) would hold ~2.3 GB, and each of
    its 256 processes as much. Where a memory group is made (`memory_group`) the box's cap may
    count it; where none can be (the case the /dev/shm guard exists for) nothing does.
+   Closed: the guard sums its user's unix socket buffers by sock_diag (`user_holdings`) at each
+   check and stops it past its memory cap (`sandbox.Caps.memory_mb`): stopped at 32 MB of 32,
+   where 109 MB were held before.
 2. **Under Docker's root, an honest kernel with one pool lock is stopped for its neighbour's
    space without a name.** A multiprocessing lock is a semaphore file in /dev/shm that glibc
    unlinks and whose descriptor it closes, kept by a mapping only. A root without CAP_SYS_ADMIN
@@ -32,6 +35,9 @@ Holes:
    stopped too (18 MB charged).
    The message blames undumpable processes or too many descriptors (`shm_guard.UNREAD`), neither
    of which is the cause.
+   Closed: a walk that cannot size only mappings charges the space without a name less what
+   the users the other guards watch hold by their own walks, made then (`shm_holders`), and
+   says so; a hoard mapped only is still stopped (24 MB charged beside an 8 MB neighbour).
 3. **A fenced kernel takes every pty of the machine.** The fence lets a kernel write to /dev/pts
    and leaves reading alone, and /dev/ptmx opened for reading (O_RDONLY: allowed, mode 0666)
    makes a pty pair all the same. In a devpts instance of 32 (a private mount namespace: the
@@ -42,6 +48,8 @@ Holes:
    gives them back before the kernel ends. Held open, each costs kernel memory no cap counts.
    Each pty's /dev/pts/N belongs to its opener (seen: /dev/pts/0 of the kernel's uid), so a
    guard can count a user's ptys with one listing, as it counts /dev/shm.
+   Closed: the guard lists /dev/pts at each check and stops its kernel past
+   `shm_guard.MAX_PTYS` (8): the 32 come back within a check.
 
 Held (plain tests): a read-only shared mapping of /dev/zero (open for reading is allowed; its
 read faults take no page: RssShmem stayed 0 kB after reading 64 MB, and PROT_WRITE is refused by
@@ -55,6 +63,7 @@ Tried and not kept as tests (measured here):
   `fs.pipe-user-pages-soft` at 1 MB a pipe, then 8 kB a pipe): the same class as hole 1, but
   no sock_diag shows a pipe's fill; what bounds it is descriptors (RLIMIT_NOFILE, which
   `sandbox.command` could cap: 1,024 a process is 8 MB past the user's 64) and processes.
+  Since capped (`sandbox.NOFILE`, a plain test): 67 MB in 510 pipes, where 141 MB in 9,998.
 - hard links in /dev/shm to another user's file (to count it twice against its owner): refused by
   `fs.protected_hardlinks` (1 here) on a file of mode 0600; one's own links cost as much in one's
   own count as they hide from the space without a name.
@@ -72,6 +81,7 @@ Tried and not kept as tests (measured here):
   without a name, failing open. Landlock's signal scoping (ABI 6) keeps a fenced kernel from
   killing that child (its uid's) here. Fix: let `_stopped` answer even for no process (as_user
   says None for an empty answer too) and return None (charge all) when `as_user` says None.
+  Since closed so (`user_freeze.stopped` answers a JSON list; tests/test_shm_guard.py).
 - the 1 s reuse: a colluding pair (two slots) swapping space without a name (one frees, the other
   takes) keeps the taker past its cap only until its next walk, at most `WALK_EVERY` later: the
   bound the guard's docstring states.
@@ -87,9 +97,7 @@ import faulthandler
 import mmap
 import os
 import platform
-import resource
 import shutil
-import socket
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -135,36 +143,61 @@ def _mounted(mount: list[str], attack: Callable[[], object]) -> Callable[[], obj
 # --- 1. memory held in unix socket buffers ----------------------------------------------------
 
 
-def _held_in_sockets() -> int:
-    """Megabytes sent into unix socket pairs and never read, under RLIMIT_DATA of `CAP_MB`."""
-    resource.setrlimit(resource.RLIMIT_DATA, (CAP_MB << 20, CAP_MB << 20))
-    held, pairs, chunk = 0, [], b"x" * 65536
-    while held < 3 * CAP_MB << 20 and len(pairs) < 400:
-        pair = socket.socketpair()
-        for end in pair:  # each end's send buffer fills the other's queue
-            end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 << 20)
-            end.setblocking(False)
-            try:
-                while True:
-                    held += end.send(chunk)
-            except BlockingIOError:
-                pass
-        pairs.append(pair)
-    return held >> 20
+SOCKETS = f"""
+import socket, sys, time
+held, pairs, chunk = 0, [], b"x" * 65536
+while held < 3 * {CAP_MB} << 20 and len(pairs) < 400:  # thrice its memory cap
+    pair = socket.socketpair()
+    for end in pair:  # each end's send buffer fills the other's queue
+        end.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 << 20)
+        end.setblocking(False)
+        try:
+            while True:
+                held += end.send(chunk)
+        except BlockingIOError:
+            pass
+    pairs.append(pair)
+print(held >> 20, flush=True)
+time.sleep(1)  # twenty of the guard's checks
+"""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel capped at 64 MB held 258 MB in 33 unix socket pairs (here 109 MB "
-    "under 32 MB): socket buffers count in no process's limit and no guard. Fix: where no memory "
-    "group can be made, have the guard sum its user's unix socket memory against the memory cap "
-    "(sock_diag, as `ss -xme` shows it: each sender's skmem t, 238,336 bytes for a full default "
-    "socket; UDIAG_SHOW_UID | UDIAG_SHOW_MEMINFO). Capping RLIMIT_NOFILE (1024) and refusing "
-    "SO_SNDBUF alone would still leave ~230 MB a process: this test would still fail",
-)
-def test_a_fenced_kernel_cannot_hold_memory_in_socket_buffers_past_its_cap():
-    held = as_fenced_kernel(UID, _held_in_sockets)
-    assert isinstance(held, int) and held < 3 * CAP_MB, f"{held} MB held under {CAP_MB} MB"
+def test_a_fenced_kernel_cannot_hold_memory_in_socket_buffers_past_its_cap(work):
+    """Its guard sums its user's unix socket buffers (`user_holdings`) against its memory cap."""
+    done = _guarded(work, (UID, SOCKETS), caps=sandbox.Caps(memory_mb=CAP_MB, kernels=3))
+    assert done.returncode == 125, f"{done.stdout.strip()} MB held under {CAP_MB} MB"
+    assert "MB in unix socket buffers" in done.stderr, done.stderr
+
+
+PIPES = """
+import fcntl, os, resource
+pages, held, pipes = os.sysconf("SC_PAGE_SIZE"), 0, []
+try:
+    while True:
+        pipe = os.pipe()
+        pipes.append(pipe)
+        try:
+            fcntl.fcntl(pipe[1], fcntl.F_SETPIPE_SZ, 1 << 20)  # the user's first 64 MB
+        except PermissionError:
+            pass
+        os.set_blocking(pipe[1], False)
+        try:
+            while True:
+                held += os.write(pipe[1], bytes(pages))
+        except BlockingIOError:
+            pass
+except OSError as error:  # out of descriptors
+    print(held >> 20, len(pipes), error.strerror, flush=True)
+"""
+
+
+def test_a_fenced_kernel_holds_little_in_pipes_past_the_users_soft_pages(work):
+    """Descriptors (`sandbox.NOFILE`) bound what a process's pipes hold once its user is past
+    `fs.pipe-user-pages-soft`: two pages a pipe."""
+    done = _guarded(work, (UID, PIPES), caps=sandbox.Caps(memory_mb=CAP_MB, kernels=3))
+    held = int(done.stdout.split()[0])
+    soft = int(Path("/proc/sys/fs/pipe-user-pages-soft").read_text()) * os.sysconf("SC_PAGE_SIZE")
+    assert held <= (soft >> 20) + sandbox.NOFILE * 8 // 1024, done.stdout
 
 
 def _reads_dev_zero_shared() -> dict[str, object]:
@@ -275,49 +308,69 @@ def test_an_honest_kernel_with_a_pool_lock_is_not_stopped_where_root_may_look(
 
 
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv")
-@pytest.mark.xfail(
-    strict=True,
-    reason="under a root without CAP_SYS_ADMIN nor CAP_SYS_PTRACE (Docker's) an honest kernel "
-    "with multiprocessing locks was stopped (125, 'counting all space without a name') in every "
-    "run (over 15): beside a hoarder a page under its cap (16 MB charged), and beside an honest "
-    "kernel's 8 MB multiprocessing array with its own 10 MB table (18 MB charged). Its locks are "
-    "mappings whose descriptor glibc closed, which the user may not stat in /proc/PID/map_files, "
-    "so its walk cannot say. Fix: charge a user whose walk cannot say only the space without a "
-    "name that no other guard's last walk found held (each guard writes its user's answer in a "
-    "root-only folder the guards share), and say the true cause (UNREAD names only undumpable "
-    "processes and too many descriptors)",
-)
 @pytest.mark.parametrize("first, neighbour", PAIRS)
 def test_an_honest_kernel_with_a_pool_lock_is_not_stopped_where_root_may_not_look(
     work, first, neighbour
 ):
+    """Its guard walks the users the other guards watch (each as itself, held still) and charges
+    it only with the space without a name none of them holds (`shm_holders.unnamed_held`)."""
     assert _beside(work, first, neighbour, DOCKER_ROOT) == (0, "finished")
+
+
+HOARDER_UID, ITS_NEIGHBOUR = sandbox.FIRST_UID + 1040, sandbox.FIRST_UID + 1041
+MAPPED_ONLY = """
+import ctypes, os, time
+for _ in range(100):  # until the neighbour's 8 MB array is there
+    shm = os.statvfs('/dev/shm')
+    if (shm.f_blocks - shm.f_bfree) * shm.f_frsize >= 8 << 20:
+        break
+    time.sleep(0.05)
+fd = os.open('/dev/shm', os.O_TMPFILE | os.O_RDWR, 0o600)
+os.ftruncate(fd, 24 << 20)  # no page yet
+libc = ctypes.CDLL(None)
+libc.mmap.restype = ctypes.c_void_p  # libc's: Python's mmap would keep a descriptor of its own
+hoard = libc.mmap(None, 24 << 20, 3, 1, fd, ctypes.c_long(0))  # read and write, shared
+os.close(fd)  # mapped only: only a root with CAP_SYS_ADMIN may size it
+ctypes.memset(hoard, 1, 24 << 20)  # 8 MB past its 16 MB cap
+time.sleep(2)  # forty of the guard's checks
+print('kept', flush=True)
+open('/dev/shm/done', 'w').close()
+"""
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv")
+def test_a_hoard_only_mapped_is_still_stopped_where_root_may_not_size_it(work):
+    """What the neighbours' walks find held (its 8 MB array, by a descriptor) is all a kernel
+    whose mappings cannot be sized is spared: 24 MB mapped, its descriptor closed, still stops
+    it, and the stop message names the cause."""
+    done = _guarded(work, (ITS_NEIGHBOUR, ARRAY), (HOARDER_UID, MAPPED_ONLY), prefix=DOCKER_ROOT)
+    assert done.returncode == 125 and "kept" not in done.stdout, done.stderr
+    assert "that no other kernel's processes hold: its processes map files" in done.stderr
 
 
 # --- 3. every pty of the machine, opened for reading --------------------------------------------
 
 
-def _takes_every_pty() -> tuple[int, str | None]:
-    """How many ptys /dev/ptmx opened for reading gives (at most twice `PTYS`), and why no more."""
-    masters: list[int] = []
-    try:
-        while len(masters) < 2 * PTYS:
-            masters.append(os.open("/dev/ptmx", os.O_RDONLY | os.O_NOCTTY))
-    except OSError as error:
-        return len(masters), error.strerror
-    return len(masters), None
+PTY_TAKER = f"""
+import os, time
+masters = []
+try:
+    while len(masters) < 2 * {PTYS}:
+        masters.append(os.open("/dev/ptmx", os.O_RDONLY | os.O_NOCTTY))  # reading is allowed
+except OSError as error:
+    print(len(masters), error.strerror, flush=True)
+time.sleep(1)  # twenty of the guard's checks
+print("kept", len(masters), flush=True)
+"""
+# In front of the guard and its kernel (as root, in `_guarded`'s mount namespace): a devpts
+# instance of `PTYS` of their own, which /dev/ptmx then opens in. The machine's are never taken.
+OWN_PTYS = ("sh", "-c", f'mount -t devpts -o newinstance,max={PTYS},ptmxmode=0666 red /dev/pts '
+            '&& exec "$@"', "sh")  # fmt: skip
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel opened /dev/ptmx for reading (Landlock's fence leaves reading alone, "
-    "and a master opened so is a pty all the same) until none was left: 32 of a devpts of 32, "
-    "then ENOSPC; on the machine's own that is kernel.pty.max (4096 here) for everyone, no "
-    "terminal left for an ssh login nor another container. Fix: the guard also lists /dev/pts "
-    "and stops its kernel past a few ptys its user owns (each pty's /dev/pts/N is its opener's), "
-    "as it lists /dev/shm; and RLIMIT_NOFILE on each kernel process",
-)
-def test_a_fenced_kernel_cannot_take_every_pty():
-    devpts = ["-t", "devpts", "-o", f"newinstance,max={PTYS},ptmxmode=0666", "red", "/dev/pts"]
-    taken = in_child(_mounted(devpts, _takes_every_pty))
-    assert taken != [PTYS, "No space left on device"], f"{taken}: every pty taken"
+def test_a_fenced_kernel_cannot_keep_every_pty(work):
+    """Its guard lists /dev/pts (each pty's entry is its opener's) and stops it past
+    `shm_guard.MAX_PTYS`: every pty comes back within a check."""
+    done = _guarded(work, (UID, PTY_TAKER), prefix=OWN_PTYS)
+    assert done.returncode == 125 and "kept" not in done.stdout, done.stdout
+    assert f"{PTYS} ptys (at most" in done.stderr, done.stderr

@@ -64,8 +64,9 @@ repr. Closed since (fix27k): `forbidden_name` judges every name `attributes_read
 template fields included; its test is plain.
 
 Held: the lookup table is worth nothing to another student (per-student salt, batch grading):
-the same table handed in by `eve` scored 0.72 / 2 (17 shown cases of 47). The honest rest of
-every notebook in the batch kept its marks.
+the same table handed in by `eve` scored 0.72 / 2 (17 shown cases of 47), and since the salted
+cases cap the shown ones (fix27t), only what it gets right of her own hidden cases by chance. The
+honest rest of every notebook in the batch kept its marks.
 """
 
 from __future__ import annotations
@@ -237,15 +238,18 @@ def test_an_interrupt_in_a_hidden_case_shows_no_hidden_input(graded: dict):
 def test_a_lookup_table_pays_only_for_the_student_it_was_made_for(graded: dict):
     """Door 1's consequence, and the per-student salt holding: mallory's table of her own hidden
     inputs (what her leak showed) earns full marks; eve, handing in the same table, does not:
-    only her shown cases, and a hidden one where her input is by chance one of mallory's (each
-    test session draws a new key, so that is sometimes one: 0.77 for 0.72 once)."""
+    her shown cases count no further than her salted ones (`salted_share`), of which the table
+    holds only those where her input is by chance one of mallory's or a shown one (each test
+    session draws a new key: 0.07 once, one ASCII code point). Before that cap, eve kept her
+    shown share (0.72)."""
     records = graded["records"]
     assert _scores(records["mallory/table"])["utf8_encode"] == 2.0
-    mallorys = set(_hidden_inputs(graded["out"], "mallory"))
-    by_chance = [cp for cp in _hidden_inputs(graded["out"], "eve") if cp in mallorys]
+    shown = [case.args[0] for case in EXERCISES["utf8_encode"].cases()]
+    tabled = set(_hidden_inputs(graded["out"], "mallory") + shown)
+    by_chance = [cp for cp in _hidden_inputs(graded["out"], "eve") if cp in tabled]
     assert len(by_chance) <= 3, by_chance
-    share = round(2 * (SHOWN + len(by_chance)) / ALL, 2)  # less where cases share an answer
-    assert 0 < _scores(records["eve/table"])["utf8_encode"] <= share  # (`fixed_answer.earned`)
+    share = round(2 * len(by_chance) / (ALL - SHOWN), 2)  # every hidden input is salted here
+    assert _scores(records["eve/table"])["utf8_encode"] <= share  # (`fixed_answer.earned`)
 
 
 def test_an_answer_that_only_raises_earns_nothing_in_the_grader(graded: dict):

@@ -29,6 +29,12 @@ A. **Hidden cases written in `lib` are not hidden.** Most exercises' hidden case
    picks from: ids shifted, an invalid byte of the same class, random text around it, a
    vocabulary cut at a drawn size); or mark the made-up cases and let the share a student
    earns on them cap the share counted on the public ones (shown and hand-written hidden).
+   Closed (fix27t) by the cap, one rule for every exercise (`salted_share`): the grader marks
+   `salted` each hidden case whose input lib does not also make with no salt, and an answer
+   earns no larger share than it earns on those. Each table above now earns 0 (13.91 points
+   before the cap, door C's rule in); `recover_merges` cuts its hidden tables at sizes the
+   salt draws, and `uint16_bytes` sets its wrong ids among ids the salt draws (so an answer
+   whose only right cases are its errors keeps their share, round 13's F: 0.54 / 1).
 
 B. **The first failed hidden case's number is an oracle.** The feedback says "hidden case 42 of
    71 failed", and the hidden cases come in the same order on every run (the salt is the
@@ -54,7 +60,20 @@ C. **One value case that raises the wanted error cancels every error case.** The
    14 right errors uncounted (1.41 were they counted). Fix: take error credit off in
    proportion, right errors times the share of value cases on which it raised none of the
    wanted errors (a blind answer, raising on every value case, keeps 0; `blind_by_raising`
-   stays), and re-measure round 13's door B answers.
+   stays), and re-measure round 13's door B answers. Closed (fix27t), the proportional rule
+   gated: where the answer raises a wanted error on a value case, its right errors count only if
+   it gets at least half the value cases right (beyond the fixed group), and then in proportion
+   to the value cases it raises none on (`fixed_answer.earned`). Proportion alone (errors not
+   counted only where it raises on more than half the value cases) paid round 13's door B:
+   `encode_chars` raising by the policy's name 0.6 / 2, under door A's cap too, and the shown
+   answers as a table raising elsewhere 52% of the error credit (0.96 / 2).
+   Measured: the `uint16_bytes` slip 0.92 / 1; `encode_chars` without byte fallback 1.0 / 2
+   (capped by its salted cases, half of whose values it raises on); the shown answers as a
+   table with an error elsewhere earn no error credit on `encode_chars`, `encode_with_specials`,
+   `gpt4_encode` and `uint16_bytes` (it raises on 16 of 33, 13 of 21, 29 of 36, 9 of 13 value
+   cases): 0.64, 0.64, 0.74 and 0.14 by the rule alone, each below the shown share, and 0
+   under door A's cap; round 13's door B answers that raise (`encode_chars`, `uint16_bytes`,
+   `encode_with_specials`) 0 on the grader's draw, 0.08 at most on lib's unsalted one.
 
 D. **A trusted magic binds names its text does not spell (`check()` only; closed: its words
    are read NFKC-normalised, and an `import *` in it may bind any name).** fix27o trusts `%time`
@@ -81,6 +100,7 @@ attribute by name (a `TypeError` on a function).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -94,7 +114,10 @@ from lib.grade import Limits, grade_submissions
 from lib.grading.grading_settings import Settings
 from tests.test_red_team_own_code_6 import trimmed
 from tests.test_red_team_own_code_9 import function_of
-from tests.test_red_team_own_code_13 import KEY_SOURCE, key_of, verdict
+from tests.test_red_team_own_code_13 import KEY_SOURCE, VALIDATED, key_of, verdict
+from tests.test_red_team_own_code_13 import (
+    _shown_answers_else_an_error as shown_answers_else_an_error,
+)
 from tests.test_red_team_own_code_14 import _in_a_shell
 
 EXERCISES = {e.name: e for lesson in range(1, 10) for e in for_lesson(lesson)}
@@ -138,7 +161,20 @@ def table_of_lib_cases(name: str) -> str:
     )
 
 
-TABLED = ["is_valid_utf8", "get_stats", "merge", "encode", "gpt4_encode", "uint16_bytes"]
+TABLED = [
+    "gpt4_encode",
+    "encode",
+    "is_valid_utf8",
+    "encode_with_specials",
+    "premium_factors",
+    "train_with_pattern",
+    "train_bpe",
+    "merge",
+    "get_stats",
+    "uint16_bytes",
+    "wordpiece_word",
+    "gini",
+]
 
 
 def test_a_table_of_lib_cases_reads_as_own_code() -> None:
@@ -146,23 +182,38 @@ def test_a_table_of_lib_cases_reads_as_own_code() -> None:
 
 
 @pytest.mark.parametrize("name", TABLED)
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: a table of `ex.<name>.grading_cases()` (no salt in the learner's kernel)"
-    " earns its hand-written hidden cases too, e.g. gpt4_encode 2.74 / 4 (shown share 0.84),"
-    " is_valid_utf8 1.35 / 2 (0.77). Fix: every hidden input made from the salt, or the"
-    " made-up cases' rate caps the rate counted on the public ones.",
-)
 def test_a_table_of_lib_cases_earns_no_more_than_the_shown_share(name: str) -> None:
-    assert judged(name, table_of_lib_cases(name)).score <= shown_share(name) + 0.01
+    """Measured before the fix: 14.37 points where the shown cases are worth 8.15, e.g.
+    gpt4_encode 2.74 / 4 (shown share 0.84), is_valid_utf8 1.35 / 2 (0.77). Closed: right on
+    none of the salted cases, each table earns 0 (`salted_share`)."""
+    result = judged(name, table_of_lib_cases(name))
+    assert result.score <= shown_share(name) + 0.01, result
+    assert "made up for this student alone: 0%" in result.reason
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: both hidden tables are fixed cuts of GPT-2 and cl100k_base, the same"
-    " under every salt; a table keyed by len(ranks) passed, 2 / 2. Fix: cut them at sizes the"
-    " salt draws.",
-)
+def test_every_exercise_with_hidden_cases_has_salted_ones_to_cap_with() -> None:
+    """The cap holds only where some hidden case is salted, of more than one answer (a single
+    answer shared by them all would let a constant pass them). Not so: `training_mix`, whose
+    one hidden case is a property of the answer (its worst premium), no input to look up."""
+    for name, exercise in EXERCISES.items():
+        if exercise.hidden_cases is None or name == "training_mix":
+            continue
+        salted = {repr(case.expected) for case in draw(name) if case.salted}
+        assert len(salted) > 1, name
+
+
+@pytest.mark.parametrize("how", sorted(VALIDATED))
+def test_right_errors_keep_their_share_under_the_cap(how: str) -> None:
+    """Round 13's F, drawn as the grader draws: an answer whose errors are all right, its values
+    unfinished, keeps the errors' share. `uint16_bytes` had no salted case wanting an error (its
+    wrong ids were written out), so the cap left it 0; its wrong ids are now set among ids the
+    salt draws (0.54 / 1)."""
+    name, source = VALIDATED[how]
+    cases = draw(name)
+    wanted = sum(isinstance(case.expected, Raises) for case in cases)
+    assert judged(name, source).score >= EXERCISES[name].points * wanted / len(cases) - 0.01
+
+
 def test_recover_merges_hidden_inputs_depend_on_the_salt() -> None:
     hidden = EXERCISES["recover_merges"].secret_cases
     with secret_inputs("one instructor"):
@@ -170,6 +221,17 @@ def test_recover_merges_hidden_inputs_depend_on_the_salt() -> None:
     with secret_inputs("another"):
         other = [len(case.args[0]) for case in hidden()]
     assert one != other
+
+
+def test_a_table_of_recover_merges_by_size_earns_nothing() -> None:
+    """Measured before the fix: a table keyed by `len(ranks)` of the answers for every case lib
+    lists passed, 2 / 2. Closed: the hidden cuts are drawn from the salt, and the cap leaves
+    it 0."""
+    table = {len(c.args[0]): c.expected for c in EXERCISES["recover_merges"].grading_cases()}
+    source = (
+        f"TABLE = {table!r}\n\ndef recover_merges(ranks):\n    return TABLE.get(len(ranks), [])\n"
+    )
+    assert judged("recover_merges", source).score == 0
 
 
 # Door B: the number of the first failed hidden case, one submission after another.
@@ -246,12 +308,9 @@ def test_the_grader_refuses_full_marks_to_a_learned_table(graded: dict) -> None:
 
 
 @pytest.mark.end_to_end
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: the real grader gave the table of lib's cases 1.35 / 2, where the shown"
-    " cases are worth 0.77. Fix: as door A says.",
-)
 def test_the_grader_gives_a_table_of_lib_cases_no_more_than_the_shown_share(graded: dict) -> None:
+    """Measured before the fix: the real grader gave the table of lib's cases 1.35 / 2, where
+    the shown cases are worth 0.77. Closed: the salted cases cap it (door A)."""
     row = graded["tabby"]["is_valid_utf8"]
     assert row["score"] <= shown_share("is_valid_utf8") + 0.01, row
 
@@ -281,14 +340,39 @@ def test_the_slipped_answers_are_own_code_and_right_elsewhere() -> None:
     assert judged("uint16_bytes", UINT16_SLIP).reason.startswith("1 of 28 cases failed")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: 1 of 28 cases failed (`max([])` raises ValueError), 0.43 / 1: the 15 right"
-    " errors earn nothing. Fix: error credit in proportion to the value cases without a wanted"
-    " error.",
-)
 def test_one_slip_costs_about_one_case() -> None:
+    """Measured before the fix: 1 of 28 cases failed (`max([])` raises ValueError), 0.43 / 1:
+    the 15 right errors earned nothing. Closed: they count for the 12 of 13 value cases that
+    raised no ValueError, 0.92 / 1."""
     assert judged("uint16_bytes", UINT16_SLIP).score >= 0.9
+
+
+def test_an_unwritten_policy_keeps_its_errors_share() -> None:
+    """`encode_chars` with no byte fallback yet (it raises ValueError for that policy, on 13 of
+    the 33 value cases): 0.77 / 2 before the fix; now its errors count for the value cases it
+    raises none on, 1.0 / 2 (capped by its salted cases, half of whose values it raises on)."""
+    source = EXERCISES["encode_chars"].solution_code
+    fallback = '        elif unknown == "bytes":\n            ids.extend('
+    start = source.index(fallback)
+    unwritten = source[:start] + source[source.index("        else:", start) :]
+    assert judged("encode_chars", unwritten).score >= 1.0
+
+
+RAISING_ELSEWHERE = ["encode_chars", "encode_with_specials", "gpt4_encode", "uint16_bytes"]
+
+
+@pytest.mark.parametrize("name", RAISING_ELSEWHERE)
+def test_a_table_raising_elsewhere_earns_no_more_than_the_shown_share(name: str) -> None:
+    """The strategy a proportional rule would pay (~40% of the error credit): the shown answers
+    as a table, an error naming the input elsewhere (round 13's door B). By the gated rule
+    alone (no case marked salted) its errors earn nothing (it gets fewer than half the value
+    cases right); under the grader's cap, it earns nothing at all."""
+    source = shown_answers_else_an_error(name)
+    public = [replace(case, salted=False) for case in draw(name)]
+    alone = judged(name, source, public)
+    assert alone.score <= shown_share(name) + 0.01, alone
+    assert "its errors earn nothing" in alone.reason, alone
+    assert judged(name, source).score == 0
 
 
 # Held: `.format` reached through an instance, a function value, or a run-time template.

@@ -49,7 +49,8 @@ IPython adds to `builtins` beyond `display` (`get_ipython`, `help`: judged; `cop
 `credits`, `license`: harmless). `type` statements and type parameters are a syntax error on the
 grader's Python (3.11): such a cell is unreadable (on 3.12+ a class-scoped `type X = name` would
 be door 1 again; their bounds are walked as the notebook's names). Runtime: about 15 s of CPU
-(25-35 s on the shared machine); the real grader's test about 45 s more.
+(25-35 s on the shared machine); the real grader's test about 20 s of CPU more (40 with the
+lessons whole).
 """
 
 from __future__ import annotations
@@ -60,11 +61,11 @@ import nbformat
 import pytest
 
 from lib.grading.demo_cells import left_out
-from lib.grading.solved import solved
 from tests import test_red_team_own_code as harness
 from tests.test_demo_cells import HAND, HANDOUT, SOLVED_CELL
 from tests.test_demo_cells import notebook as demo_notebook
-from tests.test_red_team_own_code import ROOT, attacks_score_nothing, earns_full_marks
+from tests.test_red_team_own_code import attacks_score_nothing, earns_full_marks
+from tests.test_red_team_own_code_6 import trimmed
 
 shell = harness.shell  # the harness's fresh IPython shell, as a fixture of this module too
 
@@ -235,7 +236,9 @@ def test_a_global_statement_does_not_break_the_first_runs_reading():
     assert left_out(demo_notebook(*sources), HAND) <= set(range(len(sources)))
 
 
-# Doors 1 to 4 and 6 through the real grader (sandboxed), on lessons 1 and 3 solved.
+# Doors 1 to 4 and 6 through the real grader (sandboxed), on lessons 1 and 3 solved and cut to
+# their set-up and exercise cells (every attack is an exercise's own cell: the demonstrations
+# cost time and reach no door).
 LESSON_1 = {
     "utf8_encode": PRETTY
     + "def utf8_encode(cp):\n    class Show:\n"
@@ -259,14 +262,6 @@ LESSON_3 = {
 }
 
 
-def attacked(lesson: str, answers: dict[str, str]) -> nbformat.NotebookNode:
-    """A lesson solved, the exercise cells of `answers` replaced."""
-    notebook = solved(nbformat.read(ROOT / "notebooks" / lesson, as_version=4))
-    for cell in notebook.cells:
-        cell.source = answers.get(cell.metadata.get("exercise"), cell.source)
-    return notebook
-
-
 ATTACKS = {  # notebook: (lesson, answers)
     "mallory_1": ("01_unicode_and_utf8.ipynb", LESSON_1),
     "mallory_3": ("03_training_bpe.ipynb", LESSON_3),
@@ -277,5 +272,5 @@ ATTACKS = {  # notebook: (lesson, answers)
 @pytest.mark.end_to_end
 def test_the_real_grader_gives_these_doors_nothing(tmp_path: Path):
     for name, (lesson, answers) in ATTACKS.items():
-        nbformat.write(attacked(lesson, answers), tmp_path / f"{name}.ipynb")
+        nbformat.write(trimmed(lesson, answers), tmp_path / f"{name}.ipynb")
     attacks_score_nothing(tmp_path, {name: attack[1] for name, attack in ATTACKS.items()})

@@ -5,6 +5,7 @@ own (`test_red_team_containment_8`)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
@@ -15,7 +16,15 @@ import nbformat
 import pytest
 
 from lib.grade import Limits, grade_submissions
-from lib.grading import batch, kernel_users, protections, sandbox, shm_guard, shm_holders
+from lib.grading import (
+    batch,
+    kernel_users,
+    protections,
+    sandbox,
+    shm_guard,
+    shm_holders,
+    shm_space,
+)
 from tests.red_team_support import shared_folder
 from tests.test_gradescope_container import DOCKER_BWRAP
 
@@ -91,7 +100,7 @@ def test_a_kernel_past_its_dev_shm_cap_is_stopped_with_its_daemon_and_files(shar
         assert status == shm_guard.STOPPED and took < 10, (status, took)
         assert "stopped the kernel: its user kept" in seen
         assert _running(UID) == []  # the daemon too: kill(-1) as the user
-        assert shm_guard.usage(UID)[:2] == (0, 0)
+        assert shm_space.usage(UID)[:2] == (0, 0)
     finally:
         assert sandbox.reap(UID, seconds=30)
 
@@ -112,23 +121,23 @@ def test_an_honest_kernel_under_the_guard_runs_as_it_would_without(shared_tmp):
         seen, status, _ = _run(shared_tmp, HONEST, SMALL)
         assert "pool [1, 2]" in seen and "stopped" not in seen, seen
         assert status == 3  # its own exit status, passed on
-        assert shm_guard.usage(UID)[1] == 1
+        assert shm_space.usage(UID)[1] == 1
     finally:
         assert sandbox.reap(UID, seconds=30)
-    assert shm_guard.usage(UID)[:2] == (0, 0)
+    assert shm_space.usage(UID)[:2] == (0, 0)
 
 
 def test_usage_counts_a_users_entries_as_allocated(tmp_path):
     (tmp_path / "a").write_bytes(bytes(10_000))
     (tmp_path / "b").touch()
-    used, count, everyone, names = shm_guard.usage(os.getuid(), str(tmp_path))
+    used, count, everyone, names = shm_space.usage(os.getuid(), str(tmp_path))
     assert count == names == 2 and used >= 10_000 and everyone == used
-    assert shm_guard.usage(os.getuid() + 1, str(tmp_path)) == (0, 0, used, 2)
+    assert shm_space.usage(os.getuid() + 1, str(tmp_path)) == (0, 0, used, 2)
 
 
 def test_each_kernel_gets_an_equal_share_with_one_left_over_and_a_floor():
-    assert shm_guard.share(60 * 2**20, 5) == 10 * 2**20  # 5 kernels under their caps: 10 MB left
-    assert shm_guard.share(64 * 2**20, 40) == shm_guard.FLOOR
+    assert shm_space.share(60 * 2**20, 5) == 10 * 2**20  # 5 kernels under their caps: 10 MB left
+    assert shm_space.share(64 * 2**20, 40) == shm_space.FLOOR
 
 
 def test_a_run_whose_shares_fall_below_the_floor_is_told(monkeypatch):
@@ -179,12 +188,21 @@ def test_unnamed_held_counts_a_users_unlinked_files_once_each(shared_tmp):
         assert os.read(said, 5) == b"ready"
         device = os.stat(shared_tmp).st_dev
         # One file of 1 MB, held twice; beside it pytest's capture files (unlinked, empty).
-        space, files = shm_holders.unnamed_held(UID, device)
-        assert 2**20 <= space < 2**20 + 2**16 and files >= 1
-        assert shm_holders.unnamed_held(UID, device + 1) == (0, 0)
+        space, files, why = shm_holders.unnamed_held(UID, device, lambda: (2**30, 9))
+        assert 2**20 <= space < 2**20 + 2**16 and files >= 1 and why == ""
+        assert shm_holders.unnamed_held(UID, device + 1, lambda: (2**30, 9)) == (0, 0, "")
     finally:
         os.kill(child, 9)
         os.waitpid(child, 0)
+
+
+def test_a_user_whose_processes_cannot_be_listed_is_charged_all(monkeypatch):
+    """The child that stops and lists the user's processes raised or was killed (`as_user` says
+    None): no process was read, so nothing may be taken as held by none (it once walked none
+    and charged nothing, failing open)."""
+    monkeypatch.setattr(shm_holders, "as_user", lambda uid, work: None)
+    everyone = (5 * 2**20, 3)  # all the space without a name, anyone's
+    assert shm_holders.unnamed_held(UID, 0, lambda: everyone) == (*everyone, shm_holders.UNLISTED)
 
 
 def test_only_a_fenced_kernel_of_its_own_user_is_guarded(monkeypatch, tmp_path):
@@ -193,7 +211,14 @@ def test_only_a_fenced_kernel_of_its_own_user_is_guarded(monkeypatch, tmp_path):
     monkeypatch.setattr(sandbox, "fence_works", lambda: True)
     fenced = sandbox.command(kernel, tmp_path, tmp_path, readonly, SMALL, UID, boxed=False)
     assert fenced[:2] == [sys.executable, "-I"] and sandbox._GUARD in fenced
-    assert fenced[fenced.index(sandbox._GUARD) + 1 :][:5] == [str(UID), str(2**20), "8", "4", "--"]
+    assert fenced[fenced.index(sandbox._GUARD) + 1 :][:6] == [
+        str(UID),
+        str(2**20),
+        "8",
+        str(4096 * 2**20),
+        "4",
+        "--",
+    ]
     boxed = sandbox.command(kernel, tmp_path, tmp_path, readonly, SMALL, UID)
     monkeypatch.setattr(sandbox, "fence_works", lambda: False)
     unfenced = sandbox.command(kernel, tmp_path, tmp_path, readonly, SMALL, UID, boxed=False)
@@ -228,7 +253,7 @@ LOOPS = "while True:\n    pass"
 @pytest.mark.parametrize(
     "cell, said",
     [
-        (MANY_FILES, "kept more in /dev/shm than a kernel may, so the kernel was stopped"),
+        (MANY_FILES, "held more than a kernel may (in /dev/shm, unix socket buffers or ptys)"),
         (LOOPS, "ran longer than 5 s and was interrupted"),
     ],
     ids=["dev-shm", "loop"],
@@ -263,12 +288,23 @@ def test_through_the_grader_a_guarded_kernel_is_stopped_or_interrupted_and_the_r
             assert sandbox.reap(uid, seconds=30)
 
 
-def test_the_guards_two_sources_run_as_one_share_no_name():
-    """`sandbox` runs shm_holders' source and shm_guard's as one `-c`: a name both define (as
-    each once had its own `STOPPED`) would silently change the first one's meaning."""
-    names = [
-        {name for name in vars(module) if not name.startswith("__")}
-        for module in (shm_guard, shm_holders)
-    ]
-    imported = {"os", "signal", "sys", "time", "annotations", "as_user", "signal_all"}
-    assert names[0] & names[1] <= imported | {"unnamed_held"}
+def _defined(name: str) -> set[str]:
+    """The names module `name`'s source defines at its top level (imports left out)."""
+    names = set()
+    for node in ast.parse(Path(shm_guard.__file__).with_name(f"{name}.py").read_text()).body:
+        if isinstance(node, ast.FunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def test_the_guards_sources_run_as_one_share_no_name():
+    """`sandbox` runs the guard's helpers' sources and its own as one `-c`: a name two define (as
+    shm_holders and shm_guard each once had their own `STOPPED`) would silently change the
+    first one's meaning."""
+    defined = [_defined(name) for name in (*shm_guard.HELPERS, "shm_guard")]
+    for n, names in enumerate(defined):
+        for other in defined[n + 1 :]:
+            assert not names & other, names & other

@@ -17,10 +17,12 @@ STATUSES = ("passed", "partial", "failed", "not attempted", "missing", "error", 
 @dataclass
 class Case:
     """One call of the learner's target, `target(*args, **kwargs)`, and the answer it must give.
-    A `hidden` case is one only the grader runs: what a student sees of it is its number and its
-    `kind` (e.g. "a Hindi sentence"), never its input or answer. In a group's submission,
+    A `hidden` case is one only the grader runs: what a student sees of it is that it failed,
+    with its `kind` (e.g. "a Hindi sentence"), never its input or answer. In a group's submission,
     `draw` says whose hidden case it is (the member's place in the group), so that each member's
-    hidden cases run as a round of their own (`grading.rounds`)."""
+    hidden cases run as a round of their own (`grading.rounds`). A `salted` case is a hidden one
+    whose input the grader made from the salt (the instructor's key and the student), so that
+    nothing `lib` lists in a learner's kernel holds it (`salted_share`)."""
 
     args: tuple[Any, ...] = ()
     kwargs: dict[str, Any] = field(default_factory=dict)
@@ -28,6 +30,7 @@ class Case:
     hidden: bool = False
     kind: str = ""
     draw: int = field(default=0, compare=False)  # where it runs, not what it asks
+    salted: bool = field(default=False, compare=False)  # who can know it, not what it asks
 
 
 @dataclass(frozen=True)

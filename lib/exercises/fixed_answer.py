@@ -7,17 +7,27 @@ So, by one rule rather than a list of shapes, an answer is scored on what no fix
 
 - the cases that want a value count beyond the largest group of them (two or more) sharing one
   right answer (what a constant returned every time gets right);
-- the cases that want an error count only if the answer raises none of those errors on a case
-  that wants a value (telling them apart is the work; raising everywhere is not).
+- the cases that want an error count if the answer raises none of those errors on a case that
+  wants a value (telling them apart is the work; raising everywhere is not). If it does raise
+  one there, they count only when the answer gets at least half the cases that want a value
+  right (beyond the group), and then in proportion to those it raises none on: a slip such as
+  `max([])` in a right answer costs about a case, while raising by the input's shape, or
+  wherever a table of the shown answers has none, earns nothing.
 
 The score is that count over the cases less the group, so a fully right answer keeps full marks.
 
 >>> from lib.exercises.cases import Case, Raises
 >>> cases = [Case((0,), expected=[]), Case((1,), expected=[]), Case((2,), expected=[1]),
 ...          Case((-1,), expected=Raises(ValueError))]
->>> returned, raised = {"returned": []}, {"raised": "ValueError", "kinds": ["ValueError"]}
->>> earned(cases, [returned, returned, raised, raised], [True, True, False, True], None)[:2]
-(0, 2)
+>>> empty, one, raised = {"returned": []}, {"returned": [1]}, {"kinds": ["ValueError"]}
+>>> earned(cases, [empty, empty, one, raised], [True] * 4, None)  # the two [] count as none
+(2, 2, '2 cases share one answer, which a fixed answer gets: not counted')
+>>> cases[1] = Case((3,), expected=[3])
+>>> slip = earned(cases, [empty, raised, one, raised], [True, False, True, True], None)
+>>> round(slip[0], 2), slip[1]  # its error counts for the 2 of 3 value cases raising none
+(2.67, 4)
+>>> earned(cases, [empty, raised, raised, raised], [True, False, False, True], None)[:2]
+(1.0, 4)
 """
 
 from __future__ import annotations
@@ -34,24 +44,39 @@ def earned(
     outcomes: list[dict],
     right: list[bool],
     compare: Callable[[Any, Any], bool] | None,
-) -> tuple[int, int, str]:
+) -> tuple[float, int, str]:
     """How many of `cases` count as answered (given which the answer got `right`), out of how
     many, and in words why fewer count than were right ("" when none are taken off)."""
     values = [i for i, case in enumerate(cases) if not isinstance(case.expected, Raises)]
-    errors = [i for i in range(len(cases)) if i not in set(values)]
     fixed = fixed_share([cases[i].expected for i in values], compare)
     right_values = sum(right[i] for i in values)
-    wanted = {cases[i].expected.error.__name__ for i in errors}
-    raising = {k for i in values for k in (outcomes[i].get("kinds") or ()) if k in wanted}
-    right_errors = sum(right[i] for i in errors)
-    count = max(0, right_values - fixed) + (0 if raising else right_errors)
+    mostly_right = not values or right_values - fixed >= (len(values) - fixed) / 2
+    errors, why_errors = _error_credit(cases, values, outcomes, right, mostly_right)
     why = []
     if fixed and right_values:
         why.append(f"{fixed} cases share one answer, which a fixed answer gets: not counted")
-    if raising and right_errors:
-        kinds = ", ".join(sorted(raising))
-        why.append(f"it raises {kinds} where a value is wanted: its errors earn nothing")
-    return count, len(cases) - fixed, "; ".join(why)
+    return max(0, right_values - fixed) + errors, len(cases) - fixed, "; ".join(why + why_errors)
+
+
+def _error_credit(
+    cases: list[Case], values: list[int], outcomes: list[dict], right: list[bool], mostly: bool
+) -> tuple[float, list[str]]:
+    """What the right errors count for, `values` being the places of the cases that want a
+    value: all of them if the answer raises none of the wanted errors on those; else, if it gets
+    `mostly` those right, their share of them on which it raised none; else nothing. And why,
+    in words."""
+    errors = [i for i in range(len(cases)) if i not in set(values)]
+    wanted = {cases[i].expected.error.__name__ for i in errors}
+    raised = [wanted.intersection(outcomes[i].get("kinds") or ()) for i in values]
+    slips = sum(map(bool, raised))
+    right_errors = sum(right[i] for i in errors)
+    if not slips or not right_errors:
+        return right_errors, []
+    kept = 1 - slips / len(values) if mostly else 0.0
+    kinds = ", ".join(sorted(set().union(*raised)))
+    worth = f"{kept:.0%} of their share" if kept else "nothing"
+    where = f"{slips} of the {len(values)} cases that want a value"
+    return right_errors * kept, [f"it raises {kinds} on {where}: its errors earn {worth}"]
 
 
 def fixed_share(expected: list[Any], compare: Callable[[Any, Any], bool] | None) -> int:

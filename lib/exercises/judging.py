@@ -1,7 +1,8 @@
 """Judging one exercise, in the grader's process: its outcomes scored against its cases.
 
 Each case the learner's target answered right (`verdicts.verdict`) counts, beyond what a fixed
-answer gets right (`fixed_answer.earned`); a case whose call changed an argument fails
+answer gets right (`fixed_answer.earned`), and never beyond its share on the cases made from the
+salt, which no list in `lib` holds (`salted_share`); a case whose call changed an argument fails
 (`changed_arguments`). An answer that ignores its input earns nothing where the right answers
 differ (`verdicts.trivial_answer`, `blind_by_raising`). The reason tells the first failed shown
 case in full, and of a hidden case only its kind: its detail is the instructor's
@@ -15,7 +16,7 @@ from typing import Any, Protocol
 
 from lib.exercises.cases import Case, Result
 from lib.exercises.changed_arguments import changed_line, changes, parameter_names, tip
-from lib.exercises.fixed_answer import earned
+from lib.exercises.salted_share import counted_share
 from lib.exercises.tips import cause_of_errors, tip_lines, wrong_turn_words
 from lib.exercises.verdicts import (
     answer_of,
@@ -93,12 +94,12 @@ def judge_outcomes(
     total = len(cases)
     if passed == total:
         return result(exercise, "passed", float(exercise.points), f"all {total} cases passed")
-    count, out_of, fixed = passed, total, ""
+    share, fixed = passed / total, ""
     if is_callable:  # a missing outcome is a case not run
         ran = outcomes + [{"not_run": True}] * (total - len(outcomes))
-        count, out_of, fixed = earned(cases, ran, oks, exercise.compare)
-    score = round(exercise.points * count / out_of, 2)
-    status = "partial" if count else ("failed" if answered else "error")
+        share, fixed = counted_share(cases, ran, oks, exercise.compare)
+    score = round(exercise.points * share, 2)
+    status = "partial" if share else ("failed" if answered else "error")
     turn = wrong_turn_words(exercise.wrong_turns, cases, answers)
     if changed:  # names the argument and its type only: safe for a hidden case
         right = right_but_changed == total - passed

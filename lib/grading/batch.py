@@ -105,7 +105,7 @@ def grade_submissions(
         print("Note: no memory cgroup can be made here: each kernel process is capped, not a box.")
     jobs = jobs or min(4, os.cpu_count() or 1)
     crowded = sandboxed and not boxed and sandbox.fence_works() and protections.shm_crowded(jobs)
-    if crowded:  # each guarded kernel's share of /dev/shm is too small: `shm_guard.share`
+    if crowded:  # each guarded kernel's share of /dev/shm is too small: `shm_space.share`
         print(crowded)
     out_dir = Path(out_dir)
     # One submission per student and contents: the class folder copied elsewhere is not new.

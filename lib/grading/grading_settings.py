@@ -38,6 +38,9 @@ class Settings:
     boxed: bool = True  # bubblewrap runs here; else (sandboxed) an own user only: `sandbox.choose`
     caps: sandbox.Caps = field(default_factory=sandbox.Caps)
     cases: dict[tuple[str, str | None], list[Case]] = field(default_factory=dict)
+    # Each exercise's hidden cases as lib makes them with no salt, which a learner's kernel can
+    # list too (`ex.<name>.grading_cases()`): a hidden case not among them is `salted`.
+    public: dict[str, list[Case]] = field(default_factory=dict)
     salt: str = ""  # makes the hidden cases' made-up inputs secret (`generated.secret_inputs`)
     roster: list[Student] = field(default_factory=list)
     student_id: str = ""  # whose every submission is (on Gradescope, from its metadata)
@@ -74,13 +77,21 @@ class Settings:
     def cases_of(self, exercise: Exercise, student: str = "") -> list[Case]:
         """The exercise's test cases, computed here (never in a kernel): the shown ones once per
         run, the hidden ones once per student, with made-up inputs drawn from a salt of the
-        instructor's key and the student, so that one student's cases are no use to another."""
+        instructor's key and the student, so that one student's cases are no use to another.
+        A hidden case whose input lib also makes with no salt is one a learner can list; the
+        others are marked `salted`, and what an answer earns on them caps its score
+        (`salted_share`)."""
         shown, hidden = (exercise.name, None), (exercise.name, student)
         if shown not in self.cases:
             self.cases[shown] = _made(exercise.cases, "")
+            self.public[exercise.name] = _made(exercise.secret_cases, "")
         if hidden not in self.cases:
             salt = hashlib.sha256(f"{self.salt}\n{student}".encode()).hexdigest()
-            self.cases[hidden] = _made(exercise.secret_cases, salt)
+            public = [(case.args, case.kwargs) for case in self.public[exercise.name]]
+            self.cases[hidden] = [
+                replace(case, salted=(case.args, case.kwargs) not in public)
+                for case in _made(exercise.secret_cases, salt)
+            ]
         return self.cases[shown] + self.cases[hidden]
 
 

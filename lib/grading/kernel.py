@@ -45,7 +45,10 @@ def error_name(ename: object) -> str:
 # How each way of losing a kernel reads in the feedback ("hung": the caller says, with its limit).
 LOST = {
     "died": "killed the kernel",
-    "shm": "kept more in /dev/shm than a kernel may, so the kernel was stopped",
+    "shm": (
+        "held more than a kernel may (in /dev/shm, unix socket buffers or ptys), so the kernel "
+        "was stopped"
+    ),
 }
 
 

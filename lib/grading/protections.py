@@ -13,8 +13,10 @@ import platform
 
 from lib.grading import user_python
 from lib.grading.kernel_start import NETWORK
-from lib.grading.sandbox import TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
-from lib.grading.shm_guard import FLOOR, SHM
+from lib.grading.sandbox import NOFILE, TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
+from lib.grading.shm_guard import MAX_PTYS
+from lib.grading.shm_space import FLOOR, SHM
+from lib.grading.user_holdings import sockets_uncounted
 
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
 FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders
@@ -84,6 +86,8 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
         if OWN_USER in common and user_python.blocked():  # graded on with --allow-blocked-python
             parts.insert(0, user_python.blocked())
         if FENCE in common:
+            why = sockets_uncounted()
+            uncounted = f" (not the buffers here: {why})" if why else ""
             parts.append(
                 "each kernel writes only in its own folders and plain files in /dev/shm "
                 "(Landlock: nothing in the machine's /tmp and /var/tmp, no folder in /dev/shm)"
@@ -94,7 +98,8 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
                 "files without a name counted (its processes held still meanwhile), checked "
                 "every 0.05 s: past them all its user's processes are killed and its files "
                 "removed (what it writes between two checks, or a file only a unix socket's "
-                "message holds, only a memory group counts)"
+                "message holds, only a memory group counts); likewise past its memory cap in "
+                f"unix socket buffers or past {MAX_PTYS} ptys{uncounted}"
                 if SHM_CAP in common
                 else "the space of /dev/shm shared by every kernel and not bounded per kernel"
             )
@@ -129,7 +134,7 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
             )
     parts.append(
         f"at most {caps.memory_mb} MB of memory per process, {caps.processes} processes, "
-        f"{caps.file_mb} MB per file"
+        f"{NOFILE} descriptors per process, {caps.file_mb} MB per file"
     )
     if MEMORY in common:
         parts.append(f"at most {caps.box_mb} MB for all of a kernel's processes together")

@@ -27,7 +27,6 @@ from lib.grading import (
     kernel_users,
     memory_group,
     shm_guard,
-    shm_holders,
     user_processes,
     user_python,
 )
@@ -57,10 +56,10 @@ INSTALL_HINT = (
     "your permissions."
 )
 _START = kernel_start.command_text()  # run as `-c`: the box need not hold `lib`
-# As root, in front of a fenced kernel: the walk's module first, the guard's below (`-c`).
-_GUARD = Path(shm_holders.__file__).read_text() + Path(shm_guard.__file__).read_text()
+_GUARD = shm_guard.command_text()  # as root, in front of a fenced kernel, as `-c`
 SHM_MB = 64  # the box's /dev/shm (unboxed: a fenced kernel's share of the machine's, at most)
 TMP_MB = 1024  # the box's /tmp (lesson 8 writes a few MB there)
+NOFILE = 1024  # descriptors a kernel's process may hold (Linux's usual soft limit)
 
 
 @dataclass(frozen=True)
@@ -152,8 +151,8 @@ def command(
     the kernel's writes to `work`, `runtime` and its `scratch` folder (its TMPDIR and HOME):
     it then makes nothing in the machine's /tmp and /var/tmp and only plain files in /dev/shm,
     whose space it shares with other kernels: past `caps.shm_mb` (or its share among
-    `caps.kernels`) or `caps.shm_files` there, it is stopped (`shm_guard`, in front of it as
-    root).
+    `caps.kernels`) or `caps.shm_files` there, past `caps.memory_mb` in unix socket buffers
+    or past a few ptys, it is stopped (`shm_guard`, in front of it as root).
     The kernel starts as `kernel_start` says (its own session keyring and IPython folder, not
     the working folder on its path); an empty `kernel` gives the prefix alone."""
     limits = [
@@ -162,6 +161,9 @@ def command(
         f"--nproc={caps.processes}",
         f"--fsize={caps.file_mb * 2**20}",
         "--msgqueue=0",  # no POSIX message queue: unboxed, one would outlive reap
+        # Descriptors bound what pipes hold beyond a process's memory (`user_holdings`): 4 kB
+        # each past the user's first 64 MB (the machine's 20,000 made 102 MB of a 64 MB cap).
+        f"--nofile={NOFILE}",
         "--",
     ]
     # As root, no user namespace: it would map only root, and the kernel must become `uid`.
@@ -195,6 +197,7 @@ def command(
             user_processes.adopt_orphans()
             if kernel and fence_works():  # only fenced is /dev/shm flat: one listing sees all
                 guard = [sys.executable, "-I", "-S", "-c", _GUARD, str(uid)]
-                guard += [str(caps.shm_mb * 2**20), str(caps.shm_files), str(caps.kernels), "--"]
+                guard += [str(caps.shm_mb * 2**20), str(caps.shm_files)]
+                guard += [str(caps.memory_mb * 2**20), str(caps.kernels), "--"]
         return [*guard, *group, *limits, *become, *kernel]
     return [*group, *limits, *box, *become, *kernel]

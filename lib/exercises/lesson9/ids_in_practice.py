@@ -101,25 +101,23 @@ def _uint16_cases(id_lists: list[list[int]]) -> list[Case]:
 
 
 def _hidden_ids() -> list[list[int]]:
-    """Ids that fit, and as many lists with one that does not: just past the top (where `<=`
-    slips), far past it (where wrapping around shows), and below 0."""
+    """Ids that fit, and as many lists with one that does not, set among ids that fit at a
+    place the salt draws: just past the top (where `<=` slips), far past it (where wrapping
+    around shows: 131,072 wraps to 0), and below 0; and the byte edges 255, 256 and 65,280."""
     source = rng(99)
+
+    def among(*odd: int) -> list[int]:
+        ids = [source.randrange(2**16) for _ in range(source.randint(0, 4))]
+        spot = source.randint(0, len(ids))
+        return ids[:spot] + list(odd) + ids[spot:]
+
     lists = [[source.randrange(2**16) for _ in range(source.randint(1, 12))] for _ in range(8)]
-    return lists + [
-        [100_276],
-        [5, 65_536, 7],
-        [-3],
-        [255, 256, 65_280],
-        [65_536],
-        [0, 65_536],
-        [65_536, 65_535],
-        [0, -1],
-        [-65_536],
-        [7, -2, 9],
-        [65_535, 65_537],
-        [131_072],
-        [1, 2, 3, 200_018],
-    ]
+    past_top = [among(65_536 + source.randint(0, 2)) for _ in range(5)]
+    far_past = [among(65_536 * source.randint(2, 4) + source.choice([0, 1, 255])) for _ in range(2)]
+    larger_vocabulary = [among(source.randint(100_000, 200_018))]
+    below_zero = [among(-source.randint(1, 3)) for _ in range(3)] + [among(-65_536)]
+    edges = [among(255, 256, 65_280)]
+    return lists + past_top + far_past + larger_vocabulary + below_zero + edges
 
 
 find_specials = Exercise(

@@ -126,7 +126,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_start, sandbox, shm_holders
+from lib.grading import kernel_start, sandbox, user_freeze
 from tests.red_team_support import as_fenced_kernel, become_user, shared_folder
 from tests.test_red_team_containment_12 import _guarded
 from tests.test_red_team_containment_12 import pytestmark as round_14_marks
@@ -290,8 +290,9 @@ def _limit_the_walker(told: int, heard: int) -> None:
 
 
 def test_a_fenced_kernel_cannot_change_the_limits_of_its_guards_walker():
-    """`shm_holders.as_user` forks the guard (root) and takes the kernel's uid: prlimit64 asks
-    only for equal ids (neither dumpable nor traceable), so the kernel may set its limits."""
+    """`user_freeze.as_user` forks the guard (root) and takes the kernel's uid: prlimit64 asks
+    only for equal ids (neither dumpable nor traceable), so the fence's filter allows it on the
+    caller only (pid 0)."""
     told, heard = os.pipe(), os.pipe()
     attacker = os.fork()  # first: nothing of the walker's (its pipe) may reach the attacker
     if attacker == 0:
@@ -300,17 +301,17 @@ def test_a_fenced_kernel_cannot_change_the_limits_of_its_guards_walker():
     def walk() -> str:  # what `unnamed_held` has the walker do first, once we have its pid
         os.write(told[1], str(os.getpid()).encode())
         os.read(heard[0], 16)  # until the attacker has had its try
-        return shm_holders._stopped()
+        return user_freeze.stopped()
 
     try:
-        found = shm_holders.as_user(UID, walk)
+        found = user_freeze.as_user(UID, walk)
     finally:
-        shm_holders.as_user(UID, shm_holders._continued)
+        user_freeze.as_user(UID, user_freeze.continued)
         os.kill(attacker, 9)
         os.waitpid(attacker, 0)
         for end in (*told, *heard):
             os.close(end)
-    # None: the walker failed, and `unnamed_held` then reads no process at all, charging nothing
+    # None: the walker failed (its listing of /proc), and the walk could not say
     assert found, found
 
 

@@ -51,6 +51,11 @@ Holes (measured on this 2-core machine, Linux 6.18, under the other helpers' loa
    forked anew every 2 ms (to be near the end of the task list kill(-1) walks); the test hands
    the walker's pid to the attacker instead.
 
+Closed since (issue 28), each test now plain: the fence's filter refuses the calls of extended
+attributes and vmsplice (`kernel_start.UNCOUNTED`) and prlimit64 but on the caller
+(`kernel_start.PRLIMIT`), and the guard kills its user's processes when its kernel ends
+(`shm_guard.guard`).
+
 Each fix was sketched in a scratch copy of `lib` (not committed) and turned its test into a
 pass: setxattr, lsetxattr, fsetxattr, setxattrat and vmsplice added to the fence's refused calls
 (holes 1 and 2; a kernel needs none, and shutil's copies ignore EPERM for attributes), prlimit64
@@ -121,7 +126,7 @@ from pathlib import Path
 
 import pytest
 
-from lib.grading import kernel_start, sandbox, shm_holders
+from lib.grading import kernel_start, sandbox, user_freeze
 from tests.red_team_support import as_fenced_kernel, become_user, shared_folder
 from tests.test_red_team_containment_12 import _guarded
 from tests.test_red_team_containment_12 import pytestmark as round_14_marks
@@ -174,15 +179,6 @@ except OSError as error:
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel put 63 MB of user.* attributes on one empty file in a /dev/shm of "
-    "65,536 inodes (131 MB of kernel memory for 64 MB of values) and took its last inode: a "
-    "neighbour's multiprocessing.Lock() failed (ENOSPC); its guard never stopped it (16 MB "
-    "share): the walk finds no file without a name, so the inodes in use are no one's. Default "
-    "inodes (half the machine's pages, 3,085,457 here): ~3 GB of values. Fix: refuse setxattr, "
-    "lsetxattr, fsetxattr and setxattrat in the fence's filter (a kernel needs none)",
-)
 def test_a_kernel_cannot_fill_dev_shm_with_extended_attributes(work):
     done = _guarded(work, (NEIGHBOUR, LOCK), (UID, ATTRIBUTES), inodes=SHM_INODES)
     said = dict(line.split(" ", 1) for line in done.stdout.splitlines())
@@ -240,14 +236,6 @@ def _huge_pages_on_request() -> bool:
 
 @X86_64
 @pytest.mark.skipif(not _huge_pages_on_request(), reason="no transparent huge pages here")
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel with 16 MB left under RLIMIT_DATA left 128 MB of huge pages in 4 "
-    "pipes (vmsplice of one 4 kB page of each of 64 huge pages, each area unmapped after: "
-    "MemAvailable fell by 124-136 MB); 32 MB a pipe, so ~640 pipes hold the machine, counted in "
-    "no limit and no socket's memory. Fix: refuse vmsplice in the fence's filter (a kernel needs "
-    "none)",
-)
 def test_a_pipe_cannot_hold_whole_huge_pages_past_the_cap():
     found = as_fenced_kernel(UID, _pinned_by_pipes)
     assert isinstance(found, dict) and found.get("pinned", 0) <= found.get("headroom", 0), found
@@ -277,14 +265,6 @@ if os.fork() == 0:
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a daemon (setsid) of a fenced kernel that waited for its guard to end held a 48 MB "
-    "file in /dev/shm (three times its share) for 0.5 s, the guard having returned 0 when the "
-    "kernel ended; in the grader it runs unguarded until the reset, which follows nbclient's "
-    "next alive check (1 s). Fix: the guard kills its user's processes (as `stop` does, as the "
-    "user) when its kernel ends; one kernel per user at a time, so nothing of it may outlive it",
-)
 def test_a_daemon_is_guarded_after_its_kernel_ends(work):
     done = _guarded(work, (UID, DAEMON))
     assert "daemon held" not in done.stdout, (done.returncode, done.stdout)
@@ -309,19 +289,10 @@ def _limit_the_walker(told: int, heard: int) -> None:
         os._exit(0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel set RLIMIT_NOFILE 0 on a walker of its guard (root's child turned "
-    "its uid by `shm_holders.as_user`: prlimit64 asks only for equal ids); the walker's listing "
-    "of /proc failed, `as_user` said None, which `unnamed_held` reads as no process: nothing "
-    "without a name charged. Live, the microseconds between the walker's setresuid and its "
-    "kill(-1) were not won in 10 runs; here the walker's pid is handed over. Fix: refuse "
-    "prlimit64 but on pid 0 in the fence's filter, as the reader's does; and charge all when "
-    "`as_user` says None for `_stopped`",
-)
 def test_a_fenced_kernel_cannot_change_the_limits_of_its_guards_walker():
-    """`shm_holders.as_user` forks the guard (root) and takes the kernel's uid: prlimit64 asks
-    only for equal ids (neither dumpable nor traceable), so the kernel may set its limits."""
+    """`user_freeze.as_user` forks the guard (root) and takes the kernel's uid: prlimit64 asks
+    only for equal ids (neither dumpable nor traceable), so the fence's filter allows it on the
+    caller only (pid 0)."""
     told, heard = os.pipe(), os.pipe()
     attacker = os.fork()  # first: nothing of the walker's (its pipe) may reach the attacker
     if attacker == 0:
@@ -330,17 +301,17 @@ def test_a_fenced_kernel_cannot_change_the_limits_of_its_guards_walker():
     def walk() -> str:  # what `unnamed_held` has the walker do first, once we have its pid
         os.write(told[1], str(os.getpid()).encode())
         os.read(heard[0], 16)  # until the attacker has had its try
-        return shm_holders._stopped()
+        return user_freeze.stopped()
 
     try:
-        found = shm_holders.as_user(UID, walk)
+        found = user_freeze.as_user(UID, walk)
     finally:
-        shm_holders.as_user(UID, shm_holders._continued)
+        user_freeze.as_user(UID, user_freeze.continued)
         os.kill(attacker, 9)
         os.waitpid(attacker, 0)
         for end in (*told, *heard):
             os.close(end)
-    # None: the walker failed, and `unnamed_held` then reads no process at all, charging nothing
+    # None: the walker failed (its listing of /proc), and the walk could not say
     assert found, found
 
 

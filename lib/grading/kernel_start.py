@@ -51,7 +51,11 @@ an earlier run of the same notebook in the same folder, before anything of the s
   refuses System V IPC and POSIX message queues, which Landlock does not see and which outlive
   their user's processes: a segment one slot's kernel made was read by another slot's; and
   memory shared without a file in /dev/shm (`MEMFD`, `MMAP`), which no limit of a process counts:
-  512 MB of it was held by a kernel capped at 256 MB. Landlock
+  512 MB of it was held by a kernel capped at 256 MB; and memory no limit counts by calls no
+  kernel needs: extended attributes, which tmpfs keeps in kernel memory, and vmsplice, whose
+  pipe keeps whole huge pages (`UNCOUNTED`). prlimit64 reaches only the caller (`PRLIMIT`):
+  the /dev/shm guard's walker runs as the kernel's uid, and its limits are not the kernel's to
+  set. Landlock
   here (ABI 7) cannot fence a named unix socket: a service's socket open to all (a resolver's,
   D-Bus's) is reached; the box binds none of them.
 - **A fresh IPython folder.** The same lines point `IPYTHONDIR` at a new folder in the kernel's
@@ -93,6 +97,16 @@ IPC = {
 MEMFD = {"x86_64": (319, 447), "aarch64": (279, 447)}
 MMAP = {"x86_64": 9, "aarch64": 222}
 MAP_SHARED_ANONYMOUS = 0x01 | 0x20
+# Memory no limit of a process counts, by calls a kernel never needs (red team, round 17):
+# extended attributes (setxattr, lsetxattr, fsetxattr, setxattrat), which tmpfs keeps in kernel
+# memory charged to no file's size (63 MB on one empty file in /dev/shm took its last inode;
+# shutil's copies pass over EPERM for attributes), and vmsplice, which leaves whole huge pages
+# in a pipe once their mapping is gone (128 MB in 4 pipes past RLIMIT_DATA).
+UNCOUNTED = {"x86_64": (188, 189, 190, 463, 278), "aarch64": (5, 6, 7, 463, 75)}
+# prlimit64 only on the caller itself (pid 0, as setrlimit and getrlimit make it): the guard's
+# walker and stopper are processes of the kernel's uid, whose limits it could otherwise set
+# (RLIMIT_NOFILE 0 made the walker's listing of /proc fail). A reader's filter does the same.
+PRLIMIT = {"x86_64": 302, "aarch64": 261}
 # The devices a fenced kernel may write to (those the machine has): the null ones and a terminal.
 DEVICES = ("/dev/null", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
 WRITABLE = "--writable"  # kernel_start's own arguments: `--writable FOLDER... -- command...`
@@ -150,7 +164,9 @@ def fence(own: list[str]) -> None:
 def refuse_network() -> None:
     """Refuse this process and all it starts every socket but a unix one (internet: TCP, UDP,
     MPTCP, raw; vsock, packet, netlink but NETLINK_ROUTE, and the rest), io_uring, and IPC
-    objects (`IPC`), by a seccomp filter; raise OSError where it cannot be installed.
+    objects (`IPC`), memory shared or kept where no limit counts it (`MEMFD`, `MMAP`,
+    `UNCOUNTED`) and prlimit64 on any process but itself (`PRLIMIT`), by a seccomp filter;
+    raise OSError where it cannot be installed.
     Landlock's TCP rights hook bind and connect only, not TCP Fast Open's sendto, listen's own
     bind, another protocol's connect, nor another family; a kernel talks to the grader over ipc
     (unix) sockets and needs none of these. A machine whose numbers we do not know keeps
@@ -163,9 +179,9 @@ def refuse_network() -> None:
     # every TCP bind asks, as ipykernel's IOPub pipe does). An unprivileged user reads there
     # what /proc/net shows and changes nothing; no other process may send to it.
     allowed = [(socket, ((0, AF_UNIX),)), (socket, ((0, AF_NETLINK), (2, NETLINK_ROUTE)))]
-    allowed += [(pair, ((0, AF_UNIX),))]
+    allowed += [(pair, ((0, AF_UNIX),)), (PRLIMIT[machine], ((0, 0),))]
     calls, shared = (
-        (uring, *IPC[machine], *MEMFD[machine]),
+        (uring, *IPC[machine], *MEMFD[machine], *UNCOUNTED[machine]),
         (MMAP[machine], 3, MAP_SHARED_ANONYMOUS),
     )
     if not seccomp.refuse(calls, unless_argument=tuple(allowed), by_bits=(shared,)):

@@ -22,6 +22,7 @@ BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu shar
 FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders
 NO_TCP, SCOPED = "no tcp", "scoped"  # the fence's newer rights: no TCP; sockets, signals its own
 NO_INTERNET = "no internet"  # the fence's seccomp filter: unix sockets only, no io_uring, no IPC
+# (and no memory no limit counts, no prlimit64 on another process: `kernel_start.refuse_network`)
 SHM_CAP = "shm cap"  # a fenced kernel's files in /dev/shm, bounded by `shm_guard`
 # Records graded before records said which protections held: sandboxed meant bubblewrap then.
 EARLIER = [BOX, OWN_USER] if os.geteuid() == 0 else [BOX]
@@ -105,7 +106,8 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
             parts.append(
                 "no network (unix sockets only, and netlink's routing one: no TCP, UDP, MPTCP "
                 "or vsock; no io_uring), no System V IPC or message queue between kernels, and "
-                "no memory shared outside /dev/shm (memfd, shared anonymous, /dev/zero)"
+                "no memory shared outside /dev/shm (memfd, shared anonymous, /dev/zero) nor "
+                "kept where no limit counts it (extended attributes, vmsplice)"
                 if NO_INTERNET in common
                 else "no TCP (neither bind nor connect; UDP is not refused)"
                 if NO_TCP in common

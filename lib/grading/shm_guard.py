@@ -16,7 +16,9 @@ for. Only when that space could put the user past its cap are its processes look
 reason said), so a check costs one listing and one statvfs while no one hides anything. This
 file, started by `sandbox.command` in front of the kernel, starts the kernel as its child (in
 its process group: the grader's kill of the group reaches both) and checks every `PERIOD`
-seconds (and once more when the kernel ends). Each kernel's cap is its `share` of /dev/shm (its
+seconds (and once more when the kernel ends, after which it kills every process of the user: one
+kernel per user at a time, so a daemon the kernel left is never unguarded until the grader's
+reset, which removes the files). Each kernel's cap is its `share` of /dev/shm (its
 size over the grader's `--jobs` + 1: kernels under their caps always leave a neighbour room) and
 at most `max_bytes`, and `max_files` files, files without a name counted too (an empty one takes
 an inode, and inodes run out before space). A walk's answer stands up to `WALK_EVERY` while what
@@ -95,11 +97,17 @@ def kept(uid: int, max_bytes: int, max_files: int, walked: Walked) -> tuple[int,
     return used + own[0], count + own[1], walked.why
 
 
-def _stop_all(folder: str) -> int:
-    """As the user: kill all its processes and remove its entries in `folder`."""
+def _killed() -> int:
+    """As the user: kill all its processes, `KILL_ROUNDS` times."""
     for _ in range(KILL_ROUNDS):
         signal_all(signal.SIGKILL)  # all but ourselves: Linux spares the caller
         time.sleep(0.01)
+    return 0
+
+
+def _stop_all(folder: str) -> int:
+    """As the user: kill all its processes and remove its entries in `folder`."""
+    _killed()
     with os.scandir(folder) as entries:
         for entry in entries:
             if entry.stat(follow_symlinks=False).st_uid == os.getuid():
@@ -168,6 +176,7 @@ def guard(uid: int, caps: tuple[int, int, int | None], kernels: int, command: li
             return STOPPED
         if done:  # its status as a shell would say it: 128 + the signal that ended it
             status = os.waitstatus_to_exitcode(os.waitpid(kernel, 0)[1])
+            as_user(uid, _killed)  # one kernel per user at a time: nothing of it outlives us
             return status if status >= 0 else 128 - status
 
 

@@ -517,8 +517,12 @@ SENT = (  # a file without a name, held by a descriptor in flight in a unix sock
     "sendmsg's control data; an LSM could), or a memory group",
 )
 def test_a_fenced_kernel_cannot_hold_shm_past_its_cap_in_a_sockets_message(work):
-    done = _guarded(work, (UID, SENT))
-    assert done.returncode == 125, f"status {done.returncode}, {done.stdout.strip()} MB held"
+    # Three tries: a check that falls between the fallocate and the close sees the file held by
+    # its descriptor and rightly stops the kernel (7 of 30 runs at load 10), which is luck, not
+    # the hole closed; the attacker needs one try to pass.
+    for _ in range(3):
+        done = _guarded(work, (UID, SENT))
+        assert done.returncode == 125, f"status {done.returncode}, {done.stdout.strip()} MB held"
 
 
 def test_the_guard_stops_a_kernel_past_its_cap_and_its_setsid_daemon(work):

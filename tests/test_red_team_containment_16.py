@@ -58,8 +58,10 @@ Holes (measured on this 2-core machine, Linux 6.18, load 10 from the other helpe
    any reason bwrap cannot run). A fenced kernel made a user and a network namespace of its own
    and ran round 16's attack there, both ends kept: 109 MB in 7 socket pairs under a 32 MB cap,
    never stopped; sock_diag lists the guard's network namespace only. The fixes of holes 1-4
-   would not see these either. (A tmpfs or a devpts instance of its own in a mount namespace:
-   EPERM, Landlock.)
+   would not see these either. Under Docker's default seccomp profile (its documentation, not
+   tried) unshare and clone's namespace bits are refused without CAP_SYS_ADMIN, so this hole is
+   for machines without such a profile. (A tmpfs or a devpts instance of its own in a mount
+   namespace: EPERM, Landlock.)
 
 Fixes: count each socket's `UNIX_DIAG_RQLEN` read queue (asked with `UDIAG_SHOW_RQLEN`; for a stream
 or seqpacket socket every queued byte, whoever sent it) to its uid, the holder of the queue, in
@@ -73,12 +75,12 @@ grows by at most that much a kernel before its guard stops it; an honest kernel 
 `kernel.pty.nr` exceeds the numbered entries of /dev/pts, walk the user's descriptors for pty slaves
 without an entry, as /dev/shm's files without a name are walked (hole 5: `kernel.pty.nr` counts
 every devpts instance of the machine, a container's host's too, so it can only say when to walk);
-refuse unshare, setns, clone with CLONE_NEW* bits and clone3 in the fence's filter (hole 6; Docker's
-default profile does as much). Sketched in a scratch copy of `user_holdings` (not committed: RQLEN
+refuse unshare, setns, clone with CLONE_NEW* bits and clone3 in the fence's filter (hole 6, as
+Docker's default profile does). Sketched in a scratch copy of `user_holdings` (not committed: RQLEN
 added to the meminfo sum, a listener's RQLEN times 8 MB, past 4,096 sockets charged all), holes 1, 2
-and 4 turned into XPASS(strict), hole 3 stayed open (5 was found after), and round 16's socket, pipe
-and pty tests still passed; that sketch counts a stream's bytes twice while both ends are open (the
-fix should not), and honest notebooks were not graded under it (no selftest).
+and 4 turned into XPASS(strict), hole 3 stayed open (5 and 6 were found after), and round 16's
+socket, pipe and pty tests still passed; that sketch counts a stream's bytes twice while both ends
+are open (the fix should not), and honest notebooks were not graded under it (no selftest).
 
 Held (plain tests): sockets in flight (the senders themselves passed over SCM_RIGHTS into one
 queue, every descriptor but that queue's closed) are still listed, their uid the kernel's, and

@@ -204,12 +204,12 @@ PENDING = (
     FILL
     + f"""
 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-listener.bind("\\0red-team-18-pending")
+listener.bind("")  # an abstract name of its own, chosen by Linux (autobind)
 listener.listen(64)
 held = 0
 while held < 3 * {CAP_MB} << 20:
     client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    client.connect("\\0red-team-18-pending")  # never accepted: its peer is listed nowhere
+    client.connect(listener.getsockname())  # never accepted: its peer is listed nowhere
     held += filled(client)
     client.close()
 """
@@ -236,16 +236,16 @@ DATAGRAMS = (
     """
 import socket, time
 held, receivers = 0, []
-for number in range(3):
+for _ in range(3):
     receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    receiver.bind(f"\\0red-team-18-inbox-{number}")
+    receiver.bind("")  # an abstract name chosen by Linux, as the listener's
     receivers.append(receiver)
     while True:
         sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         sender.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 << 20)
         sender.setblocking(False)
         try:
-            held += sender.sendto(bytes(4 << 20), f"\\0red-team-18-inbox-{number}")
+            held += sender.sendto(bytes(4 << 20), receiver.getsockname())
         except BlockingIOError:  # the receiver's queue is full (max_dgram_qlen)
             break
         finally:

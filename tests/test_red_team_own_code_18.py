@@ -26,12 +26,21 @@ Doors found (both `check()` only, both closed here):
    setattr(k, 'FM' 'T', ...)`: the text is a string to the reading, whose words name `k` (then
    not known) but whose store no `stored` saw; `verdict` "" and, in a shell, `not_own` "" and
    the globals formatted. The grader never runs a magic's cell (as round 17's door 2).
-   Closed both in `lib/exercises/sealed_classes.py` (`_stores_unspelt`): `K().X` is no
+   Doors 1 and 2 closed in `lib/exercises/sealed_classes.py` (`_stores_unspelt`): `K().X` is no
    template where any of the notebook's code reads a dunder beyond `__name__` and `__doc__`
    (round 17's dunder methods, now `__setattr__`, `__dict__`, `__class__` too), names
    `setattr`, `delattr` or `getattr` (but for `getattr(x, "name")`, written out), or where a
    trusted magic's words (`magics.unseen_names`) name any of these or the attribute. The 7 are
    refused ("a template worked out at run time").
+3. **A trusted magic runs another magic.** `%time` and `%timeit` run their text as a cell of
+   its own (IPython's `transform_cell`), so `%time %run x.py` runs `%run`, which binds every
+   name `x.py` binds, none of them a word of the text. The file needs no word either:
+   `!printf 'My\\137T = str' > x.py` (a trusted shell command, nothing to expand) writes
+   `My_T = str`. After `class My_T: pass`, `verdict` "" and, in a shell, `not_own` "" with the
+   target (`My_T('{0.__globals__}').format(...)`) formatting its globals (`check()` only, as
+   door 2). Closed in `lib/exercises/magics.py` (`_rewritten`): a `%time`/`%timeit` text that
+   IPython would rewrite (a magic, `!`, `?`, a prompt) makes any name possible; so is `%time T
+   = %run x.py`.
 
 Held (refused): in the graded function itself, `vars(k).update(FMT=...)`,
 `functools.wraps(Other)(k)` and `functools.update_wrapper(k, Other)` (which copy `Other`'s
@@ -108,6 +117,33 @@ def test_the_grader_leaves_the_unreached_cell_out() -> None:
     assert "`setattr`" in verdict("bytes_per_char", *reached)
 
 
+# Door 3: a magic inside a trusted magic's text.
+def nested_run(path: str) -> list[str]:
+    """A plain class `My_T`, a shell command writing `My_T = str` into `path` (the low line as
+    `printf`'s octal escape), `%time %run path`, and a target formatting its globals through
+    `My_T(...).format` once the run has made `My_T` the `str` class."""
+    return [
+        "class My_T:\n    pass\n",
+        f"!printf 'My\\137T = str' > {path}\n",
+        f"%time %run {path}\n",
+        "def bytes_per_char(s):\n    return My_T('{0.__globals__}').format(bytes_per_char)\n",
+    ]
+
+
+@pytest.mark.parametrize("run", ["%time %run x.py", "%time T = %run x.py", "%timeit %run x.py"])
+def test_a_magic_in_a_trusted_magic_is_refused(run: str) -> None:
+    """Measured before the fix: verdict "" for all 3."""
+    cells = nested_run("x.py")
+    cells[2] = run + "\n"
+    assert REFUSED in verdict("bytes_per_char", *cells)
+
+
+def test_a_magic_in_a_trusted_magic_formats_the_globals_and_check_refuses_it(tmp_path) -> None:
+    """Measured before the fix: `not_own` "" in a shell, and the globals formatted (~3 s)."""
+    said, formats_globals = _in_a_shell(nested_run(str(tmp_path / "x.py")))
+    assert REFUSED in said and formats_globals == "True"
+
+
 # What the fix keeps: `self.FMT` beside a `getattr` whose name is written out, and beside a
 # trusted magic that times the target.
 HONEST_CLASS = CLASS.replace("'{}'", "'{:d}'").replace("(f)", "(len(f))")
@@ -122,7 +158,8 @@ HONEST = {
 @pytest.mark.parametrize("name", sorted(HONEST))
 def test_an_honest_self_constant_is_own_code(name: str) -> None:
     assert function_of(HONEST[name], "bytes_per_char")("abc") == 3
-    assert verdict("bytes_per_char", HONEST[name], "%time bytes_per_char('abc')\n") == ""
+    timed = ["%time bytes_per_char('abc')\n", "%timeit -n1 -r1 bytes_per_char('abc')\n"]
+    assert verdict("bytes_per_char", HONEST[name], *timed) == ""
 
 
 def test_the_cost_a_dunder_read_anywhere() -> None:

@@ -89,6 +89,8 @@ def _kernel_calls(tree: ast.AST) -> set[str] | None:
             return None
         if any(_reaches_kernel(text) or _binds_unnamed(text) for text in rest):
             return None
+        if name in AS_WRITTEN and any(_rewritten(text) for text in rest):
+            return None
         if method == "run_cell_magic":  # written by hand: its body is a cell of its own
             inner = unseen_names(rest[-1])
             if inner is None:
@@ -146,6 +148,18 @@ def _mentioned(text: str) -> set[str]:
     normal = unicodedata.normalize("NFKC", text)
     words = "".join(c if ("_" + c).isidentifier() else " " for c in normal).split()
     return {word for word in words if word.isidentifier()}
+
+
+def _rewritten(text: str) -> bool:
+    """Would IPython rewrite `text` before running it? `%time` and `%timeit` run their text as a
+    cell of its own, so a magic in it runs too, out of the reading's sight: `%time %run x.py`
+    binds whatever `x.py` does, and `%time T = %run x.py` as well."""
+    from IPython.core.inputtransformer2 import TransformerManager  # heavy: when first needed
+
+    try:
+        return TransformerManager().transform_cell(text).strip() != text.strip()
+    except Exception:  # IPython confused: the kernel may run anything
+        return True
 
 
 def _binds_unnamed(text: str) -> bool:

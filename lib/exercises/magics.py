@@ -151,13 +151,24 @@ def _mentioned(text: str) -> set[str]:
 
 
 def _rewritten(text: str) -> bool:
-    """Would IPython rewrite `text` before running it? `%time` and `%timeit` run their text as a
-    cell of its own, so a magic in it runs too, out of the reading's sight: `%time %run x.py`
-    binds whatever `x.py` does, and `%time T = %run x.py` as well."""
+    """Would IPython rewrite the statement of this `%time`/`%timeit` text before running it?
+    Each runs its statement, after its options, as a cell of its own, so a magic in it runs
+    too, out of the reading's sight: `%time %run x.py` binds whatever `x.py` does, and so do
+    `%timeit -n1 %run x.py` and `%time T = %run x.py`. The statement is tried after each
+    leading option and its value (`-n 1`), as the magic's own parser may cut there."""
     from IPython.core.inputtransformer2 import TransformerManager  # heavy: when first needed
 
+    starts, previous = [0], "-"  # the text may start with an option
+    for word in re.finditer(r"\S+", text):
+        if not (word.group().startswith("-") or previous.startswith("-")):
+            break  # neither an option nor an option's value: the statement has begun
+        starts.append(word.end())
+        previous = word.group()
     try:
-        return TransformerManager().transform_cell(text).strip() != text.strip()
+        return any(
+            TransformerManager().transform_cell(text[at:]).strip() != text[at:].strip()
+            for at in starts
+        )
     except Exception:  # IPython confused: the kernel may run anything
         return True
 

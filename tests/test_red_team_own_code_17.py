@@ -172,7 +172,7 @@ def test_a_foreign_constructor_does_read_the_globals_when_run(name: str) -> None
 @pytest.mark.parametrize("name", sorted(FOREIGN))
 def test_a_template_stored_by_a_foreign_constructor_is_refused(name: str) -> None:
     """Measured before the fix: verdict "" for all 10. Closed: `K().X` is no template where
-    any dunder method is read (`sealed_classes._dunder_methods_read`)."""
+    any dunder method is read (`sealed_classes._stores_unspelt`)."""
     assert REFUSED in verdict("bytes_per_char", FOREIGN[name])
 
 

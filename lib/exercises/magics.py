@@ -89,6 +89,8 @@ def _kernel_calls(tree: ast.AST) -> set[str] | None:
             return None
         if any(_reaches_kernel(text) or _binds_unnamed(text) for text in rest):
             return None
+        if name in AS_WRITTEN and any(_rewritten(text) for text in rest):
+            return None
         if method == "run_cell_magic":  # written by hand: its body is a cell of its own
             inner = unseen_names(rest[-1])
             if inner is None:
@@ -146,6 +148,29 @@ def _mentioned(text: str) -> set[str]:
     normal = unicodedata.normalize("NFKC", text)
     words = "".join(c if ("_" + c).isidentifier() else " " for c in normal).split()
     return {word for word in words if word.isidentifier()}
+
+
+def _rewritten(text: str) -> bool:
+    """Would IPython rewrite the statement of this `%time`/`%timeit` text before running it?
+    Each runs its statement, after its options, as a cell of its own, so a magic in it runs
+    too, out of the reading's sight: `%time %run x.py` binds whatever `x.py` does, and so do
+    `%timeit -n1 %run x.py` and `%time T = %run x.py`. The statement is tried after each
+    leading option and its value (`-n 1`), as the magic's own parser may cut there."""
+    from IPython.core.inputtransformer2 import TransformerManager  # heavy: when first needed
+
+    starts, previous = [0], "-"  # the text may start with an option
+    for word in re.finditer(r"\S+", text):
+        if not (word.group().startswith("-") or previous.startswith("-")):
+            break  # neither an option nor an option's value: the statement has begun
+        starts.append(word.end())
+        previous = word.group()
+    try:
+        return any(
+            TransformerManager().transform_cell(text[at:]).strip() != text[at:].strip()
+            for at in starts
+        )
+    except Exception:  # IPython confused: the kernel may run anything
+        return True
 
 
 def _binds_unnamed(text: str) -> bool:

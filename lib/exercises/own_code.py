@@ -156,7 +156,7 @@ class Notebook(NotebookUnits):
             members = members_of(self.imports, self.units, allowed, set(modules))
             everything = [s for body in self.statements.values() for s in body]
             known = known_names(self.units, (modules, members), everything, self.unseen)
-            templates = notebook_templates(known, everything)
+            templates = notebook_templates(known, everything, self.unseen or set())
             around = Surroundings(
                 allowed, self.units, self.lib, modules, members, self.defined, known, templates
             )

@@ -20,14 +20,19 @@ and what evaluates them keeps the class out of reach (`hints`).
   f=count)`), either of which hands it any `self`. No subclass can exist: `K` is never handed
   on, so never a base;
 - nothing in the notebook stores an attribute named `FMT` into anything (`self.FMT = ...`,
-  `obj.FMT += ...`, `del x.FMT`): an instance's own attribute hides the class's. `setattr`,
-  `vars` and `__dict__` are refused wherever they are used;
-- nothing in the notebook reads a dunder that is a method (`x.__init__`, `x.__iadd__`...; not
-  `__name__` or `__doc__`): read off a class, it is a plain function run on whatever object it
-  is handed, storing the attributes its own code names, which the notebook never spells
+  `obj.FMT += ...`, `del x.FMT`): an instance's own attribute hides the class's;
+- nothing in the notebook can store one without spelling `.FMT =`: no dunder beyond `__name__`
+  and `__doc__` is read, for a method read off a class is a plain function run on whatever
+  object it is handed, storing the attributes its own code names
   (`collections.UserString.__init__(k, t)` sets `k.data`, a dataclass's `D.__init__(k, t)` its
-  fields, `collections.UserList.__iadd__(k, t)` `k.data`). `super().__init__()` counts too:
-  the rule stays one a reader checks at a glance.
+  fields, `object.__setattr__(k, "FMT", t)` any), and `k.__dict__` holds them; and neither
+  `setattr`, `delattr` nor `getattr` with a name worked out at run time is named. What a graded
+  function reaches may use none of these anyway, but a cell it does not reach runs in the
+  learner's kernel, which `check()` reads: `setattr(k, "FMT", t)` there changes the instance
+  the target uses. `super().__init__()` counts too: the rule stays one a reader checks at a
+  glance;
+- no trusted magic's words (`magics.unseen_names`) name the attribute or such a way: `%time
+  k.FMT = t` is a string to the reading, yet stores into `k` in the kernel.
 """
 
 from __future__ import annotations
@@ -36,18 +41,19 @@ import ast
 from collections.abc import Iterable
 
 from lib.exercises.cell_reading import is_literal, type_hints
-from lib.exercises.python_itself import ORDINARY_DUNDERS, attributes_read
+from lib.exercises.python_itself import attributes_read, named_by_text
 from lib.exercises.scopes import Scope, body_names, resolve
 from lib.exercises.templates import Texts, bindings_under, given
 
 
 def notebook_templates(
-    known: dict[str, ast.stmt], statements: Iterable[ast.stmt]
+    known: dict[str, ast.stmt], statements: Iterable[ast.stmt], magic_words: set[str]
 ) -> dict[str, Texts]:
     """The notebook's names (`TEMPLATE`), class attributes (`K.FMT`) and attributes read on an
     instance in the class's methods (`K().FMT`, for `self.FMT`) that surely hold a template,
     with its texts. `known`: the names one statement alone binds (`bindings.known`);
-    `statements`: every statement of the notebook's code, where a class could be handed on."""
+    `statements`: every statement of the notebook's code, where a class could be handed on;
+    `magic_words`: the words of the trusted magics' texts (`magics.unseen_names`)."""
     statements = list(statements)
     found = {
         name: held
@@ -58,13 +64,13 @@ def notebook_templates(
     classes = {name: c for name, c in known.items() if isinstance(c, ast.ClassDef)}
     classes = {name: c for name, c in classes.items() if _sealed_body(c)}
     handed, methods_read = _uses(statements, classes)
-    stored = {
+    stored = magic_words | {
         node.attr
         for statement in statements
         for node in ast.walk(statement)
         if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load)
     }
-    unbound = _dunder_methods_read(statements)
+    unbound = _stores_unspelt(statements, magic_words)
     for name, cls in classes.items():
         if name in handed:
             continue
@@ -106,20 +112,32 @@ def _uses(statements: list[ast.stmt], classes: dict[str, ast.ClassDef]) -> tuple
     return handed, methods_read
 
 
-# The ordinary dunders that are methods, which Python's and the allowed modules' classes define
-# too: read off a class (`D.__init__`), each runs on any object it is given.
-_METHODS = ORDINARY_DUNDERS - {"__name__", "__doc__", "__slots__"}
+# Builtins that store an attribute named as text, or read one (a dunder method, say) so named.
+_BY_TEXT = {"setattr", "delattr", "getattr"}
 
 
-def _dunder_methods_read(statements: list[ast.stmt]) -> bool:
-    """Does any of the notebook's code read a dunder method (`D.__init__`, `super().__init__`,
-    `getattr(x, "__iadd__")`, a template's `{0.__init__}`), which may store any attribute?"""
-    return any(
-        name in _METHODS
-        for statement in statements
-        for node in ast.walk(statement)
-        for name in attributes_read(node)
-    )
+def _stores_unspelt(statements: list[ast.stmt], magic_words: set[str]) -> bool:
+    """Could some code of the notebook store an attribute without spelling `.X =`? It does if
+    it, or a trusted magic's words, reads a dunder beyond `__name__` and `__doc__`: a method
+    read off a class (`D.__init__`, `super().__init__`, a template's `{0.__init__}`,
+    `object.__setattr__`) runs on whatever object it is handed, and `k.__dict__` is the
+    instance's own attributes; or if it names `setattr`, `delattr` or `getattr` (but for
+    `getattr(x, "count")`, a name written out)."""
+    nodes = [node for statement in statements for node in ast.walk(statement)]
+    named = {id(node.func) for node in nodes if named_by_text(node)}
+    words = set(magic_words)
+    words |= {name for node in nodes for name in attributes_read(node)}
+    words |= {
+        n.id
+        for n in nodes
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in named
+    }
+    return any(w in _BY_TEXT or _dunder(w) for w in words)
+
+
+def _dunder(name: str) -> bool:
+    """Is `name` a dunder other than `__name__` and `__doc__`, which are no methods?"""
+    return len(name) > 4 and name[:2] == name[-2:] == "__" and name not in {"__name__", "__doc__"}
 
 
 def _notebooks(name: ast.Name, scope: Scope | None) -> bool:

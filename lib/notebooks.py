@@ -137,6 +137,8 @@ def problems(nb: nbformat.NotebookNode) -> list[str]:
         found.append("cells carry run or editor metadata (timestamps, scroll state)")
     if "widgets" in nb.metadata:
         found.append("the notebook stores widget state")
+    if any(c.cell_type == "code" and c.source.endswith("\n") for c in nb.cells):
+        found.append("a code cell ends in a newline (ruff format's layout has none)")
     if any(_WIDGET_VIEW in o.get("data", {}) for c in nb.cells for o in c.get("outputs", [])):
         found.append("a cell stores a widget's view (run `regenerate`: it keeps the HTML)")
     if (nb.metadata.get("course") or {}).get("version", VERSION) != VERSION:
@@ -152,6 +154,9 @@ def regenerate(path: Path) -> float:
     """Install the set-up cell, run the notebook from `notebooks/` and store it; return seconds."""
     nb = nbformat.read(path, as_version=4)
     install_setup_cell(nb)
+    for cell in nb.cells:  # as ruff format lays a cell out (it would rewrite the outputs' floats)
+        if cell.cell_type == "code":
+            cell.source = cell.source.rstrip("\n")
     seconds = execute(nb, cwd=path.resolve().parent)
     normalize(nb)
     add_static_images(nb)

@@ -1,0 +1,117 @@
+"""Red team on the grading rules, round 19: the salted cap (`salted_share`) and the gated error
+credit (`fixed_answer.earned`), after fix27t. Each hole or unfair outcome is `xfail(strict=True)`
+until it is fixed, its reason saying what was measured and what would fix it; each attack held,
+a plain test. Scores are the judge's (`Exercise.judge` on `run_cases`), on cases drawn as the
+grader draws them (`Settings.cases_of`), for 40 students under this file's salt.
+
+Doors found:
+
+A. **The cap tests only what the salted family tests.** An answer's score is capped by its share
+   on the salted cases, so a rule tested only by written-out (public) hidden cases is as good
+   as shown: a table of lib's cases answers it. `is_valid_utf8`'s salted cases are random
+   texts, the same cut one byte short, and the same with its second byte's top bit set: every
+   one of them is judged by whether its last character is whole. Overlong forms, surrogates,
+   code points beyond U+10FFFF and bytes F5 to FF appear only among the public cases. So a
+   table of every case lib lists (shown and unsalted hidden), and elsewhere a check of the last
+   character alone (no overlong, surrogate or range rule, nothing read before the last lead
+   byte), earned 2 / 2, "all 71 cases passed", for 16 of 40 students; mean 1.81 / 2, least
+   1.0. The honest answer without the overlong, surrogate and range rule gets 1.36 to 1.49:
+   those rules are worth a quarter of the points, and the cap gives them away.
+   Fix: a salted family for each rule the written-out cases test (an overlong form, a
+   surrogate, a code point beyond U+10FFFF, a byte that starts nothing, a stray continuation,
+   each between random texts), so that a rule is worth as much on the salted cases as on the
+   public ones. Closed here (`validity._broken_by_rule`): the tail check earns at most 0.x.
+
+Measured, no door:
+
+- Enumerating the salted inputs: run lib's generators in a learner's kernel under many salts
+  and table what comes out. Over 40 salts (6 for the slow ones), the union of salted inputs
+  held at most 5 of another student's 29 (`utf8_encode`, its 1-byte code points; `wordpiece_word`
+  5 of 23, `viterbi` 4 of 25), and none for 24 of the 31 exercises: no generator is narrow
+  enough to list. The salt itself (`sha256(key + student)`) is made in the grader's process.
+- Error credit wanted only among public cases: `gpt4_encode`'s 2 error cases are both public
+  (no salted case wants an error), so a table may answer them; they are worth 2 of 38 cases.
+- The capped reason prints the salted share ("made up for this student alone: 81%"), the same
+  bit per resubmission as the score itself (round 15's B: hide results until the deadline).
+
+Held (plain tests): an honest partial answer's score is spread little across students (the
+`is_valid_utf8` answer without the overlong, surrogate and range rule: 1.36 to 1.49 over 40
+students, the cap never lower than its share of cases right).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lib.exercises import for_lesson
+from lib.exercises.running import run_cases
+from lib.grading.grading_settings import Settings
+from tests.test_red_team_own_code_9 import function_of
+from tests.test_red_team_own_code_13 import verdict
+
+EXERCISES = {e.name: e for lesson in range(1, 10) for e in for_lesson(lesson)}
+SALT = "red team 19"
+STUDENTS = [str(2000 + n) for n in range(40)]
+
+
+def scores(name: str, source: str) -> list[float]:
+    """The judge's score for the function `source` defines, on each of STUDENTS' draws."""
+    exercise = EXERCISES[name]
+    answer = function_of(source, exercise.target)
+    settings = Settings(salt=SALT)
+    out = []
+    for student in STUDENTS:
+        cases = settings.cases_of(exercise, student)
+        out.append(exercise.judge(cases, run_cases(answer, exercise.inputs(cases), None)).score)
+    return out
+
+
+# Door A: lib's cases as a table, and the last character's wholeness for the rest.
+def tail_check() -> str:
+    exercise = EXERCISES["is_valid_utf8"]
+    table = {c.args[0]: c.expected for c in exercise.cases() + exercise.grading_cases()}
+    return (
+        f"TABLE = {table!r}\n\n\ndef is_valid_utf8(data):\n"
+        "    if data in TABLE:\n        return TABLE[data]\n"
+        "    start = len(data) - 1  # the last character only: is it whole?\n"
+        "    while start > 0 and data[start] >> 6 == 0b10:\n        start -= 1\n"
+        "    lead = data[start] if data else 0\n"
+        "    size = 1 if lead < 0x80 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4\n"
+        "    return len(data) - start == size\n"
+    )
+
+
+NO_RANGE_RULE = EXERCISES["is_valid_utf8"].solution_code.replace(
+    "        if cp < smallest or 0xD800 <= cp <= 0xDFFF or cp > 0x10FFFF:\n"
+    "            return False  # overlong, a surrogate, or beyond Unicode\n",
+    "",
+)
+
+
+def test_the_tail_check_and_the_partial_answer_are_own_code() -> None:
+    assert verdict("is_valid_utf8", tail_check()) == ""
+    assert NO_RANGE_RULE != EXERCISES["is_valid_utf8"].solution_code
+    assert verdict("is_valid_utf8", NO_RANGE_RULE) == ""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Measured: a table of lib's cases, else a check of the last character alone, earned "
+    "2 / 2 'all 71 cases passed' for 16 of 40 students (mean 1.81, least 1.0): every salted "
+    "is_valid_utf8 case is judged by its last character, the overlong, surrogate and range "
+    "rules are tested only by public cases. Fix: a salted family per rule the written-out "
+    "cases test.",
+)
+def test_a_tail_check_earns_no_more_than_the_answer_missing_a_rule() -> None:
+    """The tail check reads less than the answer without the overlong, surrogate and range
+    rule (1.36 to 1.49), and should earn no more than it does."""
+    tail = scores("is_valid_utf8", tail_check())
+    assert max(tail) <= min(scores("is_valid_utf8", NO_RANGE_RULE)), tail
+
+
+def test_an_honest_partial_answer_scores_alike_across_students() -> None:
+    """Fairness under the cap: the answer without the overlong, surrogate and range rule scored
+    1.36 to 1.49 over 40 students."""
+    partial = scores("is_valid_utf8", NO_RANGE_RULE)
+    assert max(partial) - min(partial) <= 0.2, partial
+    assert max(partial) < EXERCISES["is_valid_utf8"].points

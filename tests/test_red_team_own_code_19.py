@@ -24,6 +24,9 @@ A. **The cap tests only what the salted family tests.** An answer's score is cap
    tail check now earns 0.43 to 1.11 (mean 0.92, none passed), what the cut-short rule is
    worth; the answer without the overlong, surrogate and range rule 1.08 to 1.3 (mean 1.24,
    its cap now lower than its share of cases right), the published solution 2 / 2 for all 40.
+   The real grader (sandboxed, student 2000, this salt) gave the tail check 2 / 2 'all 71
+   cases passed' before the fix, as own code, and 1.11 / 2 'partial' after it ("scored as on
+   the 42 cases made up for this student alone: 56%").
 
 Measured, no door:
 
@@ -33,8 +36,8 @@ Measured, no door:
   5 of 23, `viterbi` 4 of 25), and none for 24 of the 31 exercises: no generator is narrow
   enough to list. The salt itself (`sha256(key + student)`) is made in the grader's process.
 - Error credit wanted only among public cases: `gpt4_encode`'s 2 error cases are both public
-  (no salted case wants an error), so a table may answer them; they are worth 2 of 38 cases.
-- The capped reason prints the salted share ("made up for this student alone: 81%"), the same
+  (no salted case wants an error), so a table may answer them (read, not run); 2 of 38 cases.
+- The capped reason prints the salted share ("made up for this student alone: 56%"), the same
   bit per resubmission as the score itself (round 15's B: hide results until the deadline).
 
 Held (plain tests): an honest partial answer's score is spread little across students (the

@@ -28,6 +28,16 @@ A. **The cap tests only what the salted family tests.** An answer's score is cap
    cases passed' before the fix, as own code, and 1.11 / 2 'partial' after it ("scored as on
    the 42 cases made up for this student alone: 56%").
 
+B. **Special tokens are tested only by listed cases.** `gpt4_encode`'s salted cases are random
+   texts and FLORES sentences, none with a special token; all 6 cases with one (and both that
+   want an error) are written out in lib. So the published solution with every special-token
+   rule cut out (no split on allowed specials, no error on disallowed ones), lib's listed
+   cases answered from a table, earned 4 / 4, "all 38 cases passed", for 10 of 10 students.
+   Fix: salted texts with a special token set in them, allowed, allowed among all, or not
+   (an error). Closed here (`capstone._made_up_texts`: its 6 random texts each carry one, so
+   the hidden cases stay 30 and fit the cell's time limit): 2.0 / 4 for each of the 10, the
+   published solution 4 / 4.
+
 Measured, no door:
 
 - Enumerating the salted inputs: run lib's generators in a learner's kernel under many salts
@@ -35,8 +45,6 @@ Measured, no door:
   held at most 5 of another student's 29 (`utf8_encode`, its 1-byte code points; `wordpiece_word`
   5 of 23, `viterbi` 4 of 25), and none for 24 of the 31 exercises: no generator is narrow
   enough to list. The salt itself (`sha256(key + student)`) is made in the grader's process.
-- Error credit wanted only among public cases: `gpt4_encode`'s 2 error cases are both public
-  (no salted case wants an error), so a table may answer them (read, not run); 2 of 38 cases.
 - The capped reason prints the salted share ("made up for this student alone: 56%"), the same
   bit per resubmission as the score itself (round 15's B: hide results until the deadline).
 
@@ -48,23 +56,24 @@ students before door A's fix, 1.08 to 1.3 after it).
 from __future__ import annotations
 
 from lib.exercises import for_lesson
+from lib.exercises.cases import Raises
 from lib.exercises.running import run_cases
 from lib.grading.grading_settings import Settings
 from tests.test_red_team_own_code_9 import function_of
-from tests.test_red_team_own_code_13 import verdict
+from tests.test_red_team_own_code_13 import KEY_SOURCE, key_of, verdict
 
 EXERCISES = {e.name: e for lesson in range(1, 10) for e in for_lesson(lesson)}
 SALT = "red team 19"
 STUDENTS = [str(2000 + n) for n in range(40)]
 
 
-def scores(name: str, source: str) -> list[float]:
-    """The judge's score for the function `source` defines, on each of STUDENTS' draws."""
+def scores(name: str, source: str, students: list[str] = STUDENTS) -> list[float]:
+    """The judge's score for the function `source` defines, on each of `students`' draws."""
     exercise = EXERCISES[name]
     answer = function_of(source, exercise.target)
     settings = Settings(salt=SALT)
     out = []
-    for student in STUDENTS:
+    for student in students:
         cases = settings.cases_of(exercise, student)
         out.append(exercise.judge(cases, run_cases(answer, exercise.inputs(cases), None)).score)
     return out
@@ -115,3 +124,45 @@ def test_an_honest_partial_answer_scores_alike_across_students() -> None:
     partial = scores("is_valid_utf8", NO_RANGE_RULE)
     assert max(partial) - min(partial) <= 0.25, partial
     assert max(partial) < EXERCISES["is_valid_utf8"].points
+
+
+# Door B: lib's cases as a table, and no special token handled anywhere else.
+def no_special_tokens() -> str:
+    """The published solution with every special-token rule cut out, lib's listed cases (shown
+    and unsalted hidden) answered from a table, their errors raised."""
+    exercise = EXERCISES["gpt4_encode"]
+    listed = exercise.cases() + exercise.grading_cases()
+    table = {key_of(c.args, c.kwargs): c.expected for c in listed}
+    errors = [key for key, answer in table.items() if isinstance(answer, Raises)]
+    source = exercise.solution_code
+    start, end = source.index("    for special in special_tokens:"), source.index("    out = []")
+    source = source[:start] + "    pieces = [text]\n" + source[end:]
+    source = source.replace(
+        "        if piece in allowed_special:\n"
+        "            out.append(special_tokens[piece])\n            continue\n",
+        "",
+    )
+    lookup = (
+        "    key = key_of((text, allowed_special), {})\n"
+        "    if key in ERRORS:\n        raise ValueError(key)\n"
+        "    if key in TABLE:\n        return TABLE[key]\n"
+    )
+    signature = "def gpt4_encode(text: str, allowed_special: set[str]) -> list[int]:\n"
+    table = {key: answer for key, answer in table.items() if key not in errors}
+    return f"{KEY_SOURCE}TABLE = {table!r}\nERRORS = {errors!r}\n\n" + source.replace(
+        signature, signature + lookup
+    )
+
+
+def test_the_answer_without_special_tokens_is_own_code() -> None:
+    source = no_special_tokens()
+    assert "special_tokens[piece]" not in source and "disallowed" not in source
+    assert verdict("gpt4_encode", source) == ""
+
+
+def test_special_tokens_left_to_a_table_earn_less_than_full_marks() -> None:
+    """Measured before the fix: 4 / 4, 'all 38 cases passed', for 10 of 10 students. Closed:
+    2.0 / 4 for each."""
+    students = STUDENTS[:10]
+    assert max(scores("gpt4_encode", no_special_tokens(), students)) <= 3.0
+    assert min(scores("gpt4_encode", EXERCISES["gpt4_encode"].solution_code, students)) == 4.0

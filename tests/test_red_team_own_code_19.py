@@ -48,6 +48,10 @@ Measured, no door:
 - The capped reason prints the salted share ("made up for this student alone: 56%"), the same
   bit per resubmission as the score itself (round 15's B: hide results until the deadline).
 
+Not tried (time): the error gate against a cheap half-right rule, groups, and a sweep of the
+other exercises for door A and B's pattern (a rule only written-out cases test): each hidden
+case written in lib with no salted case of its kind is a candidate.
+
 Held (plain tests): an honest partial answer's score is spread little across students (the
 `is_valid_utf8` answer without the overlong, surrogate and range rule: 1.36 to 1.49 over 40
 students before door A's fix, 1.08 to 1.3 after it).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise
-from lib.exercises.generated import random_texts
+from lib.exercises.generated import random_texts, rng
 from lib.exercises.lesson1.texts import TEXTS
 
 
@@ -100,12 +100,40 @@ def _is_valid_utf8_cases() -> list[Case]:
     return _validity(_BYTE_STRINGS)
 
 
+def _spelt(cp: int, size: int) -> bytes:
+    """`cp` written in `size` bytes of UTF-8's pattern, whether or not UTF-8 allows that."""
+    lead = 0 if size == 1 else (0xF00 >> size) & 0xFF  # 110xxxxx, 1110xxxx or 11110xxx
+    tail = [0x80 | (cp >> 6 * k) & 0x3F for k in reversed(range(size - 1))]
+    return bytes([lead | cp >> 6 * (size - 1), *tail])
+
+
+def _broken_by_rule(seed: int) -> list[bytes]:
+    """One made-up input per rule the written-out cases test, each between random texts: so
+    that a rule earns as much on the cases made from the salt as on those anyone can list (the
+    score is capped by the former, `salted_share`), not just whether the last character is whole."""
+    source = rng(seed)
+    breaks = [
+        _spelt(source.randint(0, 0x7F), 2),  # overlong
+        _spelt(source.randint(0x80, 0x7FF), 3),
+        _spelt(source.randint(0x800, 0xFFFF), 4),
+        _spelt(source.randint(0xD800, 0xDFFF), 3),  # a surrogate
+        _spelt(source.randint(0x110000, 0x1FFFFF), 4),  # beyond Unicode
+        bytes([source.randint(0xF5, 0xFF), 0x80, 0x80, 0x80]),  # a byte that starts nothing
+        bytes([source.randint(0x80, 0xBF)]),  # a continuation with no lead
+        bytes([source.randint(0xC2, 0xF4), source.randint(0x20, 0x7E)]),  # a lead left alone
+    ]
+    around = [text.encode("utf-8") for text in random_texts(seed, 2 * len(breaks), longest=4)]
+    return [around[2 * i] + bad + around[2 * i + 1] for i, bad in enumerate(breaks)]
+
+
 def _hidden_is_valid_utf8_cases() -> list[Case]:
-    """Valid texts, the same cut one byte short or with one byte changed, and surrogates,
-    overlong and too-large code points written out by hand."""
+    """Valid texts, the same cut one byte short or with one byte changed, each rule broken
+    between random texts, and surrogates, overlong and too-large code points written out by
+    hand."""
     texts = [text.encode("utf-8") for text in random_texts(5, 12, longest=6)]
     broken = [data[:-1] for data in texts if len(data) > 1]
     broken += [data[:1] + bytes([0x80 | data[1]]) + data[2:] for data in texts if len(data) > 2]
+    broken += _broken_by_rule(6)
     by_hand = [b"x\xed\xbf\xbf", b"\xc1\xbf", b"\xf0\x8f\xbf\xbf", b"\xf5\x80\x80\x80", b"\xfe"]
     by_hand += [b"\xf9\x80\x80\x80", b"\xfb\xbf\xbf\xbf", b"x\xdf\xdfy", b"\xf0\x9f\xe0\xa0"]
     return _validity(texts + broken + by_hand)

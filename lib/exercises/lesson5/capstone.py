@@ -57,15 +57,27 @@ def _hidden_cuts() -> list[tuple[str, int]]:
     return [("gpt2", draw.randint(2000, 3000)), ("cl100k_base", draw.randint(4000, 6000))]
 
 
-def _made_up_texts() -> list[str]:
-    """Texts no list in this code holds, secret when the grader makes them: strings of many
-    scripts, and sentences drawn from FLORES `devtest` in any of its languages."""
+# cl100k_base's special tokens, set into made-up texts.
+_GPT4_SPECIALS = ["<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"]
+
+
+def _made_up_texts() -> list[tuple[str, set[str]]]:
+    """Texts no list in this code holds, secret when the grader makes them, with the special
+    tokens they allow: strings of many scripts, each with a special token set in it, allowed,
+    allowed among all, or not (an error), and sentences drawn from FLORES `devtest` in any of its
+    languages. Special tokens count among these as among the listed cases, whose share these
+    cap (`salted_share`): left to a table, they earn nothing."""
     from lib import data
 
     draw = rng(53)
     languages = sorted(data.flores_languages())
     sentences = [draw.choice(data.flores(draw.choice(languages))) for _ in range(6)]
-    return random_texts(51, 6, 40) + sentences
+    made = []
+    for n, text in enumerate(random_texts(51, 6, 40)):
+        special, cut = draw.choice(_GPT4_SPECIALS), draw.randint(0, len(text))
+        allowed = [{special}, set(_GPT4_SPECIALS), set()][n % 3]
+        made.append((text[:cut] + special + text[cut:], allowed))
+    return made + [(sentence, set()) for sentence in sentences]
 
 
 def _gpt4_cases(texts_and_allowed: list[tuple[str, set[str]]]) -> list[Case]:
@@ -158,7 +170,7 @@ gpt4_encode = Exercise(
     target="gpt4_encode",
     allowed_lib=("lib.tiktoken_files.load", "lib.bpe.recover_merges"),
     cases=lambda: _gpt4_cases(GPT4_SHOWN),
-    hidden_cases=lambda: _gpt4_cases(GPT4_HIDDEN + [(t, set()) for t in _made_up_texts()]),
+    hidden_cases=lambda: _gpt4_cases(GPT4_HIDDEN + _made_up_texts()),
     wrong_turns=gpt4_turns,
     well_done="Your tokenizer gives tiktoken's ids, id for id, from GPT-4's own file: you have "
     "rebuilt GPT-4's tokenizer, regex split, special tokens, merges and all.",

@@ -125,7 +125,7 @@ def test_the_summary_says_which_of_the_fences_rights_this_landlock_has(monkeypat
     record = {"outcome": "graded", "protections": protections.held(True, False, UID)}
     said = protections.line(True, [record])
     if filtered:  # the fence's filter: no network, whatever the ABI
-        assert "no network (unix sockets only" in said and "TCP open" not in said
+        assert "no network (unix streams and seqpackets only" in said and "TCP open" not in said
     else:
         assert ("no TCP" in said) == (abi >= 4) and ("TCP open" in said) == (abi < 4)
     assert ("reach only a kernel's own" in said) == (abi >= 6)

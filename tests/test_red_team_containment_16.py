@@ -5,7 +5,8 @@ rounds 1 to 17. Marked `xfail(strict=True)` while the hole is open (the reason s
 attack got, measured; "Fix:" what would close it by design); plain tests are attacks the design
 holds against.
 
-Holes (measured on this 2-core machine, Linux 6.18, load 10 from the other helpers):
+Holes (measured on this 2-core machine, Linux 6.18, load 10 from the other helpers; 3, 4 and 6
+closed since by fix28e, their tests plain now, the others still xfail):
 
 1. **A closed sender's bytes are counted nowhere.** What a unix socket sends and its peer has
    not read is charged to the sending socket (its `wmem_alloc`), and the receiving one's
@@ -130,6 +131,7 @@ from tests.test_red_team_containment_14 import OWN_PTYS, PTYS
 # tests/test_other_pythons.py looks for in a module that runs code as a sandbox user).
 pytestmark = [pytest.mark.machine, *round_14_marks]
 UID = sandbox.FIRST_UID + 1100  # 1100-1119 are this round's
+CLOSED_UID = sandbox.FIRST_UID + 1120  # 1120-1139: the holes closed since (fix28e)
 CAP_MB = 32  # the attacks' memory cap, as `sandbox.Caps.memory_mb` would set it
 CAPS = sandbox.Caps(memory_mb=CAP_MB, kernels=3)
 STOPPED = 125  # `shm_guard.STOPPED`
@@ -141,10 +143,11 @@ def work() -> Iterator[Path]:
     yield from shared_folder("red-team-18-", 0o777)
 
 
-def _held(work: Path, attack: str) -> tuple[int, str]:
+def _held(work: Path, attack: str, uid: int = UID) -> tuple[int, str]:
     """Run `attack` (it prints `held MB` once it holds them, then `kept` after forty of the
-    guard's checks) as a fenced kernel capped at `CAP_MB`: its status and what it printed."""
-    done = _guarded(work, (UID, attack), caps=CAPS)
+    guard's checks) as a fenced kernel of `uid` capped at `CAP_MB`: its status and what it
+    printed."""
+    done = _guarded(work, (uid, attack), caps=CAPS)
     return done.returncode, done.stdout + done.stderr
 
 
@@ -255,16 +258,13 @@ for _ in range(3):
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel capped at 32 MB sent 11 datagrams of 4 MB to each of 3 receivers "
-    "of its own from senders closed at once: 132 MB held in 3 descriptors, never stopped. A "
-    "datagram socket's RQLEN is its first datagram only. Fix: refuse unix datagram sockets "
-    "(socket, socketpair with SOCK_DGRAM) in the fence's filter; a kernel needs none",
-)
-def test_datagrams_from_closed_senders_count_against_the_receiver(work):
-    status, said = _held(work, DATAGRAMS)
-    assert status == STOPPED and "kept" not in said, said
+def test_no_unix_datagram_sockets_to_fill_a_receiver(work):
+    """Closed (fix28e: `kernel_start.UNIX_TYPES`): before, a fenced kernel capped at 32 MB sent
+    11 datagrams of 4 MB to each of 3 receivers of its own from senders closed at once: 132 MB
+    held in 3 descriptors, never stopped (a datagram socket's RQLEN is its first datagram only).
+    Now the fence's filter refuses unix datagram sockets: the first receiver is not made."""
+    status, said = _held(work, DATAGRAMS, CLOSED_UID)
+    assert status != 0 and "PermissionError" in said and "held" not in said, said
 
 
 # --- 4. thousands of sockets in every guard's dump --------------------------------------------
@@ -293,19 +293,15 @@ for child in children:
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel's 8 processes held 8,000 unix sockets doing nothing: its guard used "
-    "0.15-0.22 s of CPU a second as root (0.01 without them) and checked 4-4.5 times a second "
-    "instead of 19, as does every neighbour's guard, each dumping every socket of the machine at "
-    "each check (~15 us a socket: 283 ms for 19,000; ~3.9 s for the 260,000 that 256 processes "
-    "may hold, extrapolated, ~570 MB of kernel memory). Fix: stop a user past a few thousand "
-    "unix sockets, counted in the same dump, as past MAX_PTYS ptys",
-)
 def test_thousands_of_sockets_do_not_make_the_guard_busy(work):
-    status, said = _held(work, MANY_SOCKETS)
-    busy = float(said.split("guard ", 1)[1].split()[0]) if "guard " in said else 0.0
-    assert status == STOPPED or busy <= 0.05, said
+    """Closed (fix28e: `shm_guard.MAX_SOCKETS`): before, a fenced kernel's 8 processes held
+    8,000 unix sockets doing nothing: its guard used 0.15-0.22 s of CPU a second as root (0.01
+    without them) and checked 4-4.5 times a second instead of 19, as did every neighbour's guard
+    (~15 us a socket at each check's dump). Now its guard stops it past `MAX_SOCKETS`, counted
+    in the same dump."""
+    status, said = _held(work, MANY_SOCKETS, CLOSED_UID + 3)
+    assert status == STOPPED and "guard " not in said, said
+    assert "unix sockets (at most" in said, said
 
 
 # --- 5. ptys whose master is closed -----------------------------------------------------------
@@ -363,17 +359,48 @@ while held < 3 * {CAP_MB} << 20:  # round 16's attack, both ends kept: here the 
 @pytest.mark.skipif(
     not Path("/proc/self/ns/user").exists(), reason="no user namespaces on this machine"
 )
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel capped at 32 MB made a user and network namespace of its own "
-    "(unshare: neither Landlock nor the fence's filter refuses it, and this machine allows "
-    "unprivileged user namespaces) and held 109 MB in 7 socket pairs there, never stopped: the "
-    "guard's sock_diag dumps its own network namespace only. Fix: refuse unshare, setns, clone "
-    "with CLONE_NEW* bits and clone3 (ENOSYS: glibc falls back to clone) in the fence's filter",
-)
 def test_sockets_in_a_network_namespace_of_its_own_still_count(work):
-    status, said = _held(work, OWN_NETWORK)
+    """Closed (fix28e: `kernel_start.NAMESPACES`, `CLONE_NEW`): before, a fenced kernel capped
+    at 32 MB made a user and network namespace of its own (unshare) and held 109 MB in 7 socket
+    pairs there, never stopped: the guard's sock_diag dumps its own network namespace only. Now
+    the fence's filter refuses unshare (EPERM), so the sockets are in the guard's sight."""
+    status, said = _held(work, OWN_NETWORK, CLOSED_UID + 1)
+    assert "unshare refused 1" in said, said
     assert status == STOPPED and "kept" not in said, said
+
+
+NAMESPACE_CALLS = """
+import ctypes, os, threading
+libc = ctypes.CDLL(None, use_errno=True)
+clone, unshare, setns = (56, 272, 308) if os.uname().machine == "x86_64" else (220, 97, 268)
+CLONE_NEWUSER, CLONE_NEWNET, SIGCHLD = 0x10000000, 0x40000000, 17
+def tried(number, *arguments):
+    answer = libc.syscall(number, *arguments)
+    if answer == 0 and number == clone:  # made: the child, in namespaces of its own, ends
+        os._exit(0)
+    return answer if answer <= 0 else "made", ctypes.get_errno()
+print("clone", tried(clone, CLONE_NEWUSER | CLONE_NEWNET | SIGCHLD, None, None, None, None))
+print("unshare", tried(unshare, CLONE_NEWUSER))
+print("setns", tried(setns, os.open("/proc/self/ns/net", os.O_RDONLY), 0))
+print("clone3", tried(435, None, 0))
+thread = threading.Thread(target=print, args=("a thread",))
+thread.start()
+thread.join()
+child = os.fork()
+if child == 0:
+    os._exit(3)
+print("a child", os.waitpid(child, 0)[1] >> 8, flush=True)
+"""
+
+
+def test_no_namespace_of_its_own_and_threads_and_children_still(work):
+    """clone with CLONE_NEW* bits, unshare and setns are refused (EPERM), clone3 is absent
+    (ENOSYS), and glibc's threads (clone3 first, then clone) and fork still work."""
+    status, said = _held(work, NAMESPACE_CALLS, CLOSED_UID + 2)
+    assert status == 0, said
+    for refused in ("clone (-1, 1)", "unshare (-1, 1)", "setns (-1, 1)", "clone3 (-1, 38)"):
+        assert refused in said, said
+    assert "a thread" in said and "a child 3" in said, said
 
 
 # --- held: sockets in flight, a pty of the devpts instance's own multiplexer ------------------

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="sock_diag and d
 
 
 def test_a_users_unread_socket_buffers_are_summed():
-    before = user_holdings.socket_bytes().get(os.getuid(), 0)
+    before = user_holdings.unix_sockets().get(os.getuid(), (0, 0))[1]
     sender, receiver = socket.socketpair()
     with sender, receiver:
         sender.setblocking(False)
@@ -25,11 +25,22 @@ def test_a_users_unread_socket_buffers_are_summed():
                 sent += sender.send(b"x" * 65536)
         except BlockingIOError:  # its buffer is full: all of it waits in the machine's memory
             pass
-        held = user_holdings.socket_bytes().get(os.getuid(), 0) - before
+        held = user_holdings.unix_sockets().get(os.getuid(), (0, 0))[1] - before
         assert sent <= held < 2 * sent + (1 << 20), (sent, held)
         while sent > 0:  # read: no longer held
             sent -= len(receiver.recv(1 << 20))
-        assert user_holdings.socket_bytes().get(os.getuid(), 0) - before < held
+        assert user_holdings.unix_sockets().get(os.getuid(), (0, 0))[1] - before < held
+
+
+def test_a_users_unix_sockets_are_counted():
+    before = user_holdings.unix_sockets().get(os.getuid(), (0, 0))[0]
+    pairs = [socket.socketpair() for _ in range(10)]
+    try:
+        assert user_holdings.unix_sockets()[os.getuid()][0] - before >= 20
+    finally:
+        for pair in pairs:
+            for end in pair:
+                end.close()
 
 
 def test_ptys_are_counted_by_their_entries_owner(tmp_path):
@@ -51,11 +62,11 @@ def test_where_sock_diag_lists_no_unix_socket_the_buffers_are_left_out_and_said(
     def missing():
         raise FileNotFoundError(2, "No such file or directory")
 
-    monkeypatch.setattr(user_holdings, "socket_bytes", missing)
+    monkeypatch.setattr(user_holdings, "unix_sockets", missing)
     assert user_holdings.sockets_uncounted() == (
         "sock_diag lists no unix socket here (No such file or directory)"
     )
-    monkeypatch.setattr(shm_guard, "socket_bytes", missing, raising=False)
+    monkeypatch.setattr(shm_guard, "unix_sockets", missing, raising=False)
     monkeypatch.setattr(shm_guard, "kept", lambda *args: (0, 0, ""))
     monkeypatch.setattr(shm_guard, "ptys", lambda uid: 0, raising=False)
     assert shm_guard.past_caps(12345, (1, 1, None), shm_guard.Walked()) == ""
@@ -64,4 +75,4 @@ def test_where_sock_diag_lists_no_unix_socket_the_buffers_are_left_out_and_said(
     monkeypatch.setattr(protections, "sockets_uncounted", user_holdings.sockets_uncounted)
     records = [{"protections": [protections.OWN_USER, protections.FENCE, protections.SHM_CAP]}]
     said = protections.line(True, records)
-    assert "ptys (not the buffers here: sock_diag lists no unix socket here" in said, said
+    assert "unix sockets (neither counted here: sock_diag lists no unix socket here" in said, said

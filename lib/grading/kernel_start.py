@@ -44,9 +44,10 @@ an earlier run of the same notebook in the same folder, before anything of the s
   processes (ABI 6): no other slot's kernel, nor anything else of the machine's, is reached so.
   Landlock's TCP rights see bind and connect only (not TCP Fast Open, listen's own bind, MPTCP
   or UDP, nor any other family: vsock reaches a virtual machine's host), so a seccomp filter
-  (`refuse_network`) also refuses a fenced kernel every socket but a unix one (an allow-list:
-  kernels talk to the grader, and pools to their workers, over unix sockets; and netlink's
-  routing one, read-only for a user) and io_uring
+  (`refuse_network`) also refuses a fenced kernel every socket but a unix stream or seqpacket
+  (an allow-list: kernels talk to the grader, and pools to their workers, over unix streams;
+  and netlink's routing one, read-only for a user), namespaces of its own (`NAMESPACES`: out of
+  its guard's sight) and io_uring
   (Docker's profile refuses io_uring too): no network at all, as in a box. The same filter
   refuses System V IPC and POSIX message queues, which Landlock does not see and which outlive
   their user's processes: a segment one slot's kernel made was read by another slot's; and
@@ -78,6 +79,11 @@ from lib.grading import landlock, seccomp
 KEY_CALLS = {"x86_64": (248, 249, 250), "aarch64": (217, 218, 219)}  # add_key, request_key, keyctl
 KEYCTL_JOIN_SESSION_KEYRING = 1  # with no name: a new anonymous keyring, this process's alone
 AF_UNIX, AF_NETLINK, NETLINK_ROUTE = 1, 16, 0
+# A fenced kernel's unix sockets: streams and seqpackets (socket's and socketpair's type,
+# argument 1, with or without SOCK_CLOEXEC and SOCK_NONBLOCK), never datagrams: datagrams from
+# senders already closed wait in a receiver's queue where sock_diag shows the first one only
+# (red team, round 18: 132 MB in 3 descriptors). ZeroMQ's ipc and multiprocessing use streams.
+UNIX_TYPES = tuple(kind | flags for kind in (1, 5) for flags in (0, 0x80000, 0x800, 0x80800))
 # A fenced kernel's sockets: socket(2) and socketpair(2), allowed for AF_UNIX and, for socket(2),
 # NETLINK_ROUTE (see `refuse_network`); and io_uring_setup, whose rings make sockets without
 # socket(2) (IORING_OP_SOCKET) and send on them.
@@ -107,6 +113,14 @@ UNCOUNTED = {"x86_64": (188, 189, 190, 463, 278), "aarch64": (5, 6, 7, 463, 75)}
 # walker and stopper are processes of the kernel's uid, whose limits it could otherwise set
 # (RLIMIT_NOFILE 0 made the walker's listing of /proc fail). A reader's filter does the same.
 PRLIMIT = {"x86_64": 302, "aarch64": 261}
+# Namespaces of a kernel's own, where its sockets and processes are out of its guard's sight
+# (red team, round 18: 109 MB of socket buffers in a network namespace of its own): unshare and
+# setns refused, clone refused with any CLONE_NEW* bit in its flags (argument 0; CLONE_NEWTIME
+# is clone3's alone), and clone3, whose flags lie in a struct a filter cannot read, made absent
+# (ENOSYS): glibc then makes threads with clone, as on a Linux before 5.3.
+NAMESPACES = {"x86_64": (272, 308), "aarch64": (97, 268)}  # unshare, setns
+CLONE, CLONE3 = {"x86_64": 56, "aarch64": 220}, 435
+CLONE_NEW = (0x10000000, 0x40000000, 0x20000, 0x20000000, 0x8000000, 0x4000000, 0x2000000)
 # The devices a fenced kernel may write to (those the machine has): the null ones and a terminal.
 DEVICES = ("/dev/null", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
 WRITABLE = "--writable"  # kernel_start's own arguments: `--writable FOLDER... -- command...`
@@ -162,8 +176,9 @@ def fence(own: list[str]) -> None:
 
 
 def refuse_network() -> None:
-    """Refuse this process and all it starts every socket but a unix one (internet: TCP, UDP,
-    MPTCP, raw; vsock, packet, netlink but NETLINK_ROUTE, and the rest), io_uring, and IPC
+    """Refuse this process and all it starts every socket but a unix stream or seqpacket
+    (internet: TCP, UDP, MPTCP, raw; unix datagrams, vsock, packet, netlink but NETLINK_ROUTE,
+    and the rest), namespaces of its own (`NAMESPACES`, `CLONE_NEW`, `CLONE3`), io_uring, IPC
     objects (`IPC`), memory shared or kept where no limit counts it (`MEMFD`, `MMAP`,
     `UNCOUNTED`) and prlimit64 on any process but itself (`PRLIMIT`), by a seccomp filter;
     raise OSError where it cannot be installed.
@@ -178,13 +193,14 @@ def refuse_network() -> None:
     # glibc's getifaddrs asks NETLINK_ROUTE, and ZeroMQ aborts the kernel when it cannot (its
     # every TCP bind asks, as ipykernel's IOPub pipe does). An unprivileged user reads there
     # what /proc/net shows and changes nothing; no other process may send to it.
-    allowed = [(socket, ((0, AF_UNIX),)), (socket, ((0, AF_NETLINK), (2, NETLINK_ROUTE)))]
-    allowed += [(pair, ((0, AF_UNIX),)), (PRLIMIT[machine], ((0, 0),))]
-    calls, shared = (
-        (uring, *IPC[machine], *MEMFD[machine], *UNCOUNTED[machine]),
+    allowed = [(call, ((0, AF_UNIX), (1, kind))) for call in (socket, pair) for kind in UNIX_TYPES]
+    allowed += [(socket, ((0, AF_NETLINK), (2, NETLINK_ROUTE))), (PRLIMIT[machine], ((0, 0),))]
+    calls = (uring, *IPC[machine], *MEMFD[machine], *UNCOUNTED[machine], *NAMESPACES[machine])
+    bits = (
         (MMAP[machine], 3, MAP_SHARED_ANONYMOUS),
+        *((CLONE[machine], 0, new) for new in CLONE_NEW),
     )
-    if not seccomp.refuse(calls, unless_argument=tuple(allowed), by_bits=(shared,)):
+    if not seccomp.refuse(calls, unless_argument=tuple(allowed), by_bits=bits, absent=(CLONE3,)):
         raise OSError(ctypes.get_errno(), "seccomp refused the network and IPC filter")
 
 

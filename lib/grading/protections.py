@@ -14,15 +14,15 @@ import platform
 from lib.grading import user_python
 from lib.grading.kernel_start import NETWORK
 from lib.grading.sandbox import NOFILE, TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
-from lib.grading.shm_guard import MAX_PTYS
+from lib.grading.shm_guard import MAX_PTYS, MAX_SOCKETS
 from lib.grading.shm_space import FLOOR, SHM
 from lib.grading.user_holdings import sockets_uncounted
 
 BOX, OWN_USER, MEMORY, CPU = "bubblewrap", "own user", "memory group", "cpu share"
 FENCE = "write fence"  # unboxed: Landlock lets a kernel write only in its own folders
 NO_TCP, SCOPED = "no tcp", "scoped"  # the fence's newer rights: no TCP; sockets, signals its own
-NO_INTERNET = "no internet"  # the fence's seccomp filter: unix sockets only, no io_uring, no IPC
-# (and no memory no limit counts, no prlimit64 on another process: `kernel_start.refuse_network`)
+NO_INTERNET = "no internet"  # the fence's seccomp filter: unix streams only, no io_uring, no IPC
+# (no namespaces, no memory no limit counts, no prlimit64 on another: `kernel_start.refuse_network`)
 SHM_CAP = "shm cap"  # a fenced kernel's files in /dev/shm, bounded by `shm_guard`
 # Records graded before records said which protections held: sandboxed meant bubblewrap then.
 EARLIER = [BOX, OWN_USER] if os.geteuid() == 0 else [BOX]
@@ -87,7 +87,7 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
             parts.insert(0, user_python.blocked())
         if FENCE in common:
             why = sockets_uncounted()
-            uncounted = f" (not the buffers here: {why})" if why else ""
+            uncounted = f" (neither counted here: {why})" if why else ""
             parts.append(
                 "each kernel writes only in its own folders and plain files in /dev/shm "
                 "(Landlock: nothing in the machine's /tmp and /var/tmp, no folder in /dev/shm)"
@@ -99,15 +99,17 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
                 "every 0.05 s: past them all its user's processes are killed and its files "
                 "removed (what it writes between two checks, or a file only a unix socket's "
                 "message holds, only a memory group counts); likewise past its memory cap in "
-                f"unix socket buffers or past {MAX_PTYS} ptys{uncounted}"
+                f"unix socket buffers, past {MAX_SOCKETS} unix sockets{uncounted} or past "
+                f"{MAX_PTYS} ptys"
                 if SHM_CAP in common
                 else "the space of /dev/shm shared by every kernel and not bounded per kernel"
             )
             parts.append(
-                "no network (unix sockets only, and netlink's routing one: no TCP, UDP, MPTCP "
-                "or vsock; no io_uring), no System V IPC or message queue between kernels, and "
-                "no memory shared outside /dev/shm (memfd, shared anonymous, /dev/zero) nor "
-                "kept where no limit counts it (extended attributes, vmsplice)"
+                "no network (unix streams and seqpackets only, and netlink's routing one: no "
+                "TCP, UDP, MPTCP, vsock or unix datagrams; no io_uring), no namespace of a "
+                "kernel's own, no System V IPC or message queue between kernels, and no memory "
+                "shared outside /dev/shm (memfd, shared anonymous, /dev/zero) nor kept where no "
+                "limit counts it (extended attributes, vmsplice)"
                 if NO_INTERNET in common
                 else "no TCP (neither bind nor connect; UDP is not refused)"
                 if NO_TCP in common

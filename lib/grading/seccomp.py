@@ -17,6 +17,7 @@ AUDIT_ARCH = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}  # the machines whose
 X32 = 0x40000000  # x86_64's x32 calls: the same numbers with this bit, refused whole
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER, PR_SET_NO_NEW_PRIVS = 22, 2, 38
 ALLOW, REFUSE = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW; SECCOMP_RET_ERRNO with EPERM
+ABSENT = 0x00050000 | 38  # SECCOMP_RET_ERRNO with ENOSYS: "this Linux has no such call"
 LOAD, EQUAL, AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, ..JGE, RET
 AND = 0x54  # BPF_ALU|BPF_AND|BPF_K: keep only some bits of the value loaded
 
@@ -35,6 +36,7 @@ def refuse(
     by_argument: tuple[tuple[int, int, int], ...] = (),
     unless_argument: tuple[tuple[int, tuple[tuple[int, int], ...]], ...] = (),
     by_bits: tuple[tuple[int, int, int], ...] = (),
+    absent: tuple[int, ...] = (),
 ) -> bool:
     """Refuse (EPERM) to this process and all it starts, for good: the calls numbered `calls`,
     each call `(number, argument, value)` of `by_argument` whose argument (0-5, its low 32
@@ -42,13 +44,15 @@ def refuse(
     all those bits set (flags: mmap's shared and anonymous at once), each call named in
     `unless_argument` unless one of its entries
     `(number, ((argument, value), ...))` has every argument at its value (an allow-list by
-    argument: socket only of some families), and any call of another ABI. Needs no privilege
+    argument: socket only of some families), and any call of another ABI; the calls numbered
+    `absent` fail with ENOSYS instead, as on a Linux without them (a caller may then fall back
+    to an older call it has: glibc from clone3 to clone). Needs no privilege
     (it sets `no_new_privs` first). True if the filter is in place; False on an unknown
     machine."""
     if platform.machine() not in AUDIT_ARCH:
         return False
     arch = AUDIT_ARCH[platform.machine()]
-    refused, allowed = -1, -2  # jumps to the last rule (refuse) and the one before; resolved below
+    refused, allowed, missing = -1, -2, -3  # jumps to the last three rules; resolved below
     rules = [
         (LOAD, 0, 0, 4),  # seccomp_data.arch
         (EQUAL, 1, 0, arch),
@@ -56,6 +60,7 @@ def refuse(
         (LOAD, 0, 0, 0),  # seccomp_data.nr
         (AT_LEAST, refused, 0, X32),
         *((EQUAL, refused, 0, call) for call in calls),
+        *((EQUAL, missing, 0, call) for call in absent),
     ]
     for call, argument, value in by_argument:  # not this call: past the next three rules
         rules += [(EQUAL, 0, 3, call), (LOAD, 0, 0, 16 + 8 * argument)]  # seccomp_data.args
@@ -72,13 +77,15 @@ def refuse(
                 body += [(EQUAL, allowed if last else 0, 2 * (len(entry) - n - 1), value)]
         body += [(EQUAL, refused, refused, 0)]  # no entry matched: refused either way
         rules += [(EQUAL, 0, len(body), call), *body]  # not this call: past its body
-    rules += [(RETURN, 0, 0, ALLOW), (RETURN, 0, 0, REFUSE)]
-    last = len(rules) - 1
-    target = {refused: last, allowed: last - 1}
+    rules += [(RETURN, 0, 0, ALLOW), (RETURN, 0, 0, REFUSE), (RETURN, 0, 0, ABSENT)]
+    last = len(rules) - 1  # what falls through the rules above is allowed
+    target = {missing: last, refused: last - 1, allowed: last - 2}
     rules = [
         (op, target[t] - i - 1 if t in target else t, target[f] - i - 1 if f in target else f, k)
         for i, (op, t, f, k) in enumerate(rules)
     ]
+    if any(max(t, f) > 255 for _, t, f, _ in rules):  # a jump is one byte
+        raise ValueError(f"a seccomp filter of {len(rules)} rules jumps too far")
     return _install(rules)
 
 

@@ -44,12 +44,18 @@ if __name__ != "__main__":  # run as `-c`, `sandbox` puts its helpers' source ah
     from lib.grading.shm_holders import unnamed_held
     from lib.grading.shm_space import SHM, nameless, share, usage
     from lib.grading.user_freeze import as_user, signal_all
-    from lib.grading.user_holdings import ptys, socket_bytes, sockets_uncounted
+    from lib.grading.user_holdings import ptys, sockets_uncounted, unix_sockets
 
 PERIOD = 0.05  # seconds between two checks: ~30 us each for an all but empty /dev/shm
 WALK_EVERY = 1.0  # seconds: how long a walk's answer stands while little appears beside it
 STOPPED = 125  # the exit status of a kernel stopped here
 MAX_PTYS = 8  # ptys a user may hold: IPython's `!command` takes one while the command runs
+# Unix sockets a user may hold: every guard's check dumps every unix socket of the machine, so
+# one kernel's idle thousands slow every guard (red team, round 18: 8,000 made a guard check 4
+# times a second instead of 19). A guard's CPU a second, one kernel holding N idle sockets, at
+# load 9: 0.01 s for none, 0.03 for 250, 0.04 for 500, 0.08 for 1,000. The honest lessons'
+# kernels held at most 21 each (lesson 8's process pool included).
+MAX_SOCKETS = 256
 # The modules whose source `command_text` puts ahead of ours, each after those it imports
 # (user_freeze, first, holds the one `from __future__`).
 HELPERS = ("user_freeze", "shm_walk", "shm_holders", "shm_space", "user_holdings")
@@ -134,12 +140,14 @@ def past_caps(uid: int, caps: tuple[int, int, int | None], walked: Walked) -> st
             f"{max_bytes // 2**20} MB and {max_files} files)"
         )
         return said + (f", {why}" if why else "")
-    queued = socket_bytes().get(uid, 0) if max_socket is not None else 0
+    sockets, queued = unix_sockets().get(uid, (0, 0)) if max_socket is not None else (0, 0)
     if max_socket is not None and queued > max_socket:
         return (
             f"its user held {queued // 2**20} MB in unix socket buffers, sent and not read (at "
             f"most {max_socket // 2**20} MB, its memory cap)"
         )
+    if sockets > MAX_SOCKETS:
+        return f"its user held {sockets} unix sockets (at most {MAX_SOCKETS})"
     opened = ptys(uid)
     if opened > MAX_PTYS:
         return f"its user held {opened} ptys (at most {MAX_PTYS})"

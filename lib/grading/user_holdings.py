@@ -8,6 +8,8 @@
   carry its uid, so one dump of the machine's unix sockets by sock_diag (netlink, no privilege
   needed; `UDIAG_SHOW_UID | UDIAG_SHOW_MEMINFO`) sums what each user holds: ~0.3 ms for 40
   sockets. Sockets in flight (sent over another socket, held by no process) are listed too.
+  The same dump counts each user's sockets: every guard dumps every socket of the machine at
+  each check, so one user's idle thousands would slow them all (`shm_guard.MAX_SOCKETS`).
 - **Ptys.** /dev/ptmx opened (for reading is enough: the fence guards writes only) makes a pty
   pair out of the machine's `kernel.pty.max`, shared by every user and container; each pty's
   /dev/pts/N belongs to its opener, so one listing counts a user's.
@@ -48,13 +50,13 @@ def _attributes(message: bytes, start: int, end: int) -> dict[int, bytes]:
     return found
 
 
-def socket_bytes() -> dict[int, int]:
-    """The bytes each uid's unix sockets hold queued (received and sent, not yet read), over
-    every unix socket of our network namespace, asked of sock_diag."""
+def unix_sockets() -> dict[int, tuple[int, int]]:
+    """Each uid's unix sockets, over every one of our network namespace, asked of sock_diag:
+    how many, and the bytes they hold queued (received and sent, not yet read)."""
     request = struct.pack("BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, 0, SHOW_MEMINFO | SHOW_UID,
                           0xFFFFFFFF, 0xFFFFFFFF)  # fmt: skip
     header = struct.pack("IHHII", HEADER + len(request), SOCK_DIAG_BY_FAMILY, DUMP, 1, 0)
-    held: dict[int, int] = {}
+    held: dict[int, tuple[int, int]] = {}
     with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_SOCK_DIAG) as diag:
         diag.send(header + request)
         while True:
@@ -69,7 +71,8 @@ def socket_bytes() -> dict[int, int]:
                 if UID in found and MEMINFO in found:
                     uid = struct.unpack("I", found[UID][:4])[0]
                     memory = struct.unpack_from("3I", found[MEMINFO])
-                    held[uid] = held.get(uid, 0) + memory[RMEM_ALLOC] + memory[WMEM_ALLOC]
+                    sockets, queued = held.get(uid, (0, 0))
+                    held[uid] = sockets + 1, queued + memory[RMEM_ALLOC] + memory[WMEM_ALLOC]
                 start += _aligned(length)
 
 
@@ -78,7 +81,7 @@ def sockets_uncounted() -> str:
     machine's `unix_diag` module, which a container cannot load. A guard that cannot count them
     then leaves them out (and the run's summary says so) rather than stop every kernel."""
     try:
-        socket_bytes()
+        unix_sockets()
     except OSError as error:
         return f"sock_diag lists no unix socket here ({error.strerror or error})"
     return ""

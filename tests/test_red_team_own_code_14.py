@@ -265,12 +265,11 @@ GRADED_ATTACKS = {
 }
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> dict:
-    """One batch (about 1 min)."""
-    folder = tmp_path_factory.mktemp("round14")
+def olivia_and_mallory(folder: Path, attacks: dict[str, str]) -> dict:
+    """One batch (about 1 min) of lesson 1 cut to its exercises: olivia's published solutions,
+    mallory's `attacks`; each student's rows by exercise."""
     lesson1 = "01_unicode_and_utf8.ipynb"
-    for student, answers in [("olivia", {}), ("mallory", GRADED_ATTACKS)]:
+    for student, answers in [("olivia", {}), ("mallory", attacks)]:
         nbformat.write(trimmed(lesson1, answers), folder / f"{student}.ipynb")
     records = grade_submissions(
         [folder],
@@ -280,6 +279,11 @@ def graded(tmp_path_factory) -> dict:
         progress=False,
     )
     return {r["student"]: {row["name"]: row for row in r["exercises"]} for r in records}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> dict:
+    return olivia_and_mallory(tmp_path_factory.mktemp("round14"), GRADED_ATTACKS)
 
 
 def test_the_grader_refuses_a_mangled_template(graded: dict) -> None:

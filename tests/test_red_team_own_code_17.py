@@ -87,15 +87,12 @@ from __future__ import annotations
 
 import ast
 
-import nbformat
 import pytest
 
 from lib.exercises.running import run_cases
 from lib.exercises.scopes import resolve
-from lib.grade import Limits, grade_submissions
-from tests.test_red_team_own_code_6 import trimmed
 from tests.test_red_team_own_code_9 import function_of, verdict
-from tests.test_red_team_own_code_14 import _in_a_shell, reads_globals
+from tests.test_red_team_own_code_14 import _in_a_shell, olivia_and_mallory, reads_globals
 
 GLOBALS = "'{0.__globals__}' * 1"
 CLASS = "class K:\n    FMT = '{}'\n\n    def show(self, f):\n        return self.FMT.format(f)\n\n"
@@ -222,19 +219,7 @@ GRADED_ATTACKS = {
 
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory) -> dict:
-    """One batch (about 1 min)."""
-    folder = tmp_path_factory.mktemp("round17")
-    lesson1 = "01_unicode_and_utf8.ipynb"
-    for student, answers in [("olivia", {}), ("mallory", GRADED_ATTACKS)]:
-        nbformat.write(trimmed(lesson1, answers), folder / f"{student}.ipynb")
-    records = grade_submissions(
-        [folder],
-        folder / "out",
-        limits=Limits(cell=15, notebook=300, probe=2),
-        jobs=1,
-        progress=False,
-    )
-    return {r["student"]: {row["name"]: row for row in r["exercises"]} for r in records}
+    return olivia_and_mallory(tmp_path_factory.mktemp("round17"), GRADED_ATTACKS)
 
 
 def test_the_grader_refuses_a_foreign_constructor(graded: dict) -> None:

@@ -97,6 +97,7 @@ import faulthandler
 import mmap
 import os
 import platform
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterator
@@ -373,4 +374,6 @@ def test_a_fenced_kernel_cannot_keep_every_pty(work):
     `shm_guard.MAX_PTYS`: every pty comes back within a check."""
     done = _guarded(work, (UID, PTY_TAKER), prefix=OWN_PTYS)
     assert done.returncode == 125 and "kept" not in done.stdout, done.stdout
-    assert f"{PTYS} ptys (at most" in done.stderr, done.stderr
+    # Stopped past 8, at whichever count the check fell on (19 of 32 seen once): not all of them.
+    held = re.search(r"its user held (\d+) ptys \(at most 8\)", done.stderr)
+    assert held and 8 < int(held[1]) <= PTYS, done.stderr

@@ -21,7 +21,7 @@ The score is that count over the cases less the group, so a fully right answer k
 ...          Case((-1,), expected=Raises(ValueError))]
 >>> empty, one, raised = {"returned": []}, {"returned": [1]}, {"kinds": ["ValueError"]}
 >>> earned(cases, [empty, empty, one, raised], [True] * 4, None)  # the two [] count as none
-(2, 2, '2 cases share one answer, which a fixed answer gets: not counted')
+(2, 2, '2 cases want the same answer, which a function ignoring its input gets too: not counted')
 >>> cases[1] = Case((3,), expected=[3])
 >>> slip = earned(cases, [empty, raised, one, raised], [True, False, True, True], None)
 >>> round(slip[0], 2), slip[1]  # its error counts for the 2 of 3 value cases raising none
@@ -54,7 +54,10 @@ def earned(
     errors, why_errors = _error_credit(cases, values, outcomes, right, mostly_right)
     why = []
     if fixed and right_values:
-        why.append(f"{fixed} cases share one answer, which a fixed answer gets: not counted")
+        why.append(
+            f"{fixed} cases want the same answer, which a function ignoring its input gets too: "
+            "not counted"
+        )
     return max(0, right_values - fixed) + errors, len(cases) - fixed, "; ".join(why + why_errors)
 
 

@@ -1,0 +1,291 @@
+"""Red team on the grading rules, round 20: the allowed modules' own features, class-body
+tricks, and the gated error credit (`fixed_answer.earned`) against a cheap half-right rule. Each
+open hole or unfair outcome is `xfail(strict=True)`, its reason saying what was measured and
+what would close it; each attack held, a plain test that, where it can, also runs the attack
+and sees it work. Measured with `verdict` (the reading's `Notebook.borrowed`, as `check()` and
+the grader read), `function_of` (the cells run in a plain namespace), the judge (`scores`: cases
+drawn as the grader draws them) and, once, the real grader (a scratch script, not in this file:
+its batch takes 77 s on the shared machine).
+
+Doors found:
+
+A. **`__match_args__` inherited by a dataclass.** A class is matched by position only where the
+   reading knows the names its `__match_args__` holds: a `class` decorated `@dataclass`, whose
+   fields are names its body binds and the reading judges (`class_patterns._only_dataclasses`).
+   But that rule looks at the decorator alone. `@dataclasses.dataclass(match_args=False)` sets
+   no `__match_args__`, so the class inherits its bases': a `collections.namedtuple` of field
+   names written as text (`["encode"]`), which no rule reads. A second base,
+   `collections.abc.Sized`, makes the class an ABC, and `Enc.register(str)` makes every `str` an
+   instance of it; then `match chr(cp): case Enc(method):` fetches `getattr(chr(cp), "encode")`
+   and `method("utf-8")` is UTF-8 by `str.encode`, where lesson 1 forbids `.encode`. Likewise
+   `bytes.decode` where `.decode` is forbidden. Measured: `utf8_encode`, `utf8_decode_first` and
+   `is_valid_utf8` so written each read as own code (verdict ""), and the real grader
+   (`grade_submissions`, lesson 1 trimmed, an honest student beside) gave mallory 2 / 2 "all 47
+   cases passed", 2 / 2 "all 67 cases passed", 2 / 2 "all 77 cases passed": 6 points for three
+   answers that call the method the exercise forbids. Any attribute name without a leading `_`
+   is open so in an exercise that forbids nothing (a frame's `f_back` too, had the code a
+   frame's class to register: none of the allowed modules hands one out).
+   Fix: match by position only a `@dataclass` class with no bases (or bases that are such
+   classes themselves) and no `match_args=False`, so that every name of its `__match_args__` is
+   a field its own body or a judged base binds.
+
+B. **Junk pays better than the wanted error (unfair outcome, by the gate).** The gate takes the
+   error credit down in proportion to the value cases on which an answer raises a wanted error,
+   but not for the value cases on which it returns a wrong value. So an `encode_chars` that
+   handles known characters and `unk` and has no byte fallback yet earns more by returning junk
+   (`0`) for the fallback than by raising `ValueError` there, the honest "not written yet":
+   over 10 students under this file's salt, 1.33 / 2 for junk, 1.0 to 1.06 for the error. A
+   learner who raises where they cannot compute is scored below one who makes something up.
+   Fix: gate the error credit by the value cases the answer gets wrong, whatever it did there
+   (raised or returned), e.g. right errors times the share of value cases right beyond the fixed
+   group; re-measure round 13's door B and round 15's door C under it.
+
+Held (plain tests: refused, and each, run, does what the attack wants): `getattr` handed on as
+a value (to `functools.partial`, `itertools.starmap`, a decorator made by `partial`, a
+parameter's default); `str.encode` in a default, a walrus in a comprehension, a named tuple's
+`defaults`, a dataclass field's `default_factory` and a value pattern (`case N.encode`); a
+dataclass base binding a field named `encode`; an ABC registered for `str` and matched by
+keyword (`case V(encode=m)`); `__get__` (a descriptor), `__set_name__`, `__init_subclass__` fed
+a class keyword, `__class_getitem__` and `__format__` (an f-string's format spec) bound in a
+class body; a `metaclass=abc.ABCMeta` (`abc` is no allowed module); `namedtuple(...,
+module=...)` read back through `__module__`; `typing.cast(bytes, ...)` (hands `bytes` on);
+`dataclasses.replace(k, **{name: ...})` (names attributes as text); `eval` behind an f-string's
+`=`.
+
+Looked at, no door: `functools.singledispatch(...).dispatch(str)` hands back a function of the
+learner's; `string.Template(...).substitute` and `re.sub` with a callback hand the code text and
+`re.Match` objects; `dataclasses.FunctionType` is a class, but no code object reaches it; a
+class keyword on an `re.RegexFlag` subclass (an enum's `boundary=`) reads as own code but
+Python refuses to extend a flag with members; `@dataclass(match_args=False)` on a class without
+bases inherits `object`'s nothing (a `TypeError` on a positional pattern). No class of the
+allowed modules has `__match_args__` but `time.struct_time` (its `tm_*` fields). Measured, by
+design (round 13's F): an answer that only validates (raises the wanted error, returns one
+value elsewhere) keeps the errors' share: `uint16_bytes` 0.53 to 0.57 / 1, `encode_chars` 0.59
+to 0.64 / 2.
+
+Not tried (time): a `check()` against grader verdict mismatch; exercises graded in groups of
+a kernel (`grading_job.programs`, `fits`) beyond reading that a top-level statement binding
+nothing (`Enc.register(str)` outside the function) belongs to no unit and never runs there.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from lib.exercises import for_lesson
+from tests.test_red_team_own_code_9 import function_of
+from tests.test_red_team_own_code_13 import verdict
+from tests.test_red_team_own_code_19 import scores
+
+EXERCISES = {e.name: e for lesson in range(1, 10) for e in for_lesson(lesson)}
+STUDENTS = [str(3000 + n) for n in range(10)]
+
+
+# Door A: a dataclass that sets no `__match_args__` inherits a named tuple's, names as text.
+def _inheriting(cls: str, method: str) -> str:
+    """A class matched by position whose one `__match_args__` name is `method`, and an ABC."""
+    return (
+        "import collections\nimport collections.abc\nimport dataclasses\n\n\n"
+        "@dataclasses.dataclass(match_args=False)\n"
+        f'class {cls}(collections.namedtuple("{cls}Base", ["{method}"]), collections.abc.Sized):\n'
+        '    """Matched by position: its `__match_args__` are the named tuple\'s."""\n\n\n'
+    )
+
+
+INHERITED = {
+    "utf8_encode": _inheriting("Enc", "encode") + "def utf8_encode(cp: int) -> bytes:\n"
+    "    Enc.register(str)\n"
+    "    match chr(cp):\n"
+    "        case Enc(method):\n"
+    '            return method("utf-8")\n',
+    "utf8_decode_first": _inheriting("Dec", "decode")
+    + "def utf8_decode_first(data: bytes) -> tuple[int, int]:\n"
+    "    Dec.register(bytes)\n"
+    "    for size in range(1, 5):\n"
+    "        match data[:size]:\n"
+    "            case Dec(method):\n"
+    "                try:\n"
+    '                    return ord(method("utf-8")), size\n'
+    "                except ValueError:\n"
+    "                    pass\n",
+    "is_valid_utf8": _inheriting("Val", "decode") + "def is_valid_utf8(data: bytes) -> bool:\n"
+    "    Val.register(bytes)\n"
+    "    match data:\n"
+    "        case Val(method):\n"
+    "            try:\n"
+    '                method("utf-8")\n'
+    "            except ValueError:\n"
+    "                return False\n"
+    "            return True\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(INHERITED))
+def test_the_inherited_match_args_answers_are_right_everywhere(name: str) -> None:
+    """The method the exercise forbids does the work: full marks on every case the judge runs
+    (the real grader: 2 / 2 each, all cases passed)."""
+    assert "register" in INHERITED[name] and ".encode" not in INHERITED[name]
+    assert scores(name, INHERITED[name], STUDENTS[:2]) == [EXERCISES[name].points] * 2
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Door A: `@dataclasses.dataclass(match_args=False)` on a class whose base is a "
+    "`collections.namedtuple` of names as text (`['encode']`), registered as an ABC for `str`: "
+    "`case Enc(method)` fetches `str.encode`. Read as own code in utf8_encode, "
+    "utf8_decode_first and is_valid_utf8; the real grader gave 2 / 2 each (6 points). Fix: "
+    "match by position only a `@dataclass` class with no bases but such classes, and no "
+    "`match_args=False`.",
+)
+@pytest.mark.parametrize("name", sorted(INHERITED))
+def test_match_args_a_dataclass_inherits_are_not_trusted(name: str) -> None:
+    assert verdict(name, INHERITED[name]) != ""
+
+
+# Door B: the gate counts a raised error against the answer, a wrong value not.
+_KNOWN_AND_UNK = (
+    "def encode_chars(text, vocab, unknown='error'):\n"
+    "    ids = []\n"
+    "    for ch in text:\n"
+    "        if ch in vocab:\n"
+    "            ids.append(vocab[ch])\n"
+    "        elif unknown == 'unk':\n"
+    "            ids.append(len(vocab))\n"
+)
+RAISES_WHERE_UNWRITTEN = _KNOWN_AND_UNK + (
+    "        else:  # the byte fallback is not written yet\n"
+    "            raise ValueError(repr(ch))\n"
+    "    return ids\n"
+)
+JUNK_WHERE_UNWRITTEN = _KNOWN_AND_UNK + (
+    "        elif unknown == 'bytes':\n"
+    "            ids.append(0)  # made up\n"
+    "        else:\n"
+    "            raise ValueError(repr(ch))\n"
+    "    return ids\n"
+)
+
+
+def test_both_partial_answers_are_own_code_and_partly_right() -> None:
+    for source in (RAISES_WHERE_UNWRITTEN, JUNK_WHERE_UNWRITTEN):
+        assert verdict("encode_chars", source) == ""
+        assert 0.9 <= min(scores("encode_chars", source, STUDENTS[:2])) < 2
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Door B: over 10 students, an encode_chars without byte fallback scores 1.0 to 1.06 "
+    "/ 2 raising ValueError where the fallback is due, 1.33 / 2 returning junk (0) there: the "
+    "gate takes error credit off for raised errors only. Fix: gate the error credit by the "
+    "value cases answered wrong, raised or returned.",
+)
+def test_raising_where_one_cannot_compute_earns_no_less_than_junk() -> None:
+    raising = scores("encode_chars", RAISES_WHERE_UNWRITTEN, STUDENTS)
+    junk = scores("encode_chars", JUNK_WHERE_UNWRITTEN, STUDENTS)
+    assert all(r >= j for r, j in zip(raising, junk, strict=True)), (raising, junk)
+
+
+# Held: each refused; where `RUNS` says so, the attack, run, is UTF-8 by `str.encode`.
+HELD = {
+    "getattr in functools.partial": (
+        "import functools\n\ndef utf8_encode(cp):\n"
+        "    return functools.partial(getattr, chr(cp))('enc' + 'ode')('utf-8')\n"
+    ),
+    "getattr in itertools.starmap": (
+        "import itertools\n\ndef utf8_encode(cp):\n"
+        "    [m] = itertools.starmap(getattr, [(chr(cp), 'enc' + 'ode')])\n    return m('utf-8')\n"
+    ),
+    "getattr as a default": (
+        "def utf8_encode(cp, g=getattr):\n    return g(chr(cp), 'enc' + 'ode')('utf-8')\n"
+    ),
+    "getattr in a decorator": (
+        "import functools\n\n@functools.partial(functools.partial, getattr)\ndef how(x):\n"
+        "    return x\n\ndef utf8_encode(cp):\n    return how(chr(cp))('enc' + 'ode')('utf-8')\n"
+    ),
+    "str.encode as a default": (
+        "def utf8_encode(cp, how=str.encode):\n    return how(chr(cp), 'utf-8')\n"
+    ),
+    "str.encode by a walrus in a comprehension": (
+        "def utf8_encode(cp):\n    [m := how for how in [str.encode]]\n"
+        "    return m(chr(cp), 'utf-8')\n"
+    ),
+    "str.encode as a named tuple's default": (
+        "import collections\n\nN = collections.namedtuple('N', 'how', defaults=[str.encode])\n\n"
+        "def utf8_encode(cp):\n    return N().how(chr(cp), 'utf-8')\n"
+    ),
+    "str.encode from a default_factory": (
+        "import dataclasses\n\n@dataclasses.dataclass\nclass K:\n"
+        "    how: object = dataclasses.field(default_factory=lambda: str.encode)\n\n"
+        "def utf8_encode(cp):\n    return K().how(chr(cp), 'utf-8')\n"
+    ),
+    "a dataclass base's field named encode": (
+        "import collections.abc\nimport dataclasses\n\n@dataclasses.dataclass\nclass B:\n"
+        "    encode: int = 0\n\n@dataclasses.dataclass(match_args=False)\n"
+        "class V(B, collections.abc.Sized):\n    pass\n\ndef utf8_encode(cp):\n"
+        "    V.register(str)\n    match chr(cp):\n"
+        "        case V(m):\n            return m('utf-8')\n"
+    ),
+    "an ABC registered for str, matched by keyword": (
+        "import collections.abc\n\nclass V(collections.abc.Sized):\n    pass\n\n"
+        "def utf8_encode(cp):\n    V.register(str)\n    match chr(cp):\n"
+        "        case V(encode=m):\n            return m('utf-8')\n"
+    ),
+    "a value pattern": (
+        "import collections\n\nN = collections.namedtuple('N', ['encode'])\n\n"
+        "def utf8_encode(cp):\n    match chr(cp):\n        case N.encode:\n            return b''\n"
+    ),
+    "a descriptor": (
+        "class D:\n    def __get__(self, obj, owner):\n        return owner\n\n"
+        "class K:\n    how = D()\n\ndef utf8_encode(cp):\n    return K().how\n"
+    ),
+    "__set_name__": (
+        "class D:\n    def __set_name__(self, owner, name):\n        self.name = name\n\n"
+        "class K:\n    encod = D()\n\ndef utf8_encode(cp):\n    return K.encod.name\n"
+    ),
+    "__init_subclass__ with a class keyword": (
+        "class B:\n    def __init_subclass__(cls, how='', **kw):\n        cls.how = how\n\n"
+        "class K(B, how='enc' 'ode'):\n    pass\n\ndef utf8_encode(cp):\n    return K.how\n"
+    ),
+    "__class_getitem__": (
+        "class K:\n    def __class_getitem__(cls, item):\n        return item\n\n"
+        "def utf8_encode(cp):\n    return K[chr(cp)]\n"
+    ),
+    "__format__ through a format spec": (
+        "class K:\n    def __format__(self, spec):\n        return spec\n\n"
+        "def utf8_encode(cp):\n    return f'{K():{chr(cp)}}'\n"
+    ),
+    "a metaclass keyword": (
+        "import abc\n\nclass K(metaclass=abc.ABCMeta):\n    pass\n\n"
+        "def utf8_encode(cp):\n    return K\n"
+    ),
+    "a named tuple's module keyword": (
+        "import collections\n\nN = collections.namedtuple('N', ['x'], module='lib.bpe')\n\n"
+        "def utf8_encode(cp):\n    return N.__module__\n"
+    ),
+    "typing.cast": "import typing\n\ndef utf8_encode(cp):\n    return typing.cast(bytes, cp)\n",
+    "dataclasses.replace with names as text": (
+        "import dataclasses\n\n@dataclasses.dataclass\nclass K:\n    x: int = 0\n\n"
+        "def utf8_encode(cp):\n    return dataclasses.replace(K(), **{'x': cp})\n"
+    ),
+    "eval behind an f-string's =": (
+        "def utf8_encode(cp):\n    return eval(f'{chr(cp)=}'[0:0] + 'b\"\"')\n"
+    ),
+}
+RUNS = {
+    "getattr in functools.partial",
+    "getattr in itertools.starmap",
+    "getattr as a default",
+    "str.encode as a default",
+    "str.encode by a walrus in a comprehension",
+    "str.encode as a named tuple's default",
+    "str.encode from a default_factory",
+    "a dataclass base's field named encode",
+    "an ABC registered for str, matched by keyword",
+}
+
+
+@pytest.mark.parametrize("attack", sorted(HELD))
+def test_the_attack_is_refused(attack: str) -> None:
+    assert verdict("utf8_encode", HELD[attack]) != ""
+    if attack in RUNS:
+        assert function_of(HELD[attack], "utf8_encode")(0xE9) == b"\xc3\xa9"

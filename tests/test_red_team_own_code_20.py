@@ -4,8 +4,8 @@ open hole or unfair outcome is `xfail(strict=True)`, its reason saying what was 
 what would close it; each attack held, a plain test that, where it can, also runs the attack
 and sees it work. Measured with `verdict` (the reading's `Notebook.borrowed`, as `check()` and
 the grader read), `function_of` (the cells run in a plain namespace), the judge (`scores`: cases
-drawn as the grader draws them) and, once, the real grader (a scratch script, not in this file:
-its batch takes 77 s on the shared machine).
+drawn as the grader draws them) and, once per door, the real grader (`grade_submissions` from a
+scratch script, not in this file: its batches took 77 and 117 s on the shared machine).
 
 Doors found:
 
@@ -29,7 +29,30 @@ A. **`__match_args__` inherited by a dataclass.** A class is matched by position
    classes themselves) and no `match_args=False`, so that every name of its `__match_args__` is
    a field its own body or a judged base binds.
 
-B. **Junk pays better than the wanted error (unfair outcome, by the gate).** The gate takes the
+B. **A type hint hands its names to the learner's `__or__`.** A hint's names are no uses of
+   what they name (`hints`: "`-> bytes` hands nothing on"), and the graded program keeps hints
+   as text (`FUTURE`). But `functools.singledispatch`'s `register` evaluates a registered
+   function's hint in the notebook's globals, and a hint may hold `|` (`hints._PLAIN`), while
+   `__or__` is now an ordinary dunder a learner's class may define (widened in round 9; round 5
+   held `|` only because no class could define it). So `@pick.register def pick_int(x: box |
+   bytes)`, with `box` an instance of a class whose `__or__` keeps `other`, hands the class
+   `bytes` to the learner's code, and `Box.found(chr(cp), "utf-8")` encodes where `.encode`
+   and `bytes` as a value are forbidden; `| getattr` hands on `getattr`, and a name worked out
+   at run time reaches `train_bpe.__globals__["__builtins__"]`, then `__import__`, `exec`,
+   everything: no rule of `allowed` holds past it, in any exercise. Read as own code (verdict
+   ""); the real grader (lessons 1 and 3 trimmed, one batch, 117 s) gave mallory's
+   `utf8_encode` 2 / 2 "all 47 cases passed" and trent's `train_bpe`, which returns
+   `lib.bpe.train(...)[1]` so reached, 2 / 2 "all 32 cases passed". (A first try without
+   `pick(box)` in the target scored 0: `box` then is read nowhere but in the hint, so its cell
+   is not in the graded program and the hint raised NameError.) Only `eval`, `exec` and the
+   other `RUNS_CODE` names are refused in a hint; `getattr`, `type`, `bytes` and any module
+   name are not.
+   Fix: a hint names no value of the notebook's: its names only builtins, allowed modules'
+   members and the notebook's own `class`es, its attributes only a module's, so `|` and a
+   subscript's `__eq__`/`__hash__` (`typing.Union[box, ...]`) never reach an operator of the
+   learner's.
+
+C. **Junk pays better than the wanted error (unfair outcome, by the gate).** The gate takes the
    error credit down in proportion to the value cases on which an answer raises a wanted error,
    but not for the value cases on which it returns a wrong value. So an `encode_chars` that
    handles known characters and `unk` and has no byte fallback yet earns more by returning junk
@@ -50,7 +73,8 @@ a class keyword, `__class_getitem__` and `__format__` (an f-string's format spec
 class body; a `metaclass=abc.ABCMeta` (`abc` is no allowed module); `namedtuple(...,
 module=...)` read back through `__module__`; `typing.cast(bytes, ...)` (hands `bytes` on);
 `dataclasses.replace(k, **{name: ...})` (names attributes as text); `eval` behind an f-string's
-`=`.
+`=`; `bytes` handed to a learner's `__eq__` by `==`, `!=` and `in` in code (each "hands `bytes`
+on"; only a hint's names escape that rule, door B).
 
 Looked at, no door: `functools.singledispatch(...).dispatch(str)` hands back a function of the
 learner's; `string.Template(...).substitute` and `re.sub` with a callback hand the code text and
@@ -142,7 +166,62 @@ def test_match_args_a_dataclass_inherits_are_not_trusted(name: str) -> None:
     assert verdict(name, INHERITED[name]) != ""
 
 
-# Door B: the gate counts a raised error against the answer, a wrong value not.
+# Door B: a type hint's names are no uses, yet `functools.singledispatch` evaluates the hint,
+# and `|` hands the name on to the learner's `__or__`.
+def _handing_over(name: str) -> str:
+    """A registered function whose hint hands `name` to `Box.__or__`, which keeps it."""
+    return (
+        "import functools\n\n\nclass Box:\n"
+        '    """Keeps what stands on the other side of `|` in a type hint."""\n\n'
+        "    found = int\n\n    def __or__(self, other):\n        Box.found = other\n"
+        "        return int\n\n\nbox = Box()\n\n\n@functools.singledispatch\n"
+        "def pick(x):\n    return x\n\n\n@pick.register\n"
+        f"def pick_int(x: box | {name}):\n    return x\n\n\n"
+    )
+
+
+READ = "    pick(box)  # `box` read here, so its cell is part of the graded program\n"
+HANDED = {
+    "utf8_encode": _handing_over("bytes")
+    + "def utf8_encode(cp: int) -> bytes:\n"
+    + READ
+    + '    return Box.found(chr(cp), "utf-8")\n',
+    "train_bpe": _handing_over("getattr")
+    + "def train_bpe(text: str, vocab_size: int) -> list[tuple[bytes, bytes]]:\n"
+    + READ
+    + "    reach = Box.found\n"
+    '    space = reach(train_bpe, "__glob" + "als__")\n'
+    '    kit = space["__builtins__"]\n'
+    '    load = kit["__import__"] if isinstance(kit, dict) else reach(kit, "__imp" + "ort__")\n'
+    '    module = load("lib.bpe", None, None, ["train"])\n'
+    '    return reach(module, "tra" + "in")(text, vocab_size)[1]\n',
+}
+FUTURE = "from __future__ import annotations\n"  # as the grader compiles the program
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # lib.bpe.train on short texts
+@pytest.mark.parametrize("name", sorted(HANDED))
+def test_the_handed_over_builtin_does_the_work(name: str) -> None:
+    """Run as the grader runs the program (hints as text, evaluated by `register`): full marks
+    on the judge's cases (the real grader: 2 / 2 each)."""
+    assert scores(name, FUTURE + HANDED[name], STUDENTS[:1]) == [EXERCISES[name].points]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Door B: `@pick.register def f(x: box | bytes)` (or `| getattr`) under the "
+    "program's `from __future__ import annotations`: `register` evaluates the hint, and "
+    "`Box.__or__` keeps `bytes` (or `getattr`). Read as own code; utf8_encode calls `bytes` "
+    "with an encoding, train_bpe reaches `lib.bpe.train` through `__globals__`: the judge "
+    "gave 2 / 2 each. Fix: a hint names no value of the notebook's (only builtins, allowed "
+    "modules' members and the notebook's `class`es), so no learner operator sees its names.",
+)
+@pytest.mark.parametrize("name", sorted(HANDED))
+def test_names_in_an_evaluated_hint_reach_no_operator_of_the_learners(name: str) -> None:
+    assert verdict(name, HANDED[name]) != ""
+
+
+# Door C: the gate counts a raised error against the answer, a wrong value not.
 _KNOWN_AND_UNK = (
     "def encode_chars(text, vocab, unknown='error'):\n"
     "    ids = []\n"
@@ -174,7 +253,7 @@ def test_both_partial_answers_are_own_code_and_partly_right() -> None:
 
 @pytest.mark.xfail(
     strict=True,
-    reason="Door B: over 10 students, an encode_chars without byte fallback scores 1.0 to 1.06 "
+    reason="Door C: over 10 students, an encode_chars without byte fallback scores 1.0 to 1.06 "
     "/ 2 raising ValueError where the fallback is due, 1.33 / 2 returning junk (0) there: the "
     "gate takes error credit off for raised errors only. Fix: gate the error credit by the "
     "value cases answered wrong, raised or returned.",
@@ -271,6 +350,19 @@ HELD = {
         "def utf8_encode(cp):\n    return eval(f'{chr(cp)=}'[0:0] + 'b\"\"')\n"
     ),
 }
+GRAB = (
+    "class Grab:\n    found = int\n\n    def __eq__(self, other):\n"
+    "        Grab.found = other\n        return False\n\n    def __hash__(self):\n"
+    "        return 0\n\n\n"
+)
+USE_GRAB = "    return Grab.found(chr(cp), 'utf-8')\n"
+HELD |= {
+    "bytes handed to __eq__ by ==": GRAB + "def utf8_encode(cp):\n    Grab() == bytes\n" + USE_GRAB,
+    "bytes handed to __eq__ by !=": GRAB + "def utf8_encode(cp):\n    bytes != Grab()\n" + USE_GRAB,
+    "bytes handed to __eq__ by in": GRAB
+    + "def utf8_encode(cp):\n    bytes in [Grab()]\n"
+    + USE_GRAB,
+}
 RUNS = {
     "getattr in functools.partial",
     "getattr in itertools.starmap",
@@ -281,6 +373,9 @@ RUNS = {
     "str.encode from a default_factory",
     "a dataclass base's field named encode",
     "an ABC registered for str, matched by keyword",
+    "bytes handed to __eq__ by ==",
+    "bytes handed to __eq__ by !=",
+    "bytes handed to __eq__ by in",
 }
 
 

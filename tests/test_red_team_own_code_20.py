@@ -1,11 +1,12 @@
-"""Red team on the grading rules, round 20: the allowed modules' own features, class-body
-tricks, and the gated error credit (`fixed_answer.earned`) against a cheap half-right rule. Each
-open hole or unfair outcome is `xfail(strict=True)`, its reason saying what was measured and
-what would close it; each attack held, a plain test that, where it can, also runs the attack
-and sees it work. Measured with `verdict` (the reading's `Notebook.borrowed`, as `check()` and
-the grader read), `function_of` (the cells run in a plain namespace), the judge (`scores`: cases
-drawn as the grader draws them) and, once per door, the real grader (`grade_submissions` from a
-scratch script, not in this file: its batches took 77 and 117 s on the shared machine).
+"""Red team on the grading rules, round 20: the allowed modules' own features, class-body tricks,
+what the judge quotes of an answer, and the gated error credit (`fixed_answer.earned`) against a
+cheap half-right rule. Each open hole or unfair outcome is `xfail(strict=True)`, its reason
+saying what was measured and what would close it; each attack held, a plain test that, where it
+can, also runs the attack and sees it work. Measured with `verdict` (the reading's
+`Notebook.borrowed`, as `check()` and the grader read), `function_of` (the cells run in a plain
+namespace), the judge (`scores`: cases drawn as the grader draws them) and, once per door, the
+real grader (`grade_submissions` from a scratch script, not in this file: its batches took 77 to
+117 s on the shared machine).
 
 Doors found:
 
@@ -63,6 +64,25 @@ C. **Junk pays better than the wanted error (unfair outcome, by the gate).** The
    (raised or returned), e.g. right errors times the share of value cases right beyond the fixed
    group; re-measure round 13's door B and round 15's door C under it.
 
+D. **A blind answer's one value is quoted, and a hidden case computed it.** `blind_by_raising`
+   says "it returns only X, or raises, whatever the input", X being `show(returned[0], 60)`,
+   the first value returned on any case. An answer that raises `ValueError(repr(args))` on every
+   case but the last (its shown cases all raise) returns on that last one, a hidden case, the
+   hidden inputs it kept: one value, so the judge calls it blind and prints it. The real grader
+   (lesson 2 trimmed, grader's salt "red team 20", student mallory; 77 s) gave `encode_chars` 0
+   / 2 with the reason "it returns only
+   'ाsाி日ा™하ü™|ाsाி日ा™하ü™|ाsाி日ा™하ü™|녕 … 요नत|மas™요नत|மas™요नत',
+   or raises", in the feedback .md and .html: the first and last of its 24 hidden texts, which
+   `Settings.cases_of` confirms. About 55 characters a submission, in any exercise with a case
+   that wants an error (`encode_chars`, `encode_with_specials`, `gpt4_encode`, `uint16_bytes`),
+   and the answer chooses which (a slice, a digest); the hidden inputs are the same on every
+   resubmission, so a few submissions list them, and a table answers them (computed offline
+   with `lib`) beside a table of the shown ones: the salted cap is no help then, the table
+   being right on the salted cases too. The judge gave the same on `uint16_bytes`.
+   Fix: quote no value a hidden case returned: "returns one value, or raises, whatever the
+   input" (the shown cases' failures already show what it returned there), or quote it only if
+   a shown case returned it.
+
 Held (plain tests: refused, and each, run, does what the attack wants): `getattr` handed on as
 a value (to `functools.partial`, `itertools.starmap`, a decorator made by `partial`, a
 parameter's default); `str.encode` in a default, a walrus in a comprehension, a named tuple's
@@ -76,6 +96,11 @@ module=...)` read back through `__module__`; `typing.cast(bytes, ...)` (hands `b
 `=`; `bytes` handed to a learner's `__eq__` by `==`, `!=` and `in` in code (each "hands `bytes`
 on"; only a hint's names escape that rule, door B).
 
+Held by `rounds` (a plain test, and once through the real grader): one exercise keeping its
+hidden inputs (`SEEN.append(cp)` in `utf8_encode`) and a later exercise of the same kernel
+answering its first shown case with them: every shown slice runs before any hidden one, so the
+answer is empty ("got: ''", `utf8_decode_first` 1.97 / 2 in the real grader).
+
 Looked at, no door: `functools.singledispatch(...).dispatch(str)` hands back a function of the
 learner's; `string.Template(...).substitute` and `re.sub` with a callback hand the code text and
 `re.Match` objects; `dataclasses.FunctionType` is a class, but no code object reaches it; a
@@ -87,9 +112,11 @@ design (round 13's F): an answer that only validates (raises the wanted error, r
 value elsewhere) keeps the errors' share: `uint16_bytes` 0.53 to 0.57 / 1, `encode_chars` 0.59
 to 0.64 / 2.
 
-Not tried (time): a `check()` against grader verdict mismatch; exercises graded in groups of
-a kernel (`grading_job.programs`, `fits`) beyond reading that a top-level statement binding
-nothing (`Enc.register(str)` outside the function) belongs to no unit and never runs there.
+Not tried (time): a `check()` against grader verdict mismatch (doors A and B read the same
+through `Notebook.borrowed`, which `check()` asks; not run in a shell); exercises of one kernel
+(`grading_job.programs`, `fits`) beyond the held leak above and reading that a top-level
+statement binding nothing (`Enc.register(str)` outside the function) belongs to no unit and
+never runs there.
 """
 
 from __future__ import annotations
@@ -97,6 +124,9 @@ from __future__ import annotations
 import pytest
 
 from lib.exercises import for_lesson
+from lib.exercises.running import run_cases
+from lib.grading.grading_settings import Settings
+from lib.grading.rounds import rounds
 from tests.test_red_team_own_code_9 import function_of
 from tests.test_red_team_own_code_13 import verdict
 from tests.test_red_team_own_code_19 import scores
@@ -262,6 +292,77 @@ def test_raising_where_one_cannot_compute_earns_no_less_than_junk() -> None:
     raising = scores("encode_chars", RAISES_WHERE_UNWRITTEN, STUDENTS)
     junk = scores("encode_chars", JUNK_WHERE_UNWRITTEN, STUDENTS)
     assert all(r >= j for r, j in zip(raising, junk, strict=True)), (raising, junk)
+
+
+# Door D: `blind_by_raising` quotes the one value returned, which a hidden case computed.
+SALT = "red team 20"  # `scores` uses round 19's; this file's draws for the leak
+
+
+def _keeps_hidden_inputs(name: str, total: int, shown: int) -> str:
+    """Raises an error naming the input on every case but the last, and there returns the
+    hidden inputs seen so far: one value returned, so the judge calls it blind and quotes it."""
+    return (
+        f"CALLS = []\n\n\ndef {EXERCISES[name].target}(*args):\n    CALLS.append(args)\n"
+        f"    if len(CALLS) < {total}:\n        raise ValueError(repr(args))\n"
+        f"    return '|'.join(repr(a[0])[:12] for a in CALLS[{shown}:])\n"
+    )
+
+
+def _leak(name: str) -> tuple[str, list]:
+    """The judge's reason for `_keeps_hidden_inputs` on student 3000's draw, and the hidden
+    inputs (first arguments) of that draw."""
+    exercise = EXERCISES[name]
+    cases = Settings(salt=SALT).cases_of(exercise, "3000")
+    shown = sum(not case.hidden for case in cases)
+    answer = function_of(_keeps_hidden_inputs(name, len(cases), shown), exercise.target)
+    result = exercise.judge(cases, run_cases(answer, exercise.inputs(cases), None))
+    assert result.score == 0  # the price: the exercise's marks, this once
+    return result.reason, [case.args[0] for case in cases if case.hidden]
+
+
+@pytest.mark.parametrize("name", ["encode_chars", "uint16_bytes"])
+def test_the_leaking_answer_is_own_code(name: str) -> None:
+    cases = EXERCISES[name].grading_cases()
+    source = _keeps_hidden_inputs(name, len(cases), 3)
+    assert verdict(name, source) == ""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="Door D: an answer raising ValueError(repr(args)) on every case but the last, and "
+    "there returning the hidden inputs it kept, is `blind_by_raising`, whose reason quotes "
+    "`show(returned[0], 60)`: a value computed in the hidden round. Measured by the judge "
+    "(student 3000): encode_chars's reason held the hidden text 'आ€ेé語€E1', uint16_bytes's "
+    "the first items of its hidden id lists '[21223, 3774'. Fix: quote no answer that a "
+    "hidden case returned (say 'returns one value, or raises', or quote a shown case's).",
+)
+@pytest.mark.parametrize("name", ["encode_chars", "uint16_bytes"])
+def test_a_blind_answers_reason_quotes_no_hidden_input(name: str) -> None:
+    reason, hidden = _leak(name)
+    assert not any(repr(first)[:8] in reason for first in hidden), reason
+
+
+def test_a_later_exercises_shown_answer_holds_no_earlier_hidden_input() -> None:
+    """Held by `rounds` (every shown slice before any hidden one): utf8_encode keeps every code
+    point it is asked, utf8_decode_first answers its first shown case with those past the 17
+    shown; run in the grader's order in one namespace, that answer is empty. (The real grader,
+    lesson 1 trimmed: "got: ''", 1.97 / 2.)"""
+    source = (
+        "SEEN = []\n\n\ndef utf8_encode(cp):\n    SEEN.append(cp)\n    return b''\n\n\n"
+        "def utf8_decode_first(data):\n"
+        "    return ' '.join(format(cp, 'x') for cp in SEEN[17:]) if data == b'hello' else 0\n"
+    )
+    assert verdict("utf8_decode_first", source) == ""
+    names = ("utf8_encode", "utf8_decode_first")
+    cases = {n: Settings(salt=SALT).cases_of(EXERCISES[n], "3000") for n in names}
+    namespace: dict = {}
+    exec(source, namespace)  # one kernel: the two functions share `SEEN`
+    outcomes: dict[str, list] = {n: [] for n in names}
+    for name, start, end in rounds(cases):
+        inputs = EXERCISES[name].inputs(cases[name][start:end])
+        outcomes[name] += run_cases(namespace[name], inputs, None)
+    first = EXERCISES[names[1]].judge(cases[names[1]], outcomes[names[1]])
+    assert "got:      ''" in first.reason, first.reason
 
 
 # Held: each refused; where `RUNS` says so, the attack, run, is UTF-8 by `str.encode`.

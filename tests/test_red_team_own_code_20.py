@@ -93,8 +93,9 @@ a class keyword, `__class_getitem__` and `__format__` (an f-string's format spec
 class body; a `metaclass=abc.ABCMeta` (`abc` is no allowed module); `namedtuple(...,
 module=...)` read back through `__module__`; `typing.cast(bytes, ...)` (hands `bytes` on);
 `dataclasses.replace(k, **{name: ...})` (names attributes as text); `eval` behind an f-string's
-`=`; `bytes` handed to a learner's `__eq__` by `==`, `!=` and `in` in code (each "hands `bytes`
-on"; only a hint's names escape that rule, door B).
+`=`; `bytes` handed to a learner's `__eq__` by `==`, `!=` and `in`, and to its `__or__`/`__ror__`
+by a union in `isinstance`, `issubclass` or `type(x) is` (each "hands `bytes` on"; only a
+hint's names escape that rule, door B).
 
 Held by `rounds` (a plain test, and once through the real grader): one exercise keeping its
 hidden inputs (`SEEN.append(cp)` in `utf8_encode`) and a later exercise of the same kernel
@@ -112,8 +113,10 @@ design (round 13's F): an answer that only validates (raises the wanted error, r
 value elsewhere) keeps the errors' share: `uint16_bytes` 0.53 to 0.57 / 1, `encode_chars` 0.59
 to 0.64 / 2.
 
-Not tried (time): a `check()` against grader verdict mismatch (doors A and B read the same
-through `Notebook.borrowed`, which `check()` asks; not run in a shell); exercises of one kernel
+`check()` agrees with the grader on doors A and B, wrongly: `not_own` in an IPython shell (a
+scratch script) gave "" for both `utf8_encode`s, each, run there, encoding 233 right.
+
+Not tried (time): other `check()` against grader mismatches; exercises of one kernel
 (`grading_job.programs`, `fits`) beyond the held leak above and reading that a top-level
 statement binding nothing (`Enc.register(str)` outside the function) belongs to no unit and
 never runs there.
@@ -464,6 +467,23 @@ HELD |= {
     + "def utf8_encode(cp):\n    bytes in [Grab()]\n"
     + USE_GRAB,
 }
+BOX_BOTH_SIDES = (
+    "class Box:\n    found = int\n\n    def __ror__(self, other):\n        Box.found = other\n"
+    "        return int\n\n    def __or__(self, other):\n        Box.found = other\n"
+    "        return int\n\n\nbox = Box()\n\n\n"
+)
+USE_BOX = "    return Box.found(chr(cp), 'utf-8')\n"
+HELD |= {
+    f"bytes handed to __or__ in {asking}": BOX_BOTH_SIDES
+    + f"def utf8_encode(cp):\n    {asking}\n"
+    + USE_BOX
+    for asking in (
+        "isinstance(cp, bytes | box)",
+        "isinstance(cp, box | bytes)",
+        "issubclass(int, bytes | box)",
+        "type(cp) is bytes | box",
+    )
+}
 RUNS = {
     "getattr in functools.partial",
     "getattr in itertools.starmap",
@@ -477,6 +497,10 @@ RUNS = {
     "bytes handed to __eq__ by ==",
     "bytes handed to __eq__ by !=",
     "bytes handed to __eq__ by in",
+    "bytes handed to __or__ in isinstance(cp, bytes | box)",
+    "bytes handed to __or__ in isinstance(cp, box | bytes)",
+    "bytes handed to __or__ in issubclass(int, bytes | box)",
+    "bytes handed to __or__ in type(cp) is bytes | box",
 }
 
 

@@ -58,8 +58,9 @@ C. **Junk pays better than the wanted error (unfair outcome, by the gate).** The
    but not for the value cases on which it returns a wrong value. So an `encode_chars` that
    handles known characters and `unk` and has no byte fallback yet earns more by returning junk
    (`0`) for the fallback than by raising `ValueError` there, the honest "not written yet":
-   over 10 students under this file's salt, 1.33 / 2 for junk, 1.0 to 1.06 for the error. A
-   learner who raises where they cannot compute is scored below one who makes something up.
+   over 10 students under round 19's salt (`scores`), 1.33 / 2 for junk, 1.0 to 1.06 for the
+   error. A learner who raises where they cannot compute is scored below one who makes
+   something up.
    Fix: gate the error credit by the value cases the answer gets wrong, whatever it did there
    (raised or returned), e.g. right errors times the share of value cases right beyond the fixed
    group; re-measure round 13's door B and round 15's door C under it.
@@ -311,23 +312,23 @@ def _keeps_hidden_inputs(name: str, total: int, shown: int) -> str:
     )
 
 
-def _leak(name: str) -> tuple[str, list]:
-    """The judge's reason for `_keeps_hidden_inputs` on student 3000's draw, and the hidden
-    inputs (first arguments) of that draw."""
+def _leak(name: str) -> tuple[float, str, list]:
+    """The judge's score and reason for `_keeps_hidden_inputs` on student 3000's draw, and the
+    hidden inputs (first arguments) of that draw."""
     exercise = EXERCISES[name]
     cases = Settings(salt=SALT).cases_of(exercise, "3000")
     shown = sum(not case.hidden for case in cases)
     answer = function_of(_keeps_hidden_inputs(name, len(cases), shown), exercise.target)
     result = exercise.judge(cases, run_cases(answer, exercise.inputs(cases), None))
-    assert result.score == 0  # the price: the exercise's marks, this once
-    return result.reason, [case.args[0] for case in cases if case.hidden]
+    return result.score, result.reason, [case.args[0] for case in cases if case.hidden]
 
 
 @pytest.mark.parametrize("name", ["encode_chars", "uint16_bytes"])
-def test_the_leaking_answer_is_own_code(name: str) -> None:
+def test_the_leaking_answer_is_own_code_and_earns_nothing(name: str) -> None:
+    """The price of the leak: the exercise's marks, for that submission."""
     cases = EXERCISES[name].grading_cases()
-    source = _keeps_hidden_inputs(name, len(cases), 3)
-    assert verdict(name, source) == ""
+    assert verdict(name, _keeps_hidden_inputs(name, len(cases), 3)) == ""
+    assert _leak(name)[0] == 0
 
 
 @pytest.mark.xfail(
@@ -341,7 +342,7 @@ def test_the_leaking_answer_is_own_code(name: str) -> None:
 )
 @pytest.mark.parametrize("name", ["encode_chars", "uint16_bytes"])
 def test_a_blind_answers_reason_quotes_no_hidden_input(name: str) -> None:
-    reason, hidden = _leak(name)
+    _, reason, hidden = _leak(name)
     assert not any(repr(first)[:8] in reason for first in hidden), reason
 
 

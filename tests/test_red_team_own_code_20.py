@@ -59,8 +59,11 @@ C. **Junk pays better than the wanted error (unfair outcome, by the gate).** The
    handles known characters and `unk` and has no byte fallback yet earns more by returning junk
    (`0`) for the fallback than by raising `ValueError` there, the honest "not written yet":
    over 10 students under round 19's salt (`scores`), 1.33 / 2 for junk, 1.0 to 1.06 for the
-   error. A learner who raises where they cannot compute is scored below one who makes
-   something up.
+   error. Raising another kind there (`raise NotImplementedError("byte fallback")`, or a
+   `KeyError`) also scores 1.33: what costs a third of the credit is only that the unwritten
+   branch falls into the `else: raise ValueError` the exercise asks for, the commonest shape of
+   an honest draft. A learner who raises the wanted error where they cannot compute yet is
+   scored below one who makes something up.
    Fix: gate the error credit by the value cases the answer gets wrong, whatever it did there
    (raised or returned), e.g. right errors times the share of value cases right beyond the fixed
    group; re-measure round 13's door B and round 15's door C under it.
@@ -288,7 +291,8 @@ def test_both_partial_answers_are_own_code_and_partly_right() -> None:
 @pytest.mark.xfail(
     strict=True,
     reason="Door C: over 10 students, an encode_chars without byte fallback scores 1.0 to 1.06 "
-    "/ 2 raising ValueError where the fallback is due, 1.33 / 2 returning junk (0) there: the "
+    "/ 2 raising ValueError where the fallback is due, 1.33 / 2 returning junk (0) there (or "
+    "raising NotImplementedError): the "
     "gate takes error credit off for raised errors only. Fix: gate the error credit by the "
     "value cases answered wrong, raised or returned.",
 )

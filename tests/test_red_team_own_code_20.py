@@ -112,7 +112,15 @@ learner's; `string.Template(...).substitute` and `re.sub` with a callback hand t
 class keyword on an `re.RegexFlag` subclass (an enum's `boundary=`) reads as own code but
 Python refuses to extend a flag with members; `@dataclass(match_args=False)` on a class without
 bases inherits `object`'s nothing (a `TypeError` on a positional pattern). No class of the
-allowed modules has `__match_args__` but `time.struct_time` (its `tm_*` fields). Measured, by
+allowed modules has `__match_args__` but `time.struct_time` (its `tm_*` fields). Door A cannot
+make every object an instance (`V.register(object)`: "Refusing to create an inheritance
+cycle"), and no allowed module names a generator's class, so its frames stay out of reach there.
+`typing.Literal[box, bytes]` in a registered hint calls the learner's `__eq__` only on a hash
+collision with `bytes` (measured: `Box.found` stayed `int`), and the hint then raises "Invalid
+annotation". Of what the judge says of hidden cases besides door D: `trivial_answer` quotes the
+first case's answer (a shown one, computed before any hidden input came), and the
+changed-argument 💡 gives a hidden case's item type and whether one or several changed: bits, as
+the pass/fail line. Measured, by
 design (round 13's F): an answer that only validates (raises the wanted error, returns one
 value elsewhere) keeps the errors' share: `uint16_bytes` 0.53 to 0.57 / 1, `encode_chars` 0.59
 to 0.64 / 2.

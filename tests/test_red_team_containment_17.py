@@ -5,7 +5,8 @@ and `by_bits`; `shm_guard.MAX_SOCKETS` and `_killed` at the kernel's end. Marked
 `xfail(strict=True)` while the hole is open (the reason says what the attack got, measured;
 "Fix:" what would close it by design); plain tests are attacks the design holds against.
 
-Holes (measured on this 2-core machine, Linux 6.18, under the other helpers' load):
+Holes (measured on this 2-core machine, Linux 6.18, under the other helpers' load; 1 closed
+since by fix28f, its test plain now):
 
 1. **Netlink's routing sockets hold memory the guard counts nowhere.** The fence's filter lets
    a kernel make `socket(AF_NETLINK, any type, NETLINK_ROUTE)` (glibc's getifaddrs needs it),
@@ -73,6 +74,7 @@ from tests.test_red_team_containment_12 import pytestmark as round_14_marks
 # tests/test_other_pythons.py looks for in a module that runs code as a sandbox user).
 pytestmark = [pytest.mark.machine, *round_14_marks]
 UID = sandbox.FIRST_UID + 1140  # 1140-1159 are this round's
+FIXED_UID = sandbox.FIRST_UID + 1170  # 1170-1179: the holes closed since (fix28f)
 CAP_MB = 32  # the attacks' memory cap, as `sandbox.Caps.memory_mb` would set it
 CAPS = sandbox.Caps(memory_mb=CAP_MB, kernels=3)
 STOPPED = 125  # `shm_guard.STOPPED`
@@ -113,19 +115,14 @@ print("kept", flush=True)
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel capped at 32 MB filled 13 netlink route sockets' receive queues "
-    "(SO_RCVBUF 8 MB each, answers to 20,000 RTM_GETLINK requests left unread): 103 MB held, "
-    "never stopped; the guard dumps unix sockets only. Fix: have the guard sum /proc/net/netlink's "
-    "Rmem (every netlink socket of its network namespace, cheap to read) and, only when that "
-    "could put the user past its cap, walk its processes' descriptors for those sockets' inodes "
-    "(as /dev/shm's files without a name are walked); refusing SO_RCVBUF alone leaves 208 kB "
-    "a descriptor",
-)
 def test_netlink_queues_count_against_the_kernel(work):
-    status, said = _held(work, NETLINK_QUEUES)
+    """Closed (fix28f: `netlink_queues`): before, a fenced kernel capped at 32 MB filled 13
+    netlink route sockets' receive queues (8 MB each): 103 MB held, never stopped. Now its guard
+    sums /proc/net/netlink's queues and, once they could put its user past its cap, looks into
+    its processes for those sockets: stopped at 33 MB."""
+    status, said = _held(work, NETLINK_QUEUES, FIXED_UID)
     assert status == STOPPED and "kept" not in said, said
+    assert "MB netlink" in said, said
 
 
 # --- held: the new rules by other doors -------------------------------------------------------

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from lib.grading import netlink_queues, user_holdings, user_ptys
+from lib.grading import holding_caps, netlink_queues, user_holdings, user_ptys
 
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="sock_diag and devpts: Linux's")
 TIOCGPTPEER, TIOCSPTLCK = 0x5441, 0x40045431  # a pty's slave from its master; unlockpt
@@ -58,7 +58,7 @@ def test_where_sock_diag_lists_no_unix_socket_the_buffers_are_left_out_and_said(
     """A container cannot load the machine's `unix_diag` module: the guard must not stop every
     kernel for it (all of a Gradescope class at 0), and the run's summary says what is not
     counted."""
-    from lib.grading import holding_caps, protections, shm_guard
+    from lib.grading import protections, shm_guard
 
     assert user_holdings.sockets_uncounted() == ""  # this machine lists them
 
@@ -171,3 +171,38 @@ def test_a_pty_slave_whose_master_is_closed_is_found_by_its_holder():
         assert user_ptys._orphans([str(os.getpid())]) == 1
     finally:
         os.close(slave)
+
+
+def test_a_guard_looks_into_netlink_holders_only_when_they_could_matter(monkeypatch):
+    """The netlink table names no user: its sum alone is charged while it cannot put the user
+    past its cap, and the user's processes are looked into (`netlink_held`) only when it can."""
+    looked = []
+    monkeypatch.setattr(holding_caps, "unix_sockets", lambda: {7: (3, 1000)})
+    monkeypatch.setattr(holding_caps, "netlink_queued", lambda: {11: 5 << 20})
+    monkeypatch.setattr(
+        holding_caps, "netlink_held", lambda uid, all_: looked.append(uid) or ((all_,), "")
+    )
+    assert holding_caps.sockets_past(7, 6 << 20, holding_caps.Looks()) == ""
+    assert looked == []
+    said = holding_caps.sockets_past(7, 4 << 20, holding_caps.Looks())
+    assert looked == [7] and "5 MB in socket buffers" in said and "5 MB netlink" in said, said
+
+
+def test_a_guard_looks_for_ptys_without_an_entry_only_when_they_could_matter(monkeypatch):
+    """`kernel.pty.nr` beyond the entries says how many ptys may have none; only when they could
+    put the user past `MAX_PTYS` are its processes looked into, and the look's answer stands
+    while no more appear."""
+    looked, unlisted = [], [3]
+    monkeypatch.setattr(holding_caps, "pty_entries", lambda uid: (2, 2))
+    monkeypatch.setattr(holding_caps, "ptys_unlisted", lambda listed: unlisted[0])
+    monkeypatch.setattr(
+        holding_caps, "orphaned_ptys", lambda uid, hidden: looked.append(hidden) or ((0,), "")
+    )
+    looks = holding_caps.Looks()
+    assert holding_caps.ptys_past(7, looks) == "" and looked == []  # 2 + 3 <= 8
+    unlisted[0] = 10  # another instance's, say
+    assert holding_caps.ptys_past(7, looks) == "" and looked == [10]
+    assert holding_caps.ptys_past(7, looks) == "" and looked == [10]  # none appeared since
+    unlisted[0] = 17  # 7 more: they may be the user's
+    monkeypatch.setattr(holding_caps, "orphaned_ptys", lambda uid, hidden: ((7,), ""))
+    assert holding_caps.ptys_past(7, looks) == "its user held 9 ptys (at most 8)"

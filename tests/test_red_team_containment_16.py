@@ -89,7 +89,7 @@ twice), at up to 2 kB a byte and at most `user_holdings.sender_most` (twice `wme
 send more: 8,454,144 bytes here); a listener names each pending connection's client
 (UNIX_DIAG_ICONS, 0 once closed), and each whose client is not listed is charged at
 `sender_most`. Hole 5: /dev/pts listed and `kernel.pty.nr` read at every check, the user's
-processes looked into (held still) only while the ptys without an entry could put it past
+processes looked into (not held still) only while the ptys without an entry could put it past
 `MAX_PTYS`; slaves are found by their descriptors' device (a pty slave's major, shown deleted).
 
 Held (plain tests): sockets in flight (the senders themselves passed over SCM_RIGHTS into one

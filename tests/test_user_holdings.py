@@ -69,16 +69,19 @@ def test_where_sock_diag_lists_no_unix_socket_the_buffers_are_left_out_and_said(
     assert user_holdings.sockets_uncounted() == (
         "sock_diag lists no unix socket here (No such file or directory)"
     )
-    monkeypatch.setattr(holding_caps, "unix_sockets", missing, raising=False)
+    monkeypatch.setattr(holding_caps, "unix_sockets", missing)
+    monkeypatch.setattr(holding_caps, "netlink_queued", lambda: {})  # netlink's still counted
     monkeypatch.setattr(shm_guard, "kept", lambda *args: (0, 0, ""))
-    monkeypatch.setattr(shm_guard, "ptys_past", lambda uid, looks: "")
-    assert shm_guard.past_caps(12345, (1, 1, None), holding_caps.Looks()) == ""
+    monkeypatch.setattr(shm_guard, "ptys_past", lambda uid, watch: "")
+    assert shm_guard.past_caps(12345, (1, 1, 1), holding_caps.Watch(unix=False)) == ""
     with pytest.raises(FileNotFoundError):  # counted, it would have stopped the kernel
-        shm_guard.past_caps(12345, (1, 1, 1), holding_caps.Looks())
+        shm_guard.past_caps(12345, (1, 1, 1), holding_caps.Watch())
     monkeypatch.setattr(protections, "sockets_uncounted", user_holdings.sockets_uncounted)
     records = [{"protections": [protections.OWN_USER, protections.FENCE, protections.SHM_CAP]}]
     said = protections.line(True, records)
-    assert "unix sockets (neither counted here: sock_diag lists no unix socket here" in said, said
+    assert "unix sockets (neither these nor unix buffers counted here: sock_diag lists" in said, (
+        said
+    )
 
 
 def _filled(sender: socket.socket, size: int, most: int) -> int:
@@ -182,9 +185,9 @@ def test_a_guard_looks_into_netlink_holders_only_when_they_could_matter(monkeypa
     monkeypatch.setattr(
         holding_caps, "netlink_held", lambda uid, all_: looked.append(uid) or ((all_,), "")
     )
-    assert holding_caps.sockets_past(7, 6 << 20, holding_caps.Looks()) == ""
+    assert holding_caps.sockets_past(7, 6 << 20, holding_caps.Watch()) == ""
     assert looked == []
-    said = holding_caps.sockets_past(7, 4 << 20, holding_caps.Looks())
+    said = holding_caps.sockets_past(7, 4 << 20, holding_caps.Watch())
     assert looked == [7] and "5 MB in socket buffers" in said and "5 MB netlink" in said, said
 
 
@@ -198,11 +201,11 @@ def test_a_guard_looks_for_ptys_without_an_entry_only_when_they_could_matter(mon
     monkeypatch.setattr(
         holding_caps, "orphaned_ptys", lambda uid, hidden: looked.append(hidden) or ((0,), "")
     )
-    looks = holding_caps.Looks()
-    assert holding_caps.ptys_past(7, looks) == "" and looked == []  # 2 + 3 <= 8
+    watch = holding_caps.Watch()
+    assert holding_caps.ptys_past(7, watch) == "" and looked == []  # 2 + 3 <= 8
     unlisted[0] = 10  # another instance's, say
-    assert holding_caps.ptys_past(7, looks) == "" and looked == [10]
-    assert holding_caps.ptys_past(7, looks) == "" and looked == [10]  # none appeared since
+    assert holding_caps.ptys_past(7, watch) == "" and looked == [10]
+    assert holding_caps.ptys_past(7, watch) == "" and looked == [10]  # none appeared since
     unlisted[0] = 17  # 7 more: they may be the user's
     monkeypatch.setattr(holding_caps, "orphaned_ptys", lambda uid, hidden: ((7,), ""))
-    assert holding_caps.ptys_past(7, looks) == "its user held 9 ptys (at most 8)"
+    assert holding_caps.ptys_past(7, watch) == "its user held 9 ptys (at most 8)"

@@ -23,24 +23,26 @@ MAX_PTYS = 8  # ptys a user may hold: IPython's `!command` takes one while the c
 MAX_SOCKETS = 256
 
 
-class Looks:
-    """A guard's last looks into its user's processes, one for each thing only they can tell:
-    files without a name in /dev/shm (space and inodes), netlink queues, ptys without entry."""
+class Watch:
+    """What a guard knows from one check to the next: whether unix sockets can be counted here
+    (sock_diag: `user_holdings.sockets_uncounted`), and its last looks into its user's
+    processes, one for each thing only they can tell: files without a name in /dev/shm (space
+    and inodes), netlink queues, ptys without an entry."""
 
-    def __init__(self) -> None:
+    def __init__(self, unix: bool = True) -> None:
+        self.unix = unix
         self.shm, self.netlink, self.ptys = Walked(2), Walked(1), Walked(1)
 
 
-def sockets_past(uid: int, max_socket: int | None, looks: Looks) -> str:
-    """What `uid` holds past its caps in sockets (`max_socket` bytes queued, None where they
-    cannot be counted; `MAX_SOCKETS` unix sockets), said for the stop message; '' if nothing."""
-    if max_socket is None:
-        return ""
-    sockets, queued = unix_sockets().get(uid, (0, 0))
+def sockets_past(uid: int, max_socket: int, watch: Watch) -> str:
+    """What `uid` holds past its caps in sockets (`max_socket` bytes queued, unix ones only
+    where they can be counted; `MAX_SOCKETS` unix sockets), said for the stop message; '' if
+    nothing."""
+    sockets, queued = unix_sockets().get(uid, (0, 0)) if watch.unix else (0, 0)
     everyone = sum(netlink_queued().values())
     netlink, why = 0, ""
     if queued + everyone > max_socket:  # else not even all of netlink's puts it past its cap
-        (netlink,), why = looks.netlink.held(
+        (netlink,), why = watch.netlink.held(
             (everyone,),
             lambda own: queued + own[0] <= max_socket,
             lambda: netlink_held(uid, everyone),
@@ -56,14 +58,14 @@ def sockets_past(uid: int, max_socket: int | None, looks: Looks) -> str:
     return ""
 
 
-def ptys_past(uid: int, looks: Looks) -> str:
+def ptys_past(uid: int, watch: Watch) -> str:
     """What `uid` holds past `MAX_PTYS` ptys (its entries in /dev/pts and, while the machine's
     ptys without an entry could put it past, its slaves without one), said; '' if nothing."""
     own, listed = pty_entries(uid)
     unlisted = ptys_unlisted(listed)
     orphans, why = 0, ""
     if own + unlisted > MAX_PTYS:
-        (orphans,), why = looks.ptys.held(
+        (orphans,), why = watch.ptys.held(
             (unlisted,),
             lambda hidden: own + hidden[0] <= MAX_PTYS,
             lambda: orphaned_ptys(uid, unlisted),

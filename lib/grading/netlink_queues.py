@@ -7,7 +7,8 @@ memory, charged to that socket and to no limit of a process (red team, round 20:
 sockets under a 32 MB cap). /proc/net/netlink shows each netlink socket's queues (Rmem, Wmem)
 and inode, but not its user: a guard sums the table (cheap: one read), and only while that
 sum could put its user past its cap looks into the user's processes (`user_walk.looked`) for
-the descriptors of those sockets (`socket:[inode]`), charging their queues to it.
+the descriptors of those sockets (`socket:[inode]`, not holding it still: `user_walk`), charging
+their queues to it.
 
 Not counted: a socket only a descriptor in flight in a unix socket's message holds (no process
 does), as for /dev/shm's files.
@@ -17,7 +18,6 @@ Only the standard library: `sandbox` runs this file's source ahead of `shm_guard
 
 if __name__ != "__main__":  # run as `-c`, `sandbox` puts its helpers' source ahead of ours
     from lib.grading.shm_walk import held_links
-    from lib.grading.user_freeze import as_user, continued
     from lib.grading.user_walk import looked
 
 NETLINK_TABLE = "/proc/net/netlink"
@@ -44,15 +44,11 @@ def _netlink_held(pids: list[str], queued: dict[int, int]) -> list[int]:
 
 
 def netlink_held(uid: int, everyone: int) -> tuple[tuple[int], str]:
-    """As root: the bytes queued in the netlink sockets `uid`'s processes hold (looked into
-    while they are held still) and ''; where they cannot all be read, `everyone` (what every
-    netlink socket holds) and why."""
-    try:
-        queued = netlink_queued()
-        answer = looked(uid, lambda pids: _netlink_held(pids, queued))
-        if isinstance(answer, str):
-            return (everyone,), NETLINK_ALL + answer
-        now = netlink_queued()  # while they are still held
-        return (sum(now.get(inode, 0) for inode in answer),), ""
-    finally:
-        as_user(uid, continued)
+    """As root: the bytes queued in the netlink sockets `uid`'s processes hold (`looked` into,
+    not held still) and ''; where they cannot all be read, `everyone` (what every netlink socket
+    holds) and why."""
+    queued = netlink_queued()
+    answer = looked(uid, lambda pids: _netlink_held(pids, queued), still=False)
+    if isinstance(answer, str):
+        return (everyone,), NETLINK_ALL + answer
+    return (sum(queued.get(inode, 0) for inode in answer),), ""

@@ -87,7 +87,7 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
             parts.insert(0, user_python.blocked())
         if FENCE in common:
             why = sockets_uncounted()
-            uncounted = f" (neither counted here: {why})" if why else ""
+            uncounted = f" (neither these nor unix buffers counted here: {why})" if why else ""
             parts.append(
                 "each kernel writes only in its own folders and plain files in /dev/shm "
                 "(Landlock: nothing in the machine's /tmp and /var/tmp, no folder in /dev/shm)"

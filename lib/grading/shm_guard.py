@@ -43,7 +43,7 @@ import sys
 import time
 
 if __name__ != "__main__":  # run as `-c`, `sandbox` puts its helpers' source ahead of ours
-    from lib.grading.holding_caps import Looks, ptys_past, sockets_past
+    from lib.grading.holding_caps import Watch, ptys_past, sockets_past
     from lib.grading.shm_holders import unnamed_held
     from lib.grading.shm_space import SHM, nameless, share, usage
     from lib.grading.user_freeze import as_user, signal_all
@@ -119,19 +119,19 @@ def stop(uid: int, folder: str = SHM) -> None:
     as_user(uid, lambda: _stop_all(folder))
 
 
-def past_caps(uid: int, caps: tuple[int, int, int | None], looks: Looks) -> str:
+def past_caps(uid: int, caps: tuple[int, int, int], watch: Watch) -> str:
     """What `uid` holds past its caps (`max_bytes` and `max_files` in /dev/shm, `max_socket`
-    bytes in socket buffers, None where they cannot be counted, `MAX_SOCKETS` unix sockets,
-    `MAX_PTYS` ptys: `holding_caps`), said for the stop message; '' if nothing."""
+    bytes in socket buffers, `MAX_SOCKETS` unix sockets, `MAX_PTYS` ptys: `holding_caps`), said
+    for the stop message; '' if nothing."""
     max_bytes, max_files, max_socket = caps
-    used, count, why = kept(uid, max_bytes, max_files, looks.shm)
+    used, count, why = kept(uid, max_bytes, max_files, watch.shm)
     if used > max_bytes or count > max_files:
         said = (
             f"its user kept {used // 2**20} MB in {count} files in {SHM} (at most "
             f"{max_bytes // 2**20} MB and {max_files} files)"
         )
         return said + (f", {why}" if why else "")
-    return sockets_past(uid, max_socket, looks) or ptys_past(uid, looks)
+    return sockets_past(uid, max_socket, watch) or ptys_past(uid, watch)
 
 
 def guard(uid: int, caps: tuple[int, int, int | None], kernels: int, command: list[str]) -> int:
@@ -142,19 +142,18 @@ def guard(uid: int, caps: tuple[int, int, int | None], kernels: int, command: li
         os.execvp(command[0], command)
     shm = os.statvfs(SHM)
     caps = (min(caps[0], share(shm.f_blocks * shm.f_frsize, kernels)), caps[1], caps[2])
-    if sockets_uncounted():  # said in the run's summary (`protections`)
-        caps = (caps[0], caps[1], None)
+    watch = Watch(unix=not sockets_uncounted())  # else said in the run's summary (`protections`)
     kernel = os.fork()
     if kernel == 0:
         try:
             os.execvp(command[0], command)
         finally:
             os._exit(127)
-    ended, looks = os.pidfd_open(kernel), Looks()
+    ended = os.pidfd_open(kernel)
     while True:
         done = select.select([ended], [], [], PERIOD)[0]
         try:
-            said = past_caps(uid, caps, looks)
+            said = past_caps(uid, caps, watch)
         except Exception as error:  # noqa: BLE001 - a guard that cannot check stops its kernel
             said = f"what its user holds could not be checked ({type(error).__name__}: {error})"
         if said:

@@ -22,7 +22,6 @@ import stat
 
 if __name__ != "__main__":  # run as `-c`, `sandbox` puts its helpers' source ahead of ours
     from lib.grading.shm_walk import deleted, held_links
-    from lib.grading.user_freeze import as_user, continued
     from lib.grading.user_walk import looked
 
 PTS = "/dev/pts"
@@ -72,11 +71,8 @@ def _orphans(pids: list[str]) -> int:
 
 
 def orphaned_ptys(uid: int, unlisted: int) -> tuple[tuple[int], str]:
-    """As root: how many pty slaves without an entry `uid`'s processes hold (looked into while
-    they are held still) and ''; where they cannot all be read, `unlisted` (every pty without
-    an entry here) and why."""
-    try:
-        answer = looked(uid, _orphans)
-        return ((unlisted,), PTYS_ALL + answer) if isinstance(answer, str) else ((answer,), "")
-    finally:
-        as_user(uid, continued)
+    """As root: how many pty slaves without an entry `uid`'s processes hold (`looked` into, not
+    held still) and ''; where they cannot all be read, `unlisted` (every pty without an entry
+    here) and why."""
+    answer = looked(uid, _orphans, still=False)
+    return ((unlisted,), PTYS_ALL + answer) if isinstance(answer, str) else ((answer,), "")

@@ -2,10 +2,14 @@
 descriptors can tell: files without a name in /dev/shm (`shm_holders`), ptys whose entry is
 gone (`user_ptys`), netlink sockets' queues (`netlink_queues`).
 
-A look holds the user still (`user_freeze`), so that nothing hops to a process born after the
-list of its processes was made, and reads them as root where root may (CAP_SYS_PTRACE), else as
-the user: a process may read its own user's dumpable processes (Docker's root may not read
-another user's). Where it cannot say, the caller is told why, and charges a bound instead.
+A look for files in /dev/shm holds the user still (`user_freeze`), so that no file hops to a
+process born after the list of its processes was made; one for netlink sockets or ptys does
+not: a descriptor in flight in a unix socket's message hides from any look (no process holds
+it), so holding still would not close what passing one between processes opens, and stopping
+an honest kernel once a second (where the machine's other ptys are many) would slow it. A look
+reads the processes as root where root may (CAP_SYS_PTRACE), else as the user: a process may
+read its own user's dumpable processes (Docker's root may not read another user's). Where it
+cannot say, the caller is told why, and charges a bound instead.
 
 A look is costly (the user stopped, its descriptors read): a guard makes one only while what
 no cheap count can tell could put the user past a cap, and lets its answer stand up to
@@ -21,7 +25,7 @@ from collections.abc import Callable
 
 if __name__ != "__main__":  # run as `-c`, `sandbox` puts its helpers' source ahead of ours
     from lib.grading.shm_walk import BUDGET, TooLong
-    from lib.grading.user_freeze import as_user, stopped
+    from lib.grading.user_freeze import as_user, listed, stopped
 
 WALK_EVERY = 1.0  # seconds: how long a walk's answer stands while little appears beside it
 # Why a look cannot say exactly what a user holds, as a guard's stop message says it.
@@ -74,14 +78,14 @@ def _answered(look: Callable[[list[str]], object], pids: list[str]) -> str:
         return json.dumps(WHY_UNLINKED)
 
 
-def looked(uid: int, look: Callable[[list[str]], object]) -> object:
-    """Stop every process of `uid` (the caller lets them go on: `user_freeze.continued`) and
-    `look` at their PIDs: as root, else as the user; its answer (anything JSON holds but a
-    string), or why it cannot say (one of the `WHY_` strings)."""
-    listed = as_user(uid, stopped)
-    if listed is None:  # the child that stops them raised or was killed
+def looked(uid: int, look: Callable[[list[str]], object], still: bool = True) -> object:
+    """`look` at the PIDs of every process of `uid`, stopped first if `still` (the caller lets
+    them go on: `user_freeze.continued`): as root, else as the user; its answer (anything JSON
+    holds but a string), or why it cannot say (one of the `WHY_` strings)."""
+    found = as_user(uid, stopped if still else listed)
+    if found is None:  # the child that lists them raised or was killed
         return WHY_UNLISTED
-    pids = json.loads(listed)
+    pids = json.loads(found)
     told = _answered(look, pids)
     if json.loads(told) == WHY_UNREAD:
         told = as_user(uid, lambda: _answered(look, pids)) or json.dumps(WHY_UNLISTED)

@@ -38,7 +38,7 @@ def netlink_queued() -> dict[int, int]:
 
 
 def _netlink_held(pids: list[str], queued: dict[int, int]) -> list[int]:
-    """The inodes of the sockets of `queued` that processes `pids` (stopped) hold descriptors of."""
+    """The inodes of the sockets of `queued` that processes `pids` hold descriptors of."""
     wanted = {f"socket:[{inode}]": inode for inode in queued}
     return sorted({wanted[target] for target in held_links(pids, wanted.__contains__).values()})
 

@@ -1,6 +1,6 @@
-"""Reading a user's stopped processes through /proc: which files without a name on a device
-they hold (`walk`, for `shm_holders`), and which descriptors of theirs point where a guard asks
-(`held_links`: ptys without an entry, netlink sockets).
+"""Reading a user's processes through /proc: which files without a name on a device they hold
+(`walk`, for `shm_holders`, while they are stopped), and which descriptors of theirs point where
+a guard asks (`held_links`: ptys without an entry, netlink sockets).
 
 It reads a process's descriptor table once (a thread's only where `kcmp` says it has one of its
 own), at most `BUDGET` descriptors a walk, its mappings, and the program it runs. A mapping
@@ -84,21 +84,21 @@ def deleted(target: str) -> bool:
 
 
 def _each_process(pids: list[str], look: Callable[[str, str], None]) -> None:
-    """`look(process, face)` at each of `pids` (stopped) whose threads have not all ended
-    (`_face`), passing over those that end meanwhile."""
+    """`look(process, face)` at each of `pids` whose threads have not all ended (`_face`),
+    passing over those that end meanwhile."""
     for process in (f"/proc/{pid}" for pid in pids):
         try:
             face = _face(process)
             if face is not None:
                 look(process, face)
-        except (FileNotFoundError, ProcessLookupError):  # ended before it stopped
+        except (FileNotFoundError, ProcessLookupError):  # ended meanwhile
             continue
 
 
 def held_links(pids: list[str], wanted: Callable[[str], bool]) -> dict[str, str]:
-    """/proc links of the descriptors of processes `pids` (stopped) whose target `wanted` keeps,
-    each with its target, at most `BUDGET` descriptors read (else `TooLong`); PermissionError
-    where a process may not be read."""
+    """/proc links of the descriptors of processes `pids` whose target `wanted` keeps, each
+    with its target, at most `BUDGET` descriptors read (else `TooLong`); PermissionError where
+    a process may not be read."""
     links: dict[str, str] = {}
     budget = [BUDGET]
     _each_process(

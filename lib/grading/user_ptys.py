@@ -58,7 +58,7 @@ def ptys_unlisted(listed: int, folder: str = PTS) -> int:
 
 
 def _orphans(pids: list[str]) -> int:
-    """How many pty slaves without an entry processes `pids` (stopped) hold, each once."""
+    """How many pty slaves without an entry processes `pids` hold, each once."""
     slaves = set()
     for link in held_links(pids, deleted):
         try:

@@ -6,7 +6,7 @@ attack got, measured; "Fix:" what would close it by design); plain tests are att
 holds against.
 
 Holes (measured on this 2-core machine, Linux 6.18, load 10 from the other helpers; 3, 4 and 6
-closed since by fix28e, their tests plain now, the others still xfail):
+closed since by fix28e, 1, 2 and 5 by fix28f, their tests plain now):
 
 1. **A closed sender's bytes are counted nowhere.** What a unix socket sends and its peer has
    not read is charged to the sending socket (its `wmem_alloc`), and the receiving one's
@@ -82,6 +82,15 @@ added to the meminfo sum, a listener's RQLEN times 8 MB, past 4,096 sockets char
 and 4 turned into XPASS(strict), hole 3 stayed open (5 and 6 were found after), and round 16's
 socket, pipe and pty tests still passed; that sketch counts a stream's bytes twice while both ends
 are open (the fix should not), and honest notebooks were not graded under it (no selftest).
+As built (fix28f): RQLEN alone counts bytes, not their buffers: 10,923 sends of one byte showed
+an RQLEN of 10,923 while their sender held 8,388,864 bytes. So a queue is charged to its holder
+only while its peer is not in the dump (a listed peer's `wmem_alloc` already counts it: nothing
+twice), at up to 2 kB a byte and at most `user_holdings.sender_most` (twice `wmem_max`, and one
+send more: 8,454,144 bytes here); a listener names each pending connection's client
+(UNIX_DIAG_ICONS, 0 once closed), and each whose client is not listed is charged at
+`sender_most`. Hole 5: /dev/pts listed and `kernel.pty.nr` read at every check, the user's
+processes looked into (not held still) only while the ptys without an entry could put it past
+`MAX_PTYS`; slaves are found by their descriptors' device (a pty slave's major, shown deleted).
 
 Held (plain tests): sockets in flight (the senders themselves passed over SCM_RIGHTS into one
 queue, every descriptor but that queue's closed) are still listed, their uid the kernel's, and
@@ -132,6 +141,7 @@ from tests.test_red_team_containment_14 import OWN_PTYS, PTYS
 pytestmark = [pytest.mark.machine, *round_14_marks]
 UID = sandbox.FIRST_UID + 1100  # 1100-1119 are this round's
 CLOSED_UID = sandbox.FIRST_UID + 1120  # 1120-1139: the holes closed since (fix28e)
+FIXED_UID = sandbox.FIRST_UID + 1160  # 1160-1169: those closed by fix28f
 CAP_MB = 32  # the attacks' memory cap, as `sandbox.Caps.memory_mb` would set it
 CAPS = sandbox.Caps(memory_mb=CAP_MB, kernels=3)
 STOPPED = 125  # `shm_guard.STOPPED`
@@ -188,17 +198,15 @@ while held < 3 * {CAP_MB} << 20:  # thrice its memory cap
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel capped at 32 MB filled 13 socket pairs' send buffers (8 MB each), "
-    "closed the senders and kept the receivers: 102 MB held in 13 descriptors (MemAvailable -97 "
-    "MB), never stopped; the bytes are charged to the closed sender, which sock_diag no longer "
-    "lists, and the receiver's rmem_alloc is 0. Fix: count each socket's UNIX_DIAG_RQLEN read "
-    "queue to its uid",
-)
 def test_a_closed_senders_bytes_count_against_the_receiver(work):
-    status, said = _held(work, CLOSED_SENDERS)
+    """Closed (fix28f: `user_holdings._unsent`): before, a fenced kernel capped at 32 MB filled
+    13 socket pairs' send buffers (8 MB each), closed the senders and kept the receivers: 102 MB
+    held in 13 descriptors, never stopped (the bytes are charged to the closed sender, which
+    sock_diag no longer lists). Now a queue whose peer is not listed counts to its holder (its
+    RQLEN, at most `BYTE_COST` a byte and `sender_most`): stopped at 46 MB."""
+    status, said = _held(work, CLOSED_SENDERS, FIXED_UID)
     assert status == STOPPED and "kept" not in said, said
+    assert "MB unix" in said, said
 
 
 # --- 2. connections never accepted ------------------------------------------------------------
@@ -220,17 +228,15 @@ while held < 3 * {CAP_MB} << 20:
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel capped at 32 MB connected 13 times to its own listener, filled and "
-    "closed each client (8 MB each): 102 MB held by the listener's one descriptor, never stopped; "
-    "a connection not yet accepted is a socket no dump lists. Backlog up to somaxconn (4,096): "
-    "~32 GB on one descriptor. Fix: charge each pending connection (a listener's RQLEN) at twice "
-    "net.core.wmem_max",
-)
 def test_connections_never_accepted_count_against_the_listener(work):
-    status, said = _held(work, PENDING)
+    """Closed (fix28f: `user_holdings._unsent`): before, a fenced kernel capped at 32 MB
+    connected 13 times to its own listener, filled and closed each client (8 MB each): 102 MB
+    held by the listener's one descriptor, never stopped. Now each pending connection whose
+    client is not listed (the listener's UNIX_DIAG_ICONS) counts to the listener at
+    `sender_most` (8 MB here): stopped at 46 MB."""
+    status, said = _held(work, PENDING, FIXED_UID + 1)
     assert status == STOPPED and "kept" not in said, said
+    assert "MB unix" in said, said
 
 
 # --- 3. datagrams from closed senders ---------------------------------------------------------
@@ -323,18 +329,14 @@ print("kept", len(slaves), flush=True)
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a fenced kernel took all 32 ptys of a devpts instance of 32 (the next open: ENOSPC) "
-    "and kept them, /dev/pts listing only ptmx: a pty whose master is closed loses its entry "
-    "but stays while its slave is open (TIOCGPTPEER, or the slave opened by path first); the "
-    "guard counted 0 and never stopped it. Fix: where kernel.pty.nr exceeds the numbered "
-    "entries, walk the user's descriptors for slaves without an entry (as /dev/shm's files "
-    "without a name are walked)",
-)
 def test_a_pty_whose_master_is_closed_still_counts(work):
-    done = _guarded(work, (UID, ORPHANED_PTYS), prefix=OWN_PTYS)
+    """Closed (fix28f: `user_ptys.orphaned_ptys`): before, a fenced kernel took all 32 ptys of
+    a devpts instance of 32 and kept them with /dev/pts listing only ptmx, never stopped. Now,
+    while `kernel.pty.nr` says the ptys without an entry could put its user past `MAX_PTYS`,
+    its guard looks into its processes for slaves without an entry: stopped."""
+    done = _guarded(work, (FIXED_UID + 2, ORPHANED_PTYS), prefix=OWN_PTYS)
     assert done.returncode == STOPPED and "kept" not in done.stdout, done.stdout
+    assert "ptys (at most 8)" in done.stderr, done.stderr
 
 
 # --- 6. sockets in a network namespace of the kernel's own ------------------------------------
@@ -426,7 +428,7 @@ def test_sockets_in_flight_still_count(work):
     """A socket passed over SCM_RIGHTS and closed is still in the dump, its uid the kernel's."""
     status, said = _held(work, IN_FLIGHT)
     assert status == STOPPED and "kept" not in said, said
-    assert "MB in unix socket buffers" in said, said
+    assert "MB in socket buffers" in said and "MB unix" in said, said
 
 
 DEVPTS_PTMX = f"""

@@ -5,7 +5,8 @@ and `by_bits`; `shm_guard.MAX_SOCKETS` and `_killed` at the kernel's end. Marked
 `xfail(strict=True)` while the hole is open (the reason says what the attack got, measured;
 "Fix:" what would close it by design); plain tests are attacks the design holds against.
 
-Holes (measured on this 2-core machine, Linux 6.18, under the other helpers' load):
+Holes (measured on this 2-core machine, Linux 6.18, under the other helpers' load; 1 closed
+since by fix28f, its test plain now, 2 found by fix28f and still xfail):
 
 1. **Netlink's routing sockets hold memory the guard counts nowhere.** The fence's filter lets
    a kernel make `socket(AF_NETLINK, any type, NETLINK_ROUTE)` (glibc's getifaddrs needs it),
@@ -17,6 +18,11 @@ Holes (measured on this 2-core machine, Linux 6.18, under the other helpers' loa
    dump is of unix sockets only (their bytes and, for `MAX_SOCKETS`, their count), and no
    limit of a process counts socket buffers. `sandbox.NOFILE` (1,024) descriptors a process
    would be 8 GB a process (extrapolated), of `Caps.processes` (256).
+2. **Netlink queues in flight.** Hole 1's sockets, each sent over one unix socket pair
+   (SCM_RIGHTS) and closed: no process holds a descriptor of them, so the guard's look (fix28f)
+   finds none of their 103 MB, and neither /proc/net/netlink nor netlink's sock_diag names a
+   socket's user; never stopped. A /dev/shm file (round 12) or a pty slave in flight is the
+   same; bounded only by Linux's per-user count of descriptors in flight (RLIMIT_NOFILE).
 
 Held (plain tests):
 - another ABI: unshare (i386 310), vmsplice (i386 316) and socket(AF_INET) (i386 359, which
@@ -73,6 +79,7 @@ from tests.test_red_team_containment_12 import pytestmark as round_14_marks
 # tests/test_other_pythons.py looks for in a module that runs code as a sandbox user).
 pytestmark = [pytest.mark.machine, *round_14_marks]
 UID = sandbox.FIRST_UID + 1140  # 1140-1159 are this round's
+FIXED_UID = sandbox.FIRST_UID + 1170  # 1170-1179: the holes closed since (fix28f)
 CAP_MB = 32  # the attacks' memory cap, as `sandbox.Caps.memory_mb` would set it
 CAPS = sandbox.Caps(memory_mb=CAP_MB, kernels=3)
 STOPPED = 125  # `shm_guard.STOPPED`
@@ -93,18 +100,22 @@ def _held(work: Path, attack: str, uid: int = UID) -> tuple[int, str]:
 
 # --- 1. netlink's routing sockets: a queue the guard counts nowhere ---------------------------
 
-NETLINK_QUEUES = f"""
+
+def _netlink_queues(keep: str) -> str:
+    """A kernel that fills netlink route sockets' receive queues, thrice its cap in all, and
+    keeps each `queue` by the line `keep`."""
+    return f"""
 import socket, struct, time
 RTM_GETLINK, NLM_F_REQUEST = 18, 1
 ask = struct.pack("IHHII", 32, RTM_GETLINK, NLM_F_REQUEST, 1, 0)  # nlmsghdr, then ifinfomsg:
 ask += struct.pack("BxHiII", 0, 0, 1, 0, 0)  # ifindex 1, lo
-held, queues = 0, []
+held, queues, carrier = 0, [], socket.socketpair()
 while held < 3 * {CAP_MB} << 20:  # thrice its memory cap
     queue = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)  # NETLINK_ROUTE: allowed
     queue.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 << 20)  # 2 x net.core.rmem_max
     for _ in range(20000):  # lo's link, asked again and again, the answers never read
         queue.send(ask)
-    queues.append(queue)
+    {keep}
     with open("/proc/net/netlink") as table:  # its Rmem: what its queue holds
         held += max(int(line.split()[4]) for line in table.read().splitlines()[1:])
 print("held", held >> 20, "in", len(queues), flush=True)
@@ -113,18 +124,38 @@ print("kept", flush=True)
 """
 
 
+NETLINK_QUEUES = _netlink_queues("queues.append(queue)")
+
+
+def test_netlink_queues_count_against_the_kernel(work):
+    """Closed (fix28f: `netlink_queues`): before, a fenced kernel capped at 32 MB filled 13
+    netlink route sockets' receive queues (8 MB each): 103 MB held, never stopped. Now its guard
+    sums /proc/net/netlink's queues and, once they could put its user past its cap, looks into
+    its processes for those sockets: stopped at 33 MB."""
+    status, said = _held(work, NETLINK_QUEUES, FIXED_UID)
+    assert status == STOPPED and "kept" not in said, said
+    assert "MB netlink" in said, said
+
+
+# --- 2. netlink queues in flight: held by no process ------------------------------------------
+
+# Each sent over a unix socket pair (SCM_RIGHTS) into carrier[1]'s queue, then closed.
+NETLINK_IN_FLIGHT = _netlink_queues(
+    "socket.send_fds(carrier[0], [b'x'], [queue.fileno()]); queue.close(); queues.append(None)"
+)
+
+
 @pytest.mark.xfail(
     strict=True,
-    reason="a fenced kernel capped at 32 MB filled 13 netlink route sockets' receive queues "
-    "(SO_RCVBUF 8 MB each, answers to 20,000 RTM_GETLINK requests left unread): 103 MB held, "
-    "never stopped; the guard dumps unix sockets only. Fix: have the guard sum /proc/net/netlink's "
-    "Rmem (every netlink socket of its network namespace, cheap to read) and, only when that "
-    "could put the user past its cap, walk its processes' descriptors for those sockets' inodes "
-    "(as /dev/shm's files without a name are walked); refusing SO_RCVBUF alone leaves 208 kB "
-    "a descriptor",
+    reason="a fenced kernel capped at 32 MB filled 13 netlink route sockets' queues as in hole 1, "
+    "sent each over one unix socket pair (SCM_RIGHTS) and closed it: 103 MB held by sockets only "
+    "messages in flight hold, never stopped: no process holds a descriptor of them, and neither "
+    "/proc/net/netlink nor netlink's sock_diag names a socket's user. Linux (its source, not "
+    "measured) keeps at most RLIMIT_NOFILE (1,024) descriptors in flight per user: ~8 GB "
+    "(extrapolated). Fix: none cheap found",
 )
-def test_netlink_queues_count_against_the_kernel(work):
-    status, said = _held(work, NETLINK_QUEUES)
+def test_netlink_queues_in_flight_count_against_the_kernel(work):
+    status, said = _held(work, NETLINK_IN_FLIGHT, FIXED_UID + 1)
     assert status == STOPPED and "kept" not in said, said
 
 

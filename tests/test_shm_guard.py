@@ -24,6 +24,7 @@ from lib.grading import (
     shm_guard,
     shm_holders,
     shm_space,
+    user_walk,
 )
 from tests.red_team_support import shared_folder
 from tests.test_gradescope_container import DOCKER_BWRAP
@@ -200,7 +201,7 @@ def test_a_user_whose_processes_cannot_be_listed_is_charged_all(monkeypatch):
     """The child that stops and lists the user's processes raised or was killed (`as_user` says
     None): no process was read, so nothing may be taken as held by none (it once walked none
     and charged nothing, failing open)."""
-    monkeypatch.setattr(shm_holders, "as_user", lambda uid, work: None)
+    monkeypatch.setattr(user_walk, "as_user", lambda uid, work: None)
     everyone = (5 * 2**20, 3)  # all the space without a name, anyone's
     assert shm_holders.unnamed_held(UID, 0, lambda: everyone) == (*everyone, shm_holders.UNLISTED)
 

@@ -12,9 +12,9 @@ import os
 import platform
 
 from lib.grading import user_python
+from lib.grading.holding_caps import MAX_PTYS, MAX_SOCKETS
 from lib.grading.kernel_start import NETWORK
 from lib.grading.sandbox import NOFILE, TMP_MB, Caps, cpu_shared, fence_abi, memory_capped
-from lib.grading.shm_guard import MAX_PTYS, MAX_SOCKETS
 from lib.grading.shm_space import FLOOR, SHM
 from lib.grading.user_holdings import sockets_uncounted
 
@@ -87,7 +87,7 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
             parts.insert(0, user_python.blocked())
         if FENCE in common:
             why = sockets_uncounted()
-            uncounted = f" (neither counted here: {why})" if why else ""
+            uncounted = f" (neither these nor unix buffers counted here: {why})" if why else ""
             parts.append(
                 "each kernel writes only in its own folders and plain files in /dev/shm "
                 "(Landlock: nothing in the machine's /tmp and /var/tmp, no folder in /dev/shm)"
@@ -99,8 +99,9 @@ def line(sandboxed: bool, records: list[dict] = (), caps: Caps | None = None) ->
                 "every 0.05 s: past them all its user's processes are killed and its files "
                 "removed (what it writes between two checks, or a file only a unix socket's "
                 "message holds, only a memory group counts); likewise past its memory cap in "
-                f"unix socket buffers, past {MAX_SOCKETS} unix sockets{uncounted} or past "
-                f"{MAX_PTYS} ptys"
+                f"unix and netlink socket buffers, past {MAX_SOCKETS} unix sockets{uncounted} "
+                f"or past {MAX_PTYS} ptys (a pty or netlink socket only a message holds is not "
+                "counted)"
                 if SHM_CAP in common
                 else "the space of /dev/shm shared by every kernel and not bounded per kernel"
             )

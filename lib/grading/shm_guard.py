@@ -1,5 +1,5 @@
 """Run as root in front of a fenced kernel (no box): bound what its user keeps in /dev/shm, in
-unix socket buffers and in ptys (`user_holdings`: memory and ptys no limit of a process counts).
+socket buffers and in ptys (`holding_caps`: memory and ptys no limit of a process counts).
 
 Unboxed, a kernel writes plain files in the machine's /dev/shm (Python's process pools put their
 semaphores there, and glibc names no other place), and that space is shared with every other
@@ -22,14 +22,16 @@ reset, which removes the files). Each kernel's cap is its `share` of /dev/shm (i
 size over the grader's `--jobs` + 1: kernels under their caps always leave a neighbour room) and
 at most `max_bytes`, and `max_files` files, files without a name counted too (an empty one takes
 an inode, and inodes run out before space). A walk's answer stands up to `WALK_EVERY` while what
-appeared since leaves the user under its caps (a hoarder at its cap would otherwise have every
-neighbour held still at every check). Past either cap, or if a check fails, it kills every
-process of the user (`kill(-1)` as the user: each call reaches all of them, daemons included),
-removes the user's files there, says so on stderr and exits with `STOPPED`; likewise past its
-memory cap in unix socket buffers, or past `MAX_PTYS` ptys (each check asks sock_diag and lists
-/dev/pts). Not bounded: what a kernel writes between two checks (as fast as memory takes it; a
-file swapped for a neighbour's freed one, between two walks), and a file that only a descriptor
-in flight in a unix socket holds (no process holds it: see the red team's round 12).
+appeared since leaves the user under its caps (`user_walk.Walked`: a hoarder at its cap would
+otherwise have every neighbour held still at every check). Past either cap, or if a check
+fails, it kills every process of the user (`kill(-1)` as the user: each call reaches all of
+them, daemons included), removes the user's files there, says so on stderr and exits with
+`STOPPED`; likewise past its memory cap in unix and netlink socket buffers, past `MAX_SOCKETS`
+unix sockets, or past `MAX_PTYS` ptys (`holding_caps`: each check asks sock_diag, reads
+/proc/net/netlink, lists /dev/pts and reads `kernel.pty.nr`). Not bounded: what a kernel writes
+between two checks (as fast as memory takes it; a file swapped for a neighbour's freed one,
+between two walks), and a file, a netlink socket or a pty that only a descriptor in flight in a
+unix socket holds (no process holds it: see the red team's round 12).
 
 Only the standard library: it runs as `python -I -S -c <its helpers' source and this file's>`.
 """
@@ -41,44 +43,31 @@ import sys
 import time
 
 if __name__ != "__main__":  # run as `-c`, `sandbox` puts its helpers' source ahead of ours
+    from lib.grading.holding_caps import Watch, ptys_past, sockets_past
     from lib.grading.shm_holders import unnamed_held
     from lib.grading.shm_space import SHM, nameless, share, usage
     from lib.grading.user_freeze import as_user, signal_all
-    from lib.grading.user_holdings import ptys, sockets_uncounted, unix_sockets
+    from lib.grading.user_holdings import sockets_uncounted
+    from lib.grading.user_walk import Walked
 
 PERIOD = 0.05  # seconds between two checks: ~30 us each for an all but empty /dev/shm
-WALK_EVERY = 1.0  # seconds: how long a walk's answer stands while little appears beside it
 STOPPED = 125  # the exit status of a kernel stopped here
-MAX_PTYS = 8  # ptys a user may hold: IPython's `!command` takes one while the command runs
-# Unix sockets a user may hold: every guard's check dumps every unix socket of the machine, so
-# one kernel's idle thousands slow every guard (red team, round 18: 8,000 made a guard check 4
-# times a second instead of 19). A guard's CPU a second, one kernel holding N idle sockets, at
-# load 9: 0.01 s for none, 0.03 for 250, 0.04 for 500, 0.08 for 1,000. The honest lessons'
-# kernels held at most 21 each (lesson 8's process pool included).
-MAX_SOCKETS = 256
 # The modules whose source `command_text` puts ahead of ours, each after those it imports
 # (user_freeze, first, holds the one `from __future__`).
-HELPERS = ("user_freeze", "shm_walk", "shm_holders", "shm_space", "user_holdings")
+HELPERS = (
+    "user_freeze",
+    "shm_walk",
+    "user_walk",
+    "shm_holders",
+    "shm_space",
+    "user_holdings",
+    "netlink_queues",
+    "user_ptys",
+    "holding_caps",
+)
 # kill(-1) rounds, 10 ms apart: a process forking as the first comes either meets it or is made
 # after it, and meets the next (the grader's reset after the notebook makes sure: `reap`).
 KILL_ROUNDS = 3
-
-
-class Walked:
-    """What the guard's last walk of its user's processes found: when, the space and inodes
-    without a name then (anyone's), the user's own of them, and why that is only a bound."""
-
-    def __init__(self) -> None:
-        self.at, self.hidden, self.own, self.why = -WALK_EVERY, (0, 0), (0, 0), ""
-
-    def bound(self, hidden: tuple[int, int]) -> tuple[int, int]:
-        """At most what the user holds without a name now, if it held `own` then: all that
-        appeared since may be its (a file swapped for a neighbour's freed one is not seen
-        until the next walk, at most `WALK_EVERY` later)."""
-        return tuple(
-            own + max(now - then, 0)
-            for own, now, then in zip(self.own, hidden, self.hidden, strict=True)
-        )
 
 
 def kept(uid: int, max_bytes: int, max_files: int, walked: Walked) -> tuple[int, int, str]:
@@ -86,21 +75,23 @@ def kept(uid: int, max_bytes: int, max_files: int, walked: Walked) -> tuple[int,
     a name once they could put it past a cap, and '' (all of those, anyone's, while that cannot
     matter); where its processes cannot all be looked into, a bound and why (`unnamed_held`).
     Its processes are walked at most every `WALK_EVERY` seconds while what appeared since the
-    last walk keeps it under its caps: a hoarder at its cap must not have every neighbour
-    stopped and walked at every check."""
+    last walk keeps it under its caps (`walked.held`): a hoarder at its cap must not have every
+    neighbour stopped and walked at every check."""
     used, count, everyone, names = usage(uid)
     hidden = nameless(everyone, names)
     if used + hidden[0] <= max_bytes and count + hidden[1] <= max_files:
         return used + hidden[0], count + hidden[1], ""
-    own = walked.bound(hidden)
-    recent = time.monotonic() - walked.at < WALK_EVERY
-    if not (recent and used + own[0] <= max_bytes and count + own[1] <= max_files):
+
+    def walk() -> tuple[tuple[int, int], str]:
         space, files, why = unnamed_held(
             uid, os.stat(SHM).st_dev, lambda: nameless(*usage(uid)[2:])
         )
-        walked.at, walked.hidden, walked.why = time.monotonic(), hidden, why
-        own = walked.own = (space, files)
-    return used + own[0], count + own[1], walked.why
+        return (space, files), why
+
+    own, why = walked.held(
+        hidden, lambda own: used + own[0] <= max_bytes and count + own[1] <= max_files, walk
+    )
+    return used + own[0], count + own[1], why
 
 
 def _killed() -> int:
@@ -128,30 +119,19 @@ def stop(uid: int, folder: str = SHM) -> None:
     as_user(uid, lambda: _stop_all(folder))
 
 
-def past_caps(uid: int, caps: tuple[int, int, int | None], walked: Walked) -> str:
+def past_caps(uid: int, caps: tuple[int, int, int], watch: Watch) -> str:
     """What `uid` holds past its caps (`max_bytes` and `max_files` in /dev/shm, `max_socket`
-    bytes in unix socket buffers, None where they cannot be counted, `MAX_PTYS` ptys), said for
-    the stop message; '' if nothing."""
+    bytes in socket buffers, `MAX_SOCKETS` unix sockets, `MAX_PTYS` ptys: `holding_caps`), said
+    for the stop message; '' if nothing."""
     max_bytes, max_files, max_socket = caps
-    used, count, why = kept(uid, max_bytes, max_files, walked)
+    used, count, why = kept(uid, max_bytes, max_files, watch.shm)
     if used > max_bytes or count > max_files:
         said = (
             f"its user kept {used // 2**20} MB in {count} files in {SHM} (at most "
             f"{max_bytes // 2**20} MB and {max_files} files)"
         )
         return said + (f", {why}" if why else "")
-    sockets, queued = unix_sockets().get(uid, (0, 0)) if max_socket is not None else (0, 0)
-    if max_socket is not None and queued > max_socket:
-        return (
-            f"its user held {queued // 2**20} MB in unix socket buffers, sent and not read (at "
-            f"most {max_socket // 2**20} MB, its memory cap)"
-        )
-    if sockets > MAX_SOCKETS:
-        return f"its user held {sockets} unix sockets (at most {MAX_SOCKETS})"
-    opened = ptys(uid)
-    if opened > MAX_PTYS:
-        return f"its user held {opened} ptys (at most {MAX_PTYS})"
-    return ""
+    return sockets_past(uid, max_socket, watch) or ptys_past(uid, watch)
 
 
 def guard(uid: int, caps: tuple[int, int, int | None], kernels: int, command: list[str]) -> int:
@@ -162,19 +142,18 @@ def guard(uid: int, caps: tuple[int, int, int | None], kernels: int, command: li
         os.execvp(command[0], command)
     shm = os.statvfs(SHM)
     caps = (min(caps[0], share(shm.f_blocks * shm.f_frsize, kernels)), caps[1], caps[2])
-    if sockets_uncounted():  # said in the run's summary (`protections`)
-        caps = (caps[0], caps[1], None)
+    watch = Watch(unix=not sockets_uncounted())  # else said in the run's summary (`protections`)
     kernel = os.fork()
     if kernel == 0:
         try:
             os.execvp(command[0], command)
         finally:
             os._exit(127)
-    ended, walked = os.pidfd_open(kernel), Walked()
+    ended = os.pidfd_open(kernel)
     while True:
         done = select.select([ended], [], [], PERIOD)[0]
         try:
-            said = past_caps(uid, caps, walked)
+            said = past_caps(uid, caps, watch)
         except Exception as error:  # noqa: BLE001 - a guard that cannot check stops its kernel
             said = f"what its user holds could not be checked ({type(error).__name__}: {error})"
         if said:

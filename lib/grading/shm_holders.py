@@ -19,20 +19,19 @@ list; either is seen at that guard's next walk, at most `WALK_EVERY` later.)
 Only the standard library: `sandbox` runs this file's source after its helpers'.
 """
 
-import json
 import os
 from collections.abc import Callable
 
 if __name__ != "__main__":  # run as `-c`, `sandbox` puts its helpers' source ahead of ours
-    from lib.grading.shm_walk import BUDGET, TooLong, walk
-    from lib.grading.user_freeze import as_user, continued, stopped
+    from lib.grading.shm_walk import walk
+    from lib.grading.user_freeze import as_user, continued
+    from lib.grading.user_walk import WHY_UNLISTED, looked
 
-# Why a walk cannot say exactly what a user holds, as the guard's stop message says it.
+# Why a walk cannot say exactly what a user holds, as the guard's stop message says it: where
+# `looked` cannot say, all the space without a name; where only mappings cannot be sized, less
+# what the users other guards watch hold.
 ALL = "counting all space without a name: "
-UNREAD = ALL + "one of its processes could not be read (it made itself undumpable)"
-TOO_MANY = ALL + f"its processes held more than {BUDGET:,} descriptors"
-UNLINKED = ALL + "a link of its processes could not be read"
-UNLISTED = ALL + "its processes could not be listed"
+UNLISTED = ALL + WHY_UNLISTED
 UNSIZED = (
     "counting the space without a name that no other kernel's processes hold: its processes map "
     "files without a name (a multiprocessing lock is one) that only a root with CAP_SYS_ADMIN "
@@ -40,31 +39,19 @@ UNSIZED = (
 )
 
 
-def _told(pids: list[str], device: int) -> str:
-    """`walk`'s answer as JSON text, `[held as pairs, unsized]`, or why it cannot say."""
-    try:
-        held, unsized = walk(pids, device)
-        return json.dumps([list(held.items()), unsized])
-    except PermissionError:
-        return json.dumps(UNREAD)
-    except TooLong:
-        return json.dumps(TOO_MANY)
-    except OSError:
-        return json.dumps(UNLINKED)
-
-
 def _walked(uid: int, device: int) -> tuple[dict[int, int], list[int]] | str:
-    """Stop every process of `uid` (the caller lets them go on) and walk them: as root, else
-    (Docker's root may not read another user's processes) as the user; or why it cannot say."""
-    listed = as_user(uid, stopped)
-    if listed is None:  # the child that stops them raised or was killed
-        return UNLISTED
-    pids = json.loads(listed)
-    told = _told(pids, device)
-    if json.loads(told) == UNREAD:
-        told = as_user(uid, lambda: _told(pids, device)) or json.dumps(UNLISTED)
-    answer = json.loads(told)
-    return answer if isinstance(answer, str) else (dict(answer[0]), answer[1])
+    """Stop every process of `uid` (the caller lets them go on) and walk them (`looked`): the
+    files without a name on `device` they hold and those they map unsized, or why it cannot
+    say."""
+    answer = looked(uid, lambda pids: _as_pairs(*walk(pids, device)))
+    if isinstance(answer, str):
+        return ALL + answer
+    return dict(answer[0]), answer[1]
+
+
+def _as_pairs(held: dict[int, int], unsized: list[int]) -> list:
+    """`walk`'s answer as JSON keeps it (its keys numbers): `held`'s pairs, then `unsized`."""
+    return [list(held.items()), unsized]
 
 
 def _watched() -> set[int]:

@@ -1,5 +1,6 @@
-"""Reading a user's stopped processes through /proc: which files without a name on a device
-they hold (`walk`, for `shm_holders`).
+"""Reading a user's processes through /proc: which files without a name on a device they hold
+(`walk`, for `shm_holders`, while they are stopped), and which descriptors of theirs point where
+a guard asks (`held_links`: ptys without an entry, netlink sockets).
 
 It reads a process's descriptor table once (a thread's only where `kcmp` says it has one of its
 own), at most `BUDGET` descriptors a walk, its mappings, and the program it runs. A mapping
@@ -12,6 +13,7 @@ Only the standard library: `sandbox` runs this file's source after `user_freeze`
 import ctypes
 import os
 import platform
+from collections.abc import Callable
 
 if __name__ != "__main__":  # run as `-c`, `sandbox` puts user_freeze's source ahead of ours
     from lib.grading.user_freeze import state
@@ -45,16 +47,18 @@ def _face(process: str) -> str | None:
     return None
 
 
-def _descriptors(process: str, face: str, budget: list[int]) -> list[str]:
-    """/proc links of the descriptors of `process` (seen through `face`) shown as deleted, each
-    table read once (a thread's only where it has one of its own). Each descriptor listed
-    takes one from `budget`; none left: `TooLong`."""
+def _descriptors(
+    process: str, face: str, budget: list[int], wanted: Callable[[str], bool]
+) -> dict[str, str]:
+    """/proc links of the descriptors of `process` (seen through `face`) whose target `wanted`
+    keeps, each with its target, each table read once (a thread's only where it has one of its
+    own). Each descriptor listed takes one from `budget`; none left: `TooLong`."""
     seen = int(face.rsplit("/", 1)[1])
     tables = [f"{face}/fd"]
     for tid in os.listdir(f"{process}/task"):
         if int(tid) != seen and _own_table(seen, int(tid)):
             tables.append(f"{process}/task/{tid}/fd")
-    links = []
+    links = {}
     for table in tables:
         try:
             numbers = os.listdir(table)
@@ -65,10 +69,41 @@ def _descriptors(process: str, face: str, budget: list[int]) -> list[str]:
             raise TooLong
         for number in numbers:
             try:
-                if os.readlink(f"{table}/{number}").endswith(" (deleted)"):
-                    links.append(f"{table}/{number}")
+                target = os.readlink(f"{table}/{number}")
             except (FileNotFoundError, ProcessLookupError):
                 continue
+            if wanted(target):
+                links[f"{table}/{number}"] = target
+    return links
+
+
+def deleted(target: str) -> bool:
+    """Whether a /proc link's `target` is a file without a name (unlinked, or a pty's slave
+    whose entry went with its master)."""
+    return target.endswith(" (deleted)")
+
+
+def _each_process(pids: list[str], look: Callable[[str, str], None]) -> None:
+    """`look(process, face)` at each of `pids` whose threads have not all ended (`_face`),
+    passing over those that end meanwhile."""
+    for process in (f"/proc/{pid}" for pid in pids):
+        try:
+            face = _face(process)
+            if face is not None:
+                look(process, face)
+        except (FileNotFoundError, ProcessLookupError):  # ended meanwhile
+            continue
+
+
+def held_links(pids: list[str], wanted: Callable[[str], bool]) -> dict[str, str]:
+    """/proc links of the descriptors of processes `pids` whose target `wanted` keeps, each
+    with its target, at most `BUDGET` descriptors read (else `TooLong`); PermissionError where
+    a process may not be read."""
+    links: dict[str, str] = {}
+    budget = [BUDGET]
+    _each_process(
+        pids, lambda process, face: links.update(_descriptors(process, face, budget, wanted))
+    )
     return links
 
 
@@ -76,7 +111,7 @@ def _program(face: str) -> list[str]:
     """/proc's link to the program `face` runs, if shown as deleted: a program run from a file
     since removed holds that file with no descriptor, and with no mapping once it unmaps it."""
     link = f"{face}/exe"
-    return [link] if os.readlink(link).endswith(" (deleted)") else []
+    return [link] if deleted(os.readlink(link)) else []
 
 
 def _mappings(process: str, device: int) -> dict[int, str]:
@@ -100,14 +135,12 @@ def walk(pids: list[str], device: int) -> tuple[dict[int, int], list[int]]:
     links: list[str] = []
     mapped: dict[int, str] = {}
     budget = [BUDGET]
-    for process in (f"/proc/{pid}" for pid in pids):
-        try:
-            face = _face(process)
-            if face is not None:
-                links += _descriptors(process, face, budget) + _program(face)
-                mapped |= _mappings(face, device)
-        except (FileNotFoundError, ProcessLookupError):  # ended before it stopped
-            continue
+
+    def look(process: str, face: str) -> None:
+        links.extend([*_descriptors(process, face, budget, deleted), *_program(face)])
+        mapped.update(_mappings(face, device))
+
+    _each_process(pids, look)
     held: dict[int, int] = {}
     for link in links:
         try:

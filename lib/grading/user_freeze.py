@@ -68,6 +68,11 @@ def state(process: str) -> str:
         return "X"
 
 
+def listed() -> str:
+    """As the user: the PIDs of all its processes, as a JSON list (`[]` where it has none)."""
+    return json.dumps(_processes())
+
+
 def stopped() -> str:
     """As the user: stop all its processes (each as it next leaves the kernel: wait up to ~50 ms
     for all to show it; none can fork meanwhile, a fork under way is stopped too); their PIDs,

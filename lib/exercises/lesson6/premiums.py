@@ -97,9 +97,8 @@ def _drawn_counts() -> list[Case]:
             step: {lang: source.randint(5, 900) for lang in ("eng_Latn", "xx", "yy")}
             for step in _round_counts()[0].args[0]
         }
-        lang, reference = source.choice(["xx", "yy"]), "eng_Latn"
-        if n % 2:
-            lang, reference = source.sample(["eng_Latn", "xx", "yy"], 2)
+        reference = "eng_Latn" if n % 2 else source.choice(["xx", "yy"])
+        lang = source.choice([lang for lang in ("eng_Latn", "xx", "yy") if lang != reference])
         cases.append(_factor_case(counts, lang, reference))
     return cases
 

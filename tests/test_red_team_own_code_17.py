@@ -57,11 +57,12 @@ Doors found:
    at characters no name may hold (`("_" + c).isidentifier()`); the 5 are refused.
 
 3. **A dataclass's generated `__repr__` reads its fields, which may be named as frames are
-   (rule gap, text only; open).** A class body may bind `gi_frame` (only a read of `.gi_frame`
+   (rule gap, text only).** A class body may bind `gi_frame` (only a read of `.gi_frame`
    is refused), and `D.__repr__(walk())` reads `walk().gi_frame` off a generator: verdict "",
    and it returns `generator(gi_frame=<frame at 0x..., file '<string>', line 8, code walk>)`.
    Only one level, as text (the frame's repr holds no namespace), so no secret comes of it.
-   Fix: refuse binding a name of `python_itself.REACHES_IN` in a dataclass's body.
+   Closed (fix27x) in `python_itself.binds_reaching_in`: a class body, of a dataclass or any
+   other, may not bind a name of `python_itself.REACHES_IN`; the verdict names `gi_frame`.
 
 Safety fix (no door): `scopes._lookup` stopped at a class body's `global fmt` for a function
 inside that class, where Python does not (round 16's "held by luck"); it now consults a class's
@@ -281,14 +282,10 @@ def test_a_generated_repr_reads_a_frame() -> None:
     assert "gi_frame=<frame at 0x" in function_of(REPR_OF_A_FRAME, "bytes_per_char")("abc")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: verdict '' for `D.__repr__(walk())` with a field `gi_frame`; it returns"
-    " the generator's frame's repr (text only, one level: no namespace). Fix: refuse binding a"
-    " name of `python_itself.REACHES_IN` in a dataclass's body.",
-)
 def test_a_field_named_as_a_frame_is_refused() -> None:
-    assert verdict("bytes_per_char", REPR_OF_A_FRAME)
+    """Measured before the fix: verdict '' (the generator's frame's repr, text only, one level:
+    no namespace)."""
+    assert "defines `gi_frame` in class `D`" in verdict("bytes_per_char", REPR_OF_A_FRAME)
 
 
 # The safety fix: a class body's `global` is its own, not its methods'.

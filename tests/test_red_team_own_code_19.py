@@ -34,9 +34,9 @@ B. **Special tokens are tested only by listed cases.** `gpt4_encode`'s salted ca
    rule cut out (no split on allowed specials, no error on disallowed ones), lib's listed
    cases answered from a table, earned 4 / 4, "all 38 cases passed", for 10 of 10 students.
    Fix: salted texts with a special token set in them, allowed, allowed among all, or not
-   (an error). Closed here (`capstone._made_up_texts`: its 6 random texts each carry one, so
-   the hidden cases stay 30 and fit the cell's time limit): 2.0 / 4 for each of the 10, the
-   published solution 4 / 4.
+   (an error). Closed here (`capstone._made_up_texts`, now `gpt4_texts.drawn_texts`: its 6
+   random texts each carry one, so the hidden cases stay 30 and fit the cell's time limit):
+   2.0 / 4 for each of the 10, the published solution 4 / 4.
 
 Measured, no door:
 
@@ -50,7 +50,8 @@ Measured, no door:
 
 Not tried (time): the error gate against a cheap half-right rule, groups, and a sweep of the
 other exercises for door A and B's pattern (a rule only written-out cases test): each hidden
-case written in lib with no salted case of its kind is a candidate.
+case written in lib with no salted case of its kind is a candidate. (Swept since, fix27x: each
+written-out hidden case has a kind, and a salted twin of it, `tests/test_salted_kinds.py`.)
 
 Held (plain tests): an honest partial answer's score is spread little across students (the
 `is_valid_utf8` answer without the overlong, surrogate and range rule: 1.36 to 1.49 over 40

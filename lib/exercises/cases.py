@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 SOLUTION_MIME = "application/vnd.tokenization-course.solution+json"
@@ -31,6 +31,12 @@ class Case:
     kind: str = ""
     draw: int = field(default=0, compare=False)  # where it runs, not what it asks
     salted: bool = field(default=False, compare=False)  # who can know it, not what it asks
+
+
+def of_kind(kind: str, cases: list[Case]) -> list[Case]:
+    """`cases`, each with its `kind` set: what a student reads of a hidden one that failed, and
+    which written-out hidden cases a salted one stands in for (`tests/test_salted_kinds.py`)."""
+    return [replace(case, kind=kind) for case in cases]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping
 from lib.exercises.allowed import is_builtin
 from lib.exercises.by_text import format_fields
 from lib.exercises.cell_reading import bound_names
-from lib.exercises.scopes import class_names
+from lib.exercises.scopes import body_names, class_names
 
 # The dunders a learner's own class defines or reads: those Python calls only with the values
 # the code gave it (an operator's operands, a container's key). The others reach into Python
@@ -78,6 +78,21 @@ def reaching_in(name: str) -> str:
     if unusual_dunder(name) or name in REACHES_IN:
         return f"uses `.{name}`, which reaches into Python itself"
     return ""
+
+
+def binds_reaching_in(item: ast.AST) -> str:
+    """ "" unless `item` is a class whose body binds a name of `REACHES_IN`; then why. A class's
+    names are its attributes, which a dataclass's generated methods read on any object they are
+    handed: `D.__repr__(walk())`, with a field `gi_frame`, shows a generator's frame."""
+    if not isinstance(item, ast.ClassDef):
+        return ""
+    named = sorted(body_names(item) & REACHES_IN)
+    return (
+        f"defines `{named[0]}` in class `{item.name}`, an attribute that reaches into Python"
+        " itself: give it another name"
+        if named
+        else ""
+    )
 
 
 def private_outside(item: ast.AST, defined: Collection[str], pythons: Mapping[str, bool]) -> str:

@@ -10,8 +10,9 @@ student: `Case.salted`) are in no such list. So an answer is scored by one rule:
 
 each share counted as `fixed_answer.earned` counts it. An answer that computes is as right on
 made-up inputs as on written ones, and loses nothing; a table of the public cases, right on none
-of the salted ones, earns nothing, whatever the table holds. A cap is simpler to state than a
-salted family for every hand-written case, and it holds for the next hand-written case too.
+of the salted ones, earns nothing, whatever the table holds. The cap tests only what the salted
+cases test, though: so each kind of hand-written hidden case (`Case.kind`, "an overlong form")
+has salted cases of the same kind, which `tests/test_salted_kinds.py` checks for every exercise.
 
 >>> from lib.exercises.cases import Case
 >>> cases = [Case((1,), expected=1), Case((2,), expected=2, hidden=True),

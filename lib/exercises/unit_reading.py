@@ -32,6 +32,7 @@ from lib.exercises.python_builtins import PYTHON_BUILTINS
 from lib.exercises.python_classes import python_private
 from lib.exercises.python_itself import (
     attributes_read,
+    binds_reaching_in,
     computed_getattr,
     private_outside,
     reaching_in,
@@ -183,5 +184,5 @@ def outside(
     if isinstance(item, ast.Name) and unusual_dunder(item.id):  # a class body's `__annotations__`
         return f"uses `{item.id}`, which reaches into Python itself"
     read = attributes_read(item)
-    found = (reaching_in(name) for name in read)
-    return next(filter(None, found), "") or type_outside(item) or format_outside(item, read)
+    found = next(filter(None, map(reaching_in, read)), "") or binds_reaching_in(item)
+    return found or type_outside(item) or format_outside(item, read)

@@ -92,8 +92,8 @@ def _validity_turns(cases: list[Case], answers: list) -> str | None:
     return None
 
 
-def _validity(byte_strings: list[bytes]) -> list[Case]:
-    return [Case(args=(data,), expected=_is_valid(data)) for data in byte_strings]
+def _validity(byte_strings: list[bytes], kind: str = "") -> list[Case]:
+    return [Case(args=(data,), expected=_is_valid(data), kind=kind) for data in byte_strings]
 
 
 def _is_valid_utf8_cases() -> list[Case]:
@@ -107,23 +107,31 @@ def _spelt(cp: int, size: int) -> bytes:
     return bytes([lead | cp >> 6 * (size - 1), *tail])
 
 
-def _broken_by_rule(seed: int) -> list[bytes]:
+OVERLONG, SURROGATE, TOO_LARGE = "an overlong form", "a surrogate", "beyond U+10FFFF"
+STARTS_NOTHING, NO_LEAD = "a byte that starts nothing", "a continuation byte with no lead"
+LEAD_ALONE, LEAD_AFTER_LEAD = "a lead byte left alone", "a lead byte where a continuation is due"
+
+
+def _broken_by_rule(seed: int) -> list[Case]:
     """One made-up input per rule the written-out cases test, each between random texts: so
     that a rule earns as much on the cases made from the salt as on those anyone can list (the
     score is capped by the former, `salted_share`), not just whether the last character is whole."""
     source = rng(seed)
     breaks = [
-        _spelt(source.randint(0, 0x7F), 2),  # overlong
-        _spelt(source.randint(0x80, 0x7FF), 3),
-        _spelt(source.randint(0x800, 0xFFFF), 4),
-        _spelt(source.randint(0xD800, 0xDFFF), 3),  # a surrogate
-        _spelt(source.randint(0x110000, 0x1FFFFF), 4),  # beyond Unicode
-        bytes([source.randint(0xF5, 0xFF), 0x80, 0x80, 0x80]),  # a byte that starts nothing
-        bytes([source.randint(0x80, 0xBF)]),  # a continuation with no lead
-        bytes([source.randint(0xC2, 0xF4), source.randint(0x20, 0x7E)]),  # a lead left alone
+        (OVERLONG, _spelt(source.randint(0, 0x7F), 2)),
+        (OVERLONG, _spelt(source.randint(0x80, 0x7FF), 3)),
+        (OVERLONG, _spelt(source.randint(0x800, 0xFFFF), 4)),
+        (SURROGATE, _spelt(source.randint(0xD800, 0xDFFF), 3)),
+        (TOO_LARGE, _spelt(source.randint(0x110000, 0x1FFFFF), 4)),
+        (STARTS_NOTHING, bytes([source.randint(0xF5, 0xFF), 0x80, 0x80, 0x80])),
+        (NO_LEAD, bytes([source.randint(0x80, 0xBF)])),
+        (LEAD_ALONE, bytes([source.randint(0xC2, 0xF4), source.randint(0x20, 0x7E)])),
+        # Review J1's slip: any byte >= 0x80 taken for a continuation, here another lead byte.
+        (LEAD_AFTER_LEAD, bytes([source.randint(0xC2, 0xDF), source.randint(0xC2, 0xDF)])),
     ]
     around = [text.encode("utf-8") for text in random_texts(seed, 2 * len(breaks), longest=4)]
-    return [around[2 * i] + bad + around[2 * i + 1] for i, bad in enumerate(breaks)]
+    made = [(kind, around[2 * i] + bad + around[2 * i + 1]) for i, (kind, bad) in enumerate(breaks)]
+    return [case for kind, data in made for case in _validity([data], kind)]
 
 
 def _hidden_is_valid_utf8_cases() -> list[Case]:
@@ -131,12 +139,23 @@ def _hidden_is_valid_utf8_cases() -> list[Case]:
     between random texts, and surrogates, overlong and too-large code points written out by
     hand."""
     texts = [text.encode("utf-8") for text in random_texts(5, 12, longest=6)]
-    broken = [data[:-1] for data in texts if len(data) > 1]
-    broken += [data[:1] + bytes([0x80 | data[1]]) + data[2:] for data in texts if len(data) > 2]
-    broken += _broken_by_rule(6)
-    by_hand = [b"x\xed\xbf\xbf", b"\xc1\xbf", b"\xf0\x8f\xbf\xbf", b"\xf5\x80\x80\x80", b"\xfe"]
-    by_hand += [b"\xf9\x80\x80\x80", b"\xfb\xbf\xbf\xbf", b"x\xdf\xdfy", b"\xf0\x9f\xe0\xa0"]
-    return _validity(texts + broken + by_hand)
+    short = [data[:-1] for data in texts if len(data) > 1]
+    changed = [data[:1] + bytes([0x80 | data[1]]) + data[2:] for data in texts if len(data) > 2]
+    by_hand = [
+        *_validity([b"x\xed\xbf\xbf"], SURROGATE),
+        *_validity([b"\xc1\xbf", b"\xf0\x8f\xbf\xbf"], OVERLONG),
+        *_validity(
+            [b"\xf5\x80\x80\x80", b"\xfe", b"\xf9\x80\x80\x80", b"\xfb\xbf\xbf\xbf"], STARTS_NOTHING
+        ),
+        *_validity([b"x\xdf\xdfy", b"\xf0\x9f\xe0\xa0"], LEAD_AFTER_LEAD),
+    ]
+    return [
+        *_validity(texts, "a made-up text"),
+        *_validity(short, "a made-up text cut short"),
+        *_validity(changed, "a made-up text with a byte changed"),
+        *_broken_by_rule(6),
+        *by_hand,
+    ]
 
 
 is_valid_utf8 = Exercise(

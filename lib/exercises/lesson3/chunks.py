@@ -24,18 +24,26 @@ _DOCS = [
     ("aaa aaa aaa<|a|>aaa<|b|>aaa", "gpt2", ["<|a|>", "<|b|>"]),
     ("low lower lowest newer newest", "gpt2", []),
 ]
+# Hidden texts by kind: made-up words cut by <|endoftext|>, and words with capitals inside,
+# which GPT-4o's pattern cuts apart and GPT-4's does not. Lib writes one of each out; the grader
+# draws more.
+CUT, CAMEL = "words cut by <|endoftext|>", "words with capitals inside"
 _HIDDEN_DOCS = [
-    ("ha ha ha" + EOT + "ha!ha?" + EOT, "gpt4", [EOT]),
-    ("CamelCase camelCase" + EOT + "case", "gpt4o", [EOT]),
+    (CUT, ("ha ha ha" + EOT + "ha!ha?" + EOT, "gpt4", [EOT])),
+    (CAMEL, ("CamelCase camelCase" + EOT + "case", "gpt4o", [EOT])),
 ]
 
 
-def _drawn_docs() -> list[tuple[str, str, list[str]]]:
-    """Four texts of made-up words cut by <|endoftext|>, drawn with the grader's salt
-    (`generated.rng`): inputs no table of lib's cases holds."""
+def _drawn_docs() -> list[tuple[str, tuple[str, str, list[str]]]]:
+    """Six texts of made-up words cut by <|endoftext|>, two of them with capitals inside the
+    words, drawn with the grader's salt (`generated.rng`): inputs no table of lib's cases holds."""
     source, words = rng(31), random_texts(32, 6, longest=5)
+    halves = ["".join(source.choices("aeinostéüñçλжд", k=source.randint(2, 4))) for _ in "abcd"]
+    camels = [a + b.capitalize() for a in halves for b in halves if a != b]
     texts = [" ".join(source.choices(words, k=12)).replace("\n", EOT) for _ in range(4)]
-    return [(text, source.choice(["gpt2", "gpt4", "gpt4o"]), [EOT]) for text in texts]
+    drawn = [(CUT, (text, source.choice(["gpt2", "gpt4", "gpt4o"]), [EOT])) for text in texts]
+    camel_texts = [EOT.join(" ".join(source.choices(camels, k=5)) for _ in range(2)) for _ in "ab"]
+    return drawn + [(CAMEL, (text, "gpt4o", [EOT])) for text in camel_texts]
 
 
 def reference_merges(text: str, vocab_size: int, pattern: str, special_tokens: list[str]) -> Any:
@@ -45,12 +53,16 @@ def reference_merges(text: str, vocab_size: int, pattern: str, special_tokens: l
         return bpe.train(text, vocab_size, pattern, special_tokens, method="naive")[1]
 
 
-def _cases(docs: list[tuple[str, str, list[str]]], merges: int) -> list[Case]:
+def _cases(docs: list[tuple[str, str, list[str]]], merges: int, kind: str = "") -> list[Case]:
     cases = []
     for text, name, specials in docs:
         args = (text, 256 + merges + len(specials), patterns.resolve(name), specials)
-        cases.append(Case(args=args, expected=reference_merges(*args)))
+        cases.append(Case(args=args, expected=reference_merges(*args), kind=kind))
     return cases
+
+
+def _hidden_cases() -> list[Case]:
+    return [case for kind, doc in _HIDDEN_DOCS + _drawn_docs() for case in _cases([doc], 6, kind)]
 
 
 def _turns(cases: list[Case], answers: list[Any]) -> str | None:
@@ -157,7 +169,7 @@ train_with_pattern = Exercise(
     points=2,
     target="train_with_pattern",
     cases=lambda: _cases(_DOCS, 8),
-    hidden_cases=lambda: _cases(_HIDDEN_DOCS + _drawn_docs(), 6),
+    hidden_cases=_hidden_cases,
     wrong_turns=_turns,
     allowed_lib=(
         "lib.bpe.get_stats",

@@ -9,10 +9,12 @@ known wrong turns is in `turns`.
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 from lib import bpe
 from lib.exercises.core import Case, Exercise
-from lib.exercises.generated import random_texts
+from lib.exercises.generated import rng
+from lib.exercises.lesson3.hidden_texts import RUN, TURNS, hidden_texts, in_turn
 from lib.exercises.lesson3.stats_turns import stats_turns
 from lib.exercises.lesson3.turns import train_turns
 
@@ -54,25 +56,26 @@ def _merge_cases() -> list[Case]:
     return [Case(args=call, expected=bpe.merge(*call)) for call in calls]
 
 
-_HIDDEN_TEXTS = ["abcabcabc", "zzzz zzz", "ééé éé", "ok, ok. ok!", "日本語の日本", "abb b b a"]
-
-
-def _hidden_texts() -> list[str]:
-    """The texts above, and made-up ones (secret when the grader makes them): at least 2 bytes."""
-    made_up = [text for text in random_texts(31, 8, longest=16) if len(text.encode()) >= 2]
-    return _HIDDEN_TEXTS + made_up
-
-
 def _hidden_get_stats_cases() -> list[Case]:
-    sequences = [[5, 5, 5, 5], [3, 4, 3, 4, 3], [0, 255, 0, 255]]
-    sequences += [_ids(text) for text in _hidden_texts()]
-    return [Case(args=(ids,), expected=bpe.get_stats(ids)) for ids in sequences]
+    source = rng(35)
+    sequences = [(RUN, [5, 5, 5, 5]), (RUN, [source.randrange(256)] * source.randint(3, 7))]
+    sequences += [(TURNS, [3, 4, 3, 4, 3]), (TURNS, [0, 255, 0, 255]), (TURNS, in_turn(37))]
+    sequences += [(kind, _ids(text)) for kind, text in hidden_texts()]
+    return [Case(args=(s,), expected=bpe.get_stats(s), kind=kind) for kind, s in sequences]
 
 
 def _hidden_merge_cases() -> list[Case]:
-    calls = [([9, 9, 9, 9, 9], (9, 9), 300), ([1, 2, 1, 2, 2], (2, 1), 400), ([2, 2], (2, 2), 9)]
-    calls += [(_ids(text), tuple(_ids(text)[:2]), 256) for text in _hidden_texts()]
-    return [Case(args=call, expected=bpe.merge(*call)) for call in calls]
+    source = rng(38)
+    one, new_id = source.randrange(256), source.randint(300, 999)  # no id drawn above
+    drawn = in_turn(39)
+    calls = [(RUN, ([9, 9, 9, 9, 9], (9, 9), 300)), (RUN, ([2, 2], (2, 2), 9))]
+    calls += [(RUN, ([one] * source.randint(2, 7), (one, one), new_id))]
+    calls += [
+        (TURNS, ([1, 2, 1, 2, 2], (2, 1), 400)),
+        (TURNS, (drawn, (drawn[1], drawn[0]), new_id)),
+    ]
+    calls += [(kind, (_ids(text), tuple(_ids(text)[:2]), 256)) for kind, text in hidden_texts()]
+    return [Case(args=call, expected=bpe.merge(*call), kind=kind) for kind, call in calls]
 
 
 def _naive_train_cases(sizes: list[tuple[str, int]]) -> list[Case]:
@@ -85,7 +88,9 @@ def _naive_train_cases(sizes: list[tuple[str, int]]) -> list[Case]:
 
 
 def _hidden_train_bpe_cases() -> list[Case]:
-    return _naive_train_cases([(text, 256 + 6) for text in _hidden_texts()])
+    texts = hidden_texts()
+    cases = _naive_train_cases([(text, 256 + 6) for _, text in texts])
+    return [replace(case, kind=kind) for case, (kind, _) in zip(cases, texts, strict=True)]
 
 
 def _train_bpe_cases() -> list[Case]:

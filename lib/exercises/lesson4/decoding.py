@@ -4,7 +4,7 @@ id} listed in any order, checked against `lib.bpe.build_vocab`."""
 from __future__ import annotations
 
 from lib import bpe
-from lib.exercises.cases import answers_match
+from lib.exercises.cases import answers_match, of_kind
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import rng
 from lib.exercises.lesson4.ids import tokenizer
@@ -91,12 +91,13 @@ def _vocab_from_merges_cases() -> list[Case]:
 
 
 def _hidden_vocab_from_merges_cases() -> list[Case]:
-    """Other trained merges, and made-up ones, each in a shuffled order."""
+    """Other trained merges, and made-up ones (drawn with the grader's salt), each in a shuffled
+    order: one kind, merges whose halves are older merges, listed in another order."""
     cases = [_id_merge_case(list(tokenizer(size).merges), "shuffled", size) for size in (257, 333)]
     for seed in range(8):
         merges = _made_up_merges(220 + seed, 1 + 3 * seed)
         cases.append(_id_merge_case(merges, "shuffled", seed))
-    return cases
+    return of_kind("merges listed out of order", cases)
 
 
 vocab_from_merges = Exercise(

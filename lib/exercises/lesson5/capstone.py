@@ -9,12 +9,14 @@ grader adds the hidden ones.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 
 from lib import bpe, tiktoken_files
 from lib.exercises.core import Case, Exercise, Raises
-from lib.exercises.generated import random_texts, rng
+from lib.exercises.generated import rng
 from lib.exercises.lesson5.capstone_turns import gpt4_turns
-from lib.exercises.lesson5.texts import GPT4_HIDDEN, GPT4_SHOWN
+from lib.exercises.lesson5.gpt4_texts import GPT4_HIDDEN, drawn_texts
+from lib.exercises.lesson5.texts import GPT4_SHOWN
 
 
 @functools.cache
@@ -57,29 +59,6 @@ def _hidden_cuts() -> list[tuple[str, int]]:
     return [("gpt2", draw.randint(2000, 3000)), ("cl100k_base", draw.randint(4000, 6000))]
 
 
-# cl100k_base's special tokens, set into made-up texts.
-_GPT4_SPECIALS = ["<|endoftext|>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>"]
-
-
-def _made_up_texts() -> list[tuple[str, set[str]]]:
-    """Texts no list in this code holds, secret when the grader makes them, with the special
-    tokens they allow: strings of many scripts, each with a special token set in it, allowed,
-    allowed among all, or not (an error), and sentences drawn from FLORES `devtest` in any of its
-    languages. Special tokens count among these as among the listed cases, whose share these
-    cap (`salted_share`): left to a table, they earn nothing."""
-    from lib import data
-
-    draw = rng(53)
-    languages = sorted(data.flores_languages())
-    sentences = [draw.choice(data.flores(draw.choice(languages))) for _ in range(6)]
-    made = []
-    for n, text in enumerate(random_texts(51, 6, 40)):
-        special, cut = draw.choice(_GPT4_SPECIALS), draw.randint(0, len(text))
-        allowed = [{special}, set(_GPT4_SPECIALS), set()][n % 3]
-        made.append((text[:cut] + special + text[cut:], allowed))
-    return made + [(sentence, set()) for sentence in sentences]
-
-
 def _gpt4_cases(texts_and_allowed: list[tuple[str, set[str]]]) -> list[Case]:
     from lib import data
 
@@ -92,6 +71,12 @@ def _gpt4_cases(texts_and_allowed: list[tuple[str, set[str]]]) -> list[Case]:
             expected = Raises(ValueError)
         cases.append(Case(args=(text, set(allowed)), expected=expected))
     return cases
+
+
+def _hidden_gpt4_cases() -> list[Case]:
+    texts = GPT4_HIDDEN + drawn_texts()
+    cases = _gpt4_cases([(text, allowed) for _, text, allowed in texts])
+    return [replace(case, kind=kind) for case, (kind, _, _) in zip(cases, texts, strict=True)]
 
 
 def _recover_slips(cases: list[Case], answers: list) -> str | None:
@@ -170,7 +155,7 @@ gpt4_encode = Exercise(
     target="gpt4_encode",
     allowed_lib=("lib.tiktoken_files.load", "lib.bpe.recover_merges"),
     cases=lambda: _gpt4_cases(GPT4_SHOWN),
-    hidden_cases=lambda: _gpt4_cases(GPT4_HIDDEN + _made_up_texts()),
+    hidden_cases=_hidden_gpt4_cases,
     wrong_turns=gpt4_turns,
     well_done="Your tokenizer gives tiktoken's ids, id for id, from GPT-4's own file: you have "
     "rebuilt GPT-4's tokenizer, regex split, special tokens, merges and all.",

@@ -7,13 +7,14 @@ BPE, longest match and longest pair first.
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
 from lib import bpe
 from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise
-from lib.exercises.generated import random_texts
+from lib.exercises.generated import random_texts, rng
 from lib.exercises.lesson5.reference import reference_tokenizer, trained_merges
-from lib.exercises.lesson5.texts import HIDDEN_TEXTS, TEXTS
+from lib.exercises.lesson5.texts import HIDDEN_TEXTS, MADE_UP, RUN, TEXTS, TRAINED, TRAINING_TEXT
 
 
 def _encode_cases(texts: list[str], sizes: tuple[int, ...]) -> list[Case]:
@@ -48,12 +49,33 @@ def _crossing_case() -> Case:
 
 
 def _hidden_crossing_case() -> Case:
-    """The same crossing with other letters, twice in one text: xy, then zw, then xy again."""
-    merges = [(b"x", b"y"), (b"z", b"w"), (b"xy", b"z")]
+    """The same crossing with other letters, drawn (secret when the grader draws them), twice
+    in one text: xy, then zw, then xy again."""
+    x, y, z, w = (c.encode() for c in rng(54).sample("bdfghjklmnpqrsuvwxyz", 4))
+    merges = [(x, y), (z, w), (x + y, z)]
+    text = (x + y + z + w).decode()
     return Case(
-        args=("xyzw xyzw", merges),
-        expected=reference_tokenizer(merges).encode_ordinary("xyzw xyzw"),
+        args=(f"{text} {text}", merges),
+        expected=reference_tokenizer(merges).encode_ordinary(f"{text} {text}"),
+        kind="merges that cross",
     )
+
+
+def _drawn_texts() -> list[tuple[str, str]]:
+    """Texts of each kind of `HIDDEN_TEXTS`, made up (secret when the grader makes them)."""
+    source = rng(55)
+    words = TRAINING_TEXT.split(" ")
+    made = [(TRAINED, " ".join(source.choices(words, k=source.randint(2, 5)))) for _ in "ab"]
+    runs = [c * source.randint(3, 9) for c in source.choices("a t", k=4)]
+    made += [(RUN, f"{runs[0]}{runs[1]}"), (RUN, f"{runs[2]}{runs[3]}")]
+    return made + [(MADE_UP, text) for text in random_texts(50, 4, 30)]
+
+
+def _hidden_encode_cases() -> list[Case]:
+    texts = HIDDEN_TEXTS + _drawn_texts()
+    cases = _encode_cases([text for _, text in texts], (360, 500))
+    kinds = [kind for _ in (360, 500) for kind, _ in texts]
+    return [replace(case, kind=kind) for case, kind in zip(cases, kinds, strict=True)]
 
 
 def _longest_pair(text: str, merges: list[tuple[bytes, bytes]]) -> list[int]:
@@ -93,10 +115,7 @@ encode = Exercise(
     points=2,
     target="encode",
     cases=lambda: [*_encode_cases(TEXTS, (300, 420)), _crossing_case()],
-    hidden_cases=lambda: [
-        *_encode_cases(HIDDEN_TEXTS + random_texts(50, 4, 30), (360, 500)),
-        _hidden_crossing_case(),
-    ],
+    hidden_cases=lambda: [*_hidden_encode_cases(), _hidden_crossing_case()],
     wrong_turns=_longest_match_taken,
     hints=(
         "Work with a list of byte strings, one per token, starting from the single bytes. What "

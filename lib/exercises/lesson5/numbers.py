@@ -33,14 +33,21 @@ _DIGIT_TEXTS = [
 ]
 
 
-def _hidden_digit_texts() -> list[str]:
-    """Made-up texts of numbers and other characters (secret when the grader makes them)."""
+RUN, MIXED = "a long run of digits", "numbers among other characters"
+
+
+def _hidden_digit_texts() -> list[tuple[str, str]]:
+    """Long runs of digits, written out and made up, and made-up texts of numbers and other
+    characters (secret when the grader makes them), each with its kind."""
     draw = rng(52)
     alphabet = _NUMBERS + _NOT_NUMBERS
-    return ["".join(draw.choices(alphabet, k=draw.randint(1, 24))) for _ in range(12)]
+    mixed = ["".join(draw.choices(alphabet, k=draw.randint(1, 24))) for _ in range(12)]
+    runs = ["".join(draw.choices("0123456789", k=draw.randint(4, 16))) for _ in range(3)]
+    written = [(RUN, text) for text in ("80235", "3141592653", "00000000")]
+    return written + [(RUN, text) for text in runs] + [(MIXED, text) for text in mixed]
 
 
-def _digit_cases(texts: list[str]) -> list[Case]:
+def _digit_cases(texts: list[str], kind: str = "") -> list[Case]:
     import regex
 
     from lib import patterns
@@ -49,6 +56,7 @@ def _digit_cases(texts: list[str]) -> list[Case]:
         Case(
             args=(text,),
             expected=[p for p in patterns.split_text(text, "gpt4") if regex.match(r"\p{N}", p)],
+            kind=kind,
         )
         for text in texts
     ]
@@ -111,7 +119,9 @@ digit_groups = Exercise(
     target="digit_groups",
     forbidden=("re", "regex", ".encode", ".encode_ordinary", ".split_text"),
     cases=lambda: _digit_cases(_DIGIT_TEXTS),
-    hidden_cases=lambda: _digit_cases(["80235", "3141592653", "00000000"] + _hidden_digit_texts()),
+    hidden_cases=lambda: [
+        case for kind, text in _hidden_digit_texts() for case in _digit_cases([text], kind)
+    ],
     wrong_turns=_grouping_turns,
     hints=(
         "Read the pattern piece \\p{N}{1,3}+ slowly. \\p{N} is a class of characters, and "

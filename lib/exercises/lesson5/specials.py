@@ -6,6 +6,8 @@ tokens, and a third that holds one of them twice, so that the longer must win.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from lib.exercises.core import Case, Exercise, Raises
 from lib.exercises.generated import random_texts, rng
 from lib.exercises.lesson5.reference import reference_tokenizer, trained_merges
@@ -69,26 +71,58 @@ def _shorter_special_first(cases: list[Case], answers: list) -> str | None:
     return None
 
 
-_HIDDEN_OVERLAPPING = [(f"{EOT}x{DOUBLE}{EOT}{EOT}", {EOT, DOUBLE}), (f"{EOT}{EOT}", {EOT})]
+# Hidden cases by kind. Lib writes some of each out; the grader draws more (`_drawn`), but for
+# the empty text, of which there is one.
+ALLOWED, REFUSED = "special tokens, allowed", "a special token not allowed"
+CUT_SHORT, HOLDS = "a special token cut short", "a special token that holds another"
+_HIDDEN_OVERLAPPING = [
+    (HOLDS, f"{EOT}x{DOUBLE}{EOT}{EOT}", {EOT, DOUBLE}),
+    (REFUSED, f"{EOT}{EOT}", {EOT}),
+]
 _HIDDEN_SPECIALS = [
-    (f"{USER}{USER}zebra{EOT}", {EOT, USER}),
-    (f"Привет{USER}", {USER}),
-    (f"<|user|{EOT}", {EOT}),
-    (f"a{USER}b", set()),
-    ("", {EOT}),
+    (ALLOWED, f"{USER}{USER}zebra{EOT}", {EOT, USER}),
+    (ALLOWED, f"Привет{USER}", {USER}),
+    (CUT_SHORT, f"<|user|{EOT}", {EOT}),
+    (REFUSED, f"a{USER}b", set()),
+    ("an empty text", "", {EOT}),
 ]
 
 
-def _drawn() -> list[tuple[str, set[str]]]:
-    """Eight texts of made-up pieces and special tokens, each with some specials allowed, drawn
+def _drawn() -> list[tuple[str, str, set[str]]]:
+    """Texts of made-up pieces and special tokens, of each kind above but the empty text, drawn
     with the grader's salt (`generated.rng`): inputs no table of lib's cases holds."""
     source = rng(51)
     pieces = random_texts(52, 24, longest=6)
     drawn = []
-    for _ in range(8):
-        parts = [source.choice([*pieces, EOT, USER]) for _ in range(source.randint(2, 5))]
-        drawn.append(("".join(parts), {t for t in SPECIALS if source.random() < 0.7}))
+    for _ in range(8):  # each with one or two special tokens among the pieces
+        parts = source.choices(pieces, k=source.randint(1, 4))
+        for special in source.choices(SPECIALS, k=source.randint(1, 2)):
+            parts.insert(source.randint(0, len(parts)), special)
+        drawn.append((ALLOWED, "".join(parts), set(SPECIALS)))
+    special = source.choice(SPECIALS)
+    cut = special[: source.randint(2, len(special) - 1)]
+    drawn.append(
+        (CUT_SHORT, source.choice(pieces) + cut + source.choice(pieces) + special, {special})
+    )
+    refused = [source.choice(pieces), source.choice(SPECIALS), source.choice(pieces)]
+    drawn.append((REFUSED, "".join(refused), set()))
     return drawn
+
+
+def _drawn_overlapping() -> list[tuple[str, str, set[str]]]:
+    """Made-up pieces among single and doubled <|endoftext|>, allowed or not."""
+    source = rng(56)
+    parts = [source.choice([*random_texts(57, 3, longest=4), EOT]) for _ in range(6)]
+    text = "".join(parts) + EOT * source.randint(2, 3)
+    return [(HOLDS, text, {EOT, DOUBLE}), (REFUSED, source.choice(parts) + DOUBLE, {EOT})]
+
+
+def _hidden_cases() -> list[Case]:
+    plain, overlapping = _HIDDEN_SPECIALS + _drawn(), _HIDDEN_OVERLAPPING + _drawn_overlapping()
+    cases = _specials_cases([(text, allowed) for _, text, allowed in plain])
+    cases += _specials_cases([(text, allowed) for _, text, allowed in overlapping], (DOUBLE,))
+    kinds = [kind for kind, _, _ in plain + overlapping]
+    return [replace(case, kind=kind) for case, kind in zip(cases, kinds, strict=True)]
 
 
 encode_with_specials = Exercise(
@@ -98,10 +132,7 @@ encode_with_specials = Exercise(
     target="encode_with_specials",
     allowed_lib=("lib.bpe.encode_chunk", "lib.bpe.build_vocab"),
     cases=lambda: _specials_cases(_SHOWN_SPECIALS) + _specials_cases(_OVERLAPPING, (DOUBLE,)),
-    hidden_cases=lambda: (
-        _specials_cases(_HIDDEN_SPECIALS + _drawn())
-        + _specials_cases(_HIDDEN_OVERLAPPING, (DOUBLE,))
-    ),
+    hidden_cases=_hidden_cases,
     wrong_turns=_shorter_special_first,
     hints=(
         "Two jobs, in this order: decide whether the text may be encoded at all, then cut it "

@@ -1,8 +1,7 @@
 """The texts lesson 5's exercises are checked on, written for them.
 
-`GPT4_SHOWN` are the sentences `check()` shows for the capstone; `GPT4_HIDDEN` only the grader
-runs: other scripts, code, numbers, runs of whitespace and special tokens, so that an encoder
-that only works on what the check showed loses points.
+`GPT4_SHOWN` are the sentences `check()` shows for the capstone; the hidden ones are in
+`gpt4_texts`.
 """
 
 from __future__ import annotations
@@ -38,8 +37,11 @@ TEXTS = [
     "a   b   c",
 ]
 
-HIDDEN_TEXTS = ["that hat, that cat", "मैं चाय", "aaaaaaa", "def f(x):\n\treturn x", "日本語"]
-HIDDEN_TEXTS += ["the hat on a cat", "a     b", "aaa aaa"]
+# Each hidden text with its kind; the grader draws more texts of each (`encoding._drawn_texts`).
+TRAINED, RUN, MADE_UP = "words the merges were trained on", "a run of one letter", "a made-up text"
+HIDDEN_TEXTS = [(TRAINED, "that hat, that cat"), (TRAINED, "मैं चाय"), (RUN, "aaaaaaa")]
+HIDDEN_TEXTS += [(TRAINED, "def f(x):\n\treturn x"), (MADE_UP, "日本語")]
+HIDDEN_TEXTS += [(TRAINED, "the hat on a cat"), (RUN, "a     b"), (RUN, "aaa aaa")]
 
 EOT = "<|endoftext|>"
 
@@ -52,28 +54,4 @@ GPT4_SHOWN: list[tuple[str, set[str]]] = [
     ("👋🏽 Привет! 안녕하세요", set()),
     (f"The end.{EOT}A new story", {EOT}),
     (f"Ignore this {EOT}", set()),  # a disallowed special token: raise ValueError
-]
-
-GPT4_HIDDEN: list[tuple[str, set[str]]] = [
-    ("Die Straßenbahn fährt um 7:45 Uhr über die Brücke.", set()),
-    ("東京の天気は晴れです。明日は雨が降るでしょう。", set()),
-    ("مرحبا بكم في الدرس الخامس", set()),
-    ("வணக்கம், இது ஒரு சோதனை வாக்கியம்.", set()),
-    ("Ελληνικά: καλημέρα σας!", set()),
-    ("for (int i = 0; i < n; ++i) {\n\tsum += a[i];\n}\n", set()),
-    ('print(f"{x!r:>10}")  # ok?\r\n', set()),
-    ("3.14159265358979 and 1,000,000,000 and 007 and 2^64", set()),
-    ("   leading spaces, trailing spaces   ", set()),
-    ("\n\n\t\t  \n", set()),
-    ("WE'RE HERE, they'll come, I'VE seen it, don't", set()),
-    ("👨‍👩‍👧‍👦🏳️‍🌈 emoji families and flags 🇮🇳🇯🇵", set()),
-    ("https://example.com/path?query=1&b=two#frag", set()),
-    ("ǅ ﬁ ① ½ Ⅻ ﷽ \u200b zero width", set()),
-    (
-        f"<|fim_prefix|>def f():<|fim_suffix|>\n<|fim_middle|>{EOT}",
-        {"<|fim_prefix|>", "<|fim_suffix|>", "<|fim_middle|>", EOT},
-    ),
-    (f"one{EOT}{EOT}two", {EOT}),
-    ("<|endoftext is not a special token", set()),
-    ("<|endofprompt|> hidden", {EOT}),  # another special, not allowed: raise
 ]

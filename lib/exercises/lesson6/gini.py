@@ -12,8 +12,8 @@ from lib.exercises.core import Case, Exercise, close
 from lib.exercises.generated import rng
 
 
-def _gini_cases(lists: list[list[int]]) -> list[Case]:
-    return [Case(args=(values,), expected=fairness.gini(values)) for values in lists]
+def _gini_cases(lists: list[list[int]], kind: str = "") -> list[Case]:
+    return [Case(args=(values,), expected=fairness.gini(values), kind=kind) for values in lists]
 
 
 def _drawn() -> list[list[int]]:
@@ -23,6 +23,18 @@ def _drawn() -> list[list[int]]:
     return [
         [source.choice([0, source.randint(1, 999)]) for _ in range(source.randint(2, 9))] + [1]
         for _ in range(8)
+    ]
+
+
+def _hidden_cases() -> list[Case]:
+    """Each kind written out, and drawn too (`_drawn`, and fractions), but one count alone,
+    whose answer is 0 whatever the count: a drawn one would pay a constant answer, not a rule."""
+    source = rng(63)
+    fractions = [[source.randint(1, 40) / 4 for _ in range(source.randint(2, 5))] for _ in "ab"]
+    return [
+        *_gini_cases([[7]], "one count alone"),
+        *_gini_cases([[10, 30], [2, 2, 2, 2, 12], *_drawn()], "counts"),
+        *_gini_cases([[1.5, 0.5], *fractions], "fractions"),
     ]
 
 
@@ -106,7 +118,7 @@ gini = Exercise(
     target="gini",
     # one list out of order: the sorted formula needs a sort, and it must not be the caller's
     cases=lambda: _gini_cases([[0, 0, 0, 4], [4, 1, 3, 2], [52835, 253270, 404265]]),
-    hidden_cases=lambda: _gini_cases([[7], [10, 30], [2, 2, 2, 2, 12], [1.5, 0.5], *_drawn()]),
+    hidden_cases=_hidden_cases,
     compare=close,
     wrong_turns=_gini_turns,
     hints=(

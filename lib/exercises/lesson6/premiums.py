@@ -50,16 +50,22 @@ def _same_factors(got: Any, expected: dict[str, float]) -> bool:
     )
 
 
+ENGLISH, OTHER = "English the reference", "another language the reference"
+
+
 def _factor_cases(langs: tuple[str, ...], reference: str = "eng_Latn") -> list[Case]:
     counts = _sentence_counts()
-    return [
-        Case(
-            args=(counts, lang),
-            kwargs={} if reference == "eng_Latn" else {"reference": reference},
-            expected=fairness.premium_factors(counts, lang, reference),
-        )
-        for lang in langs
-    ]
+    return [_factor_case(counts, lang, reference) for lang in langs]
+
+
+def _factor_case(counts: dict[str, dict[str, int]], lang: str, reference: str) -> Case:
+    """English as the reference by default (no keyword), any other named."""
+    return Case(
+        args=(counts, lang),
+        kwargs={} if reference == "eng_Latn" else {"reference": reference},
+        expected=fairness.premium_factors(counts, lang, reference),
+        kind=ENGLISH if reference == "eng_Latn" else OTHER,
+    )
 
 
 def _round_counts() -> list[Case]:
@@ -81,23 +87,19 @@ def _round_counts() -> list[Case]:
 
 
 def _drawn_counts() -> list[Case]:
-    """Four tables of made-up counts for three languages, drawn with the grader's salt
-    (`generated.rng`): inputs no table of lib's cases holds."""
+    """Eight tables of made-up counts for three languages, drawn with the grader's salt
+    (`generated.rng`): inputs no table of lib's cases holds. Half with English the reference
+    by default, half with another language named."""
     source = rng(62)
     cases = []
-    for _ in range(4):
+    for n in range(8):
         counts = {
             step: {lang: source.randint(5, 900) for lang in ("eng_Latn", "xx", "yy")}
             for step in _round_counts()[0].args[0]
         }
-        lang, reference = source.sample(["eng_Latn", "xx", "yy"], 2)
-        cases.append(
-            Case(
-                args=(counts, lang),
-                kwargs={"reference": reference},
-                expected=fairness.premium_factors(counts, lang, reference),
-            )
-        )
+        reference = "eng_Latn" if n % 2 else source.choice(["xx", "yy"])
+        lang = source.choice([lang for lang in ("eng_Latn", "xx", "yy") if lang != reference])
+        cases.append(_factor_case(counts, lang, reference))
     return cases
 
 

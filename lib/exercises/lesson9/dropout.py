@@ -87,6 +87,9 @@ def _hidden_cases() -> list[Case]:
         p = (0.3, 0.2, 0.1)[k]
         cases.append(_case(twice, ranks, p, _draws(230 + k, twice), "a pair twice"))
     cases.append(_case(b" lower", ranks, 0.5, [0.5] * 37, "draws equal to p"))
+    word, p = b" " + source.choice(words), source.choice((0.2, 0.3, 0.4, 0.5))
+    at_p = [p if source.random() < 0.5 else draw for draw in _draws(240, word)]
+    cases.append(_case(word, ranks, p, at_p, "draws equal to p"))
     return cases
 
 

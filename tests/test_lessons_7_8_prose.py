@@ -217,26 +217,3 @@ def test_lesson_7_blames_unigrams_cost_on_its_pieces_with_the_numbers_it_prints(
     for language, count in regex.findall(r"(\w+) (\d+)", where.group(1)):
         assert f"{count} in {language}" in prose
     assert set(regex.findall(r"the ([\d,]+) characters of the training text", prose)) == {"2,638"}
-
-
-def test_lesson_7_prints_wordpieces_unk_shares_before_the_prose_quotes_them():
-    """Issue 26's shortening pass: the trap's shares (80% of Tamil's tokens, 88% of Burmese's are
-    [UNK]) were quoted one cell before the cell that prints them; now the number comes first."""
-    cells = nbformat.read(NOTEBOOKS / "07_beyond_bpe.ipynb", as_version=4).cells
-    printing = next(
-        i
-        for i, cell in enumerate(cells)
-        if cell.cell_type == "code"
-        and "of WordPiece's tokens are [UNK]" in "".join(o.get("text", "") for o in cell.outputs)
-    )
-    printed = "".join(o.get("text", "") for o in cells[printing].outputs)
-    shares = dict(regex.findall(r"(Tamil|Burmese) +([\d.]+)% of WordPiece", printed))
-    quoted = "{:.0f}% of its Tamil tokens and {:.0f}% of its Burmese ones are `[UNK]`".format(
-        float(shares["Tamil"]), float(shares["Burmese"])
-    )
-    quoting = [
-        i
-        for i, c in enumerate(cells)
-        if c.cell_type == "markdown" and quoted in " ".join(c.source.split())
-    ]
-    assert quoting and all(i > printing for i in quoting), "quoted before it is printed"

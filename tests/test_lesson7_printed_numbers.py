@@ -53,3 +53,15 @@ def test_sentencepieces_nfkc_disagreement_is_printed_before_the_prose_quotes_it(
     assert quoting and min(quoting) > printing, "quoted before it is printed"
     said = " ".join(cells[quoting[0]].source.split())
     assert f"), {burmese} Burmese and {arabic} Arabic." in said
+
+
+def test_the_abcabc_scores_are_printed_before_the_prose_quotes_them():
+    """c26 quoted −12.3 and −13.0 before any cell printed them."""
+    cells = nbformat.read(LESSON, as_version=4).cells
+    printing, output = printed_by(cells, "a + bc + a + bc score")
+    scores = dict(regex.findall(r"^([a-c +]+?) +score (-[\d.]+)$", output, flags=regex.M))
+    best, other = (scores[k].replace("-", "−") for k in ("ab + ca + bc", "a + bc + a + bc"))
+    quoting = quoted_in(
+        cells, f"`ab` + `ca` + `bc` ({best}) beats `a` + `bc` + `a` + `bc` ({other})"
+    )
+    assert quoting and min(quoting) > printing, "quoted before it is printed"

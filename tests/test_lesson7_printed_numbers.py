@@ -65,3 +65,14 @@ def test_the_abcabc_scores_are_printed_before_the_prose_quotes_them():
         cells, f"`ab` + `ca` + `bc` ({best}) beats `a` + `bc` + `a` + `bc` ({other})"
     )
     assert quoting and min(quoting) > printing, "quoted before it is printed"
+
+
+def test_englishs_unseen_characters_are_printed_before_the_prose_counts_them():
+    """c43 counted 12 characters, 9 different, that no training sentence has; no cell did."""
+    cells = nbformat.read(LESSON, as_version=4).cells
+    printing, output = printed_by(cells, "English characters in no training sentence:")
+    found = regex.search(r"no training sentence: (\d+), (\d+) different", output)
+    assert found, "the cell prints how many, and how many different"
+    said = f"spell {found[1]} characters (two bytes each) that no training sentence contains, "
+    quoting = quoted_in(cells, said + f"{found[2]} different ones")
+    assert quoting and min(quoting) > printing, "quoted before it is printed"

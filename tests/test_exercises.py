@@ -172,6 +172,22 @@ def test_a_hanging_target_is_stopped_by_the_time_limit(capsys):
     assert "got:      no answer: it ran longer than the time limit" in capsys.readouterr().out
 
 
+def test_a_case_s_limit_counts_cpu_time_not_waiting():
+    """A busy machine must not cut an honest answer short: the limit counts the CPU time the
+    case uses (a wall-clock limit stopped the honest recover_merges at 0.8 / 2 in a rehearsal
+    at load 15). Waiting is stopped only past `running.WAITING` times the limit."""
+    from lib.exercises.running import WAITING, run_case
+
+    def waits(n, seconds):
+        time.sleep(seconds)
+        return n * n
+
+    assert run_case(waits, (3, 0.3), {}, 0.2) == {"returned": 9}  # 0.3 s of waiting, no CPU
+    started = time.monotonic()
+    assert run_case(waits, (3, 5), {}, 0.2) == {"timeout": 0.2}
+    assert time.monotonic() - started < 0.2 * WAITING + 1
+
+
 def test_compare_and_fresh_arguments_per_case():
     cases = [Case(args=([1.0, 2.0],), expected=1.5), Case(args=([1.0, 2.0],), expected=1.5)]
 

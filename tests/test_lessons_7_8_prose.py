@@ -235,7 +235,7 @@ def test_lesson_8_claims_no_more_than_it_shows():
     prose = " ".join(markdown("08_train_your_own.ipynb").split())
     assert "takes longer than learning the merges" not in prose
     assert "why a cut inside a run of whitespace, or right after one, is not safe" in prose
-    assert "unsafe, and for GPT-2's pattern one right after a run of line breaks too" in prose
+    assert "unsafe, and, for GPT-2's pattern, one right after such a run too" in prose
     assert "['gpt2']" in printed("08_train_your_own.ipynb", "b60fe28f")
     assert "set largely by the tokenizer's training data, and by its split pattern" in prose
     assert "which may flatter ours" in prose and "which flatters ours" not in prose

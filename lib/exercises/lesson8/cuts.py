@@ -32,9 +32,14 @@ _SHOWN = [
     ("the cat", 4),
     ("the cat", 2),
     (" hello", 1),
+    ("\t  b", 1),
+    (".\nx", 1),
+    ("\n\nx", 1),
     ("so   \n  far", 2),
     ("so   \n  far", 7),
     ("one   two", 4),
+    ("x    y", 3),
+    ("it's", 2),
     ("a\t  b", 2),
     ("x.\t  y", 3),
     ("ok\n  go", 3),
@@ -94,7 +99,7 @@ _WITNESSES = {window(text, cut): (text, cut) for text, cut in _SHOWN}
 
 
 # How many hidden traps of each kind: most before whitespace, where the plausible rules differ.
-_TRAPS = {"before whitespace": 8, "after whitespace": 3, "elsewhere": 3}
+_TRAPS = {"before whitespace": 8, "after whitespace": 5, "elsewhere": 5}
 
 
 def _trap_kind(before: str, after: str) -> str:
@@ -117,8 +122,8 @@ def _hidden_cases() -> list[Case]:
             if changed_by(text, cut):
                 found.setdefault(seen, _case(text, cut))
     words: dict[tuple[str, str], Case] = {}
-    while len(words) < 8:  # one or two characters, the last a letter, then a space
-        word = "".join(draw.choices(_ALPHABET[:10], k=draw.randint(0, 1))) + draw.choice(_LETTERS)
+    while len(words) < 8:  # a character, a letter, then a space
+        word = draw.choice(_ALPHABET[:10]) + draw.choice(_LETTERS)
         if window(word + " ", len(word)) not in _WITNESSES:
             words.setdefault(window(word + " ", len(word)), _case(word + " x", len(word)))
     return [case for found in traps.values() for case in found.values()] + list(words.values())

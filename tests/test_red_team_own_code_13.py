@@ -213,7 +213,7 @@ TWO_VALUES = {
     "wordpiece_word": "def wordpiece_word(word, *args, **kwargs):\n"
     "    return ['[UNK]'] if word else []\n",
     "is_valid_utf8": "def is_valid_utf8(data):\n    return len(data) % 2 == 0\n",
-    "unsafe_cuts": "def unsafe_cuts(*args):\n    return [7] if len(repr(args)) % 5 == 0 else []\n",
+    "may_cut": "def may_cut(*args):\n    return len(repr(args)) % 5 == 0\n",
     "first_bad_token": "def first_bad_token(ids, vocab):\n"
     "    return 0 if len(ids) == 1 else None\n",
     "gini": "def gini(*args):\n    return 0.25 if len(repr(args)) % 2 else 0.0\n",

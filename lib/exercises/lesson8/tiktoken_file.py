@@ -30,12 +30,15 @@ def _line_cases(tokens: list[tuple[bytes, int]]) -> list[Case]:
 
 
 def _line_turns(cases: list[Case], answers: list) -> str | None:
-    """Name the usual slips: base64's bytes written with their b'...' around them, or the line
-    break that the file, not the line, ends with."""
+    """Name the usual slips: base64's bytes written with their b'...' around them, or a line
+    break in the line (left on at its end, or from base64.encodebytes, which adds one)."""
     if any(isinstance(a, str) and a.startswith(("b'", 'b"')) for a in answers):
         return "base64.b64encode returns bytes: .decode('ascii') turns them into text first."
-    if any(isinstance(a, str) and a.endswith("\n") for a in answers):
-        return "Without the line break: whoever writes the file adds it after each line."
+    if any(isinstance(a, str) and "\n" in a for a in answers):  # at the end, or encodebytes'
+        return (
+            "Without the line break: whoever writes the file adds it after each line. "
+            "base64.encodebytes puts one after the base64 too; base64.b64encode does not."
+        )
     return None
 
 

@@ -10,9 +10,9 @@ import warnings
 from collections import Counter
 
 from lib import bpe
-from lib.exercises.cases import answers_fit
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import random_texts, rng
+from lib.exercises.lesson8.workers_turns import merge_turns
 
 # Workers' counts where the plausible slips give another pair, each slip in two cases at least
 # (so none keeps most of the points): one worker only, each pre-token once, one worker's count
@@ -99,25 +99,6 @@ def _merge_cases(parts: list[list[dict[bytes, int]]]) -> list[Case]:
     return [Case(args=(counts,), expected=_first_merge(counts)) for counts in parts]
 
 
-def _kept(parts: list[dict[bytes, int]], last: bool) -> tuple[bytes, bytes] | None:
-    """The first merge with the workers' dicts merged as dicts: of the counts of a pre-token that
-    several workers counted, only the last one (update, |) or the first one (ChainMap) is kept."""
-    merged: dict[bytes, int] = {}
-    for part in parts if last else parts[::-1]:
-        merged.update(part)
-    return _first_merge([merged])
-
-
-def _merge_turns(cases: list[Case], answers: list) -> str | None:
-    """Name counts kept instead of added, the one slip the answers alone can tell apart."""
-    if any(answers_fit(cases, answers, lambda p, last=last: _kept(p, last)) for last in (1, 0)):
-        return (
-            "A pre-token that several workers counted: add their counts; yours keeps only one "
-            "of them, as dict.update and | do."
-        )
-    return None
-
-
 first_merge = Exercise(
     name="first_merge",
     lesson=8,
@@ -125,7 +106,7 @@ first_merge = Exercise(
     target="first_merge",
     cases=lambda: _merge_cases(_PARTS),
     hidden_cases=lambda: _merge_cases(_hidden_parts() + _hidden_runs() + _hidden_splits()),
-    wrong_turns=_merge_turns,
+    wrong_turns=merge_turns,
     hints=(
         "Three questions, in order: how often does a pre-token occur, over all the workers? "
         "Which pairs of bytes does one pre-token hold, and so how often does the whole text "

@@ -29,6 +29,8 @@ A. **`__match_args__` inherited by a dataclass.** A class is matched by position
    Fix: match by position only a `@dataclass` class with no bases (or bases that are such
    classes themselves) and no `match_args=False`, so that every name of its `__match_args__` is
    a field its own body or a judged base binds.
+   Closed (fix27z) so, and decorated by `dataclass` alone: a decorator of the learner's above
+   `@dataclass` could swap the class for a named tuple's ABC (the same door, verdict "" before).
 
 B. **A type hint hands its names to the learner's `__or__`.** A hint's names are no uses of
    what they name (`hints`: "`-> bytes` hands nothing on"), and the graded program keeps hints
@@ -197,18 +199,44 @@ def test_the_inherited_match_args_answers_are_right_everywhere(name: str) -> Non
     assert scores(name, INHERITED[name], STUDENTS[:2]) == [EXERCISES[name].points] * 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Door A: `@dataclasses.dataclass(match_args=False)` on a class whose base is a "
-    "`collections.namedtuple` of names as text (`['encode']`), registered as an ABC for `str`: "
-    "`case Enc(method)` fetches `str.encode`. Read as own code in utf8_encode, "
-    "utf8_decode_first and is_valid_utf8; the real grader gave 2 / 2 each (6 points). Fix: "
-    "match by position only a `@dataclass` class with no bases but such classes, and no "
-    "`match_args=False`.",
-)
 @pytest.mark.parametrize("name", sorted(INHERITED))
 def test_match_args_a_dataclass_inherits_are_not_trusted(name: str) -> None:
-    assert verdict(name, INHERITED[name]) != ""
+    """Closed (fix27z): matched by position is only a `@dataclass` class with no bases but such
+    classes and no `match_args=` (`class_patterns._only_dataclasses`)."""
+    assert "matches `" in verdict(name, INHERITED[name])
+
+
+# Door A's cousin (fix27z): a decorator of the learner's above `@dataclass` swaps the class for
+# one whose `__match_args__` a named tuple wrote; the reading trusted any class with `@dataclass`
+# among its decorators (verdict "" before the fix).
+WRAPPED = (
+    "import collections\nimport collections.abc\nimport dataclasses\n\n\n"
+    "def wrap(cls):\n"
+    "    class Enc(collections.namedtuple('Base', ['encode']), collections.abc.Sized):\n"
+    "        pass\n\n    return Enc\n\n\n"
+    "@wrap\n@dataclasses.dataclass\nclass Enc:\n    pass\n\n\n"
+    "def utf8_encode(cp: int) -> bytes:\n    Enc.register(str)\n    match chr(cp):\n"
+    "        case Enc(method):\n            return method('utf-8')\n"
+)
+DATACLASS_ON_DATACLASS = (
+    "import dataclasses\n\n\n@dataclasses.dataclass\nclass Point:\n    x: int\n\n\n"
+    "@dataclasses.dataclass(order=True)\nclass Tagged(Point):\n    tag: str = ''\n\n\n"
+    "def utf8_encode(cp: int) -> bytes:\n"
+    "    @dataclasses.dataclass\n    class Inner(Tagged):\n        size: int = 1\n\n"
+    "    match Inner(cp % 128):\n        case Inner(low, _, size):\n"
+    "            return bytes([low] * size)\n        case Tagged(low, _):\n"
+    "            return bytes([low])\n"
+)
+
+
+def test_a_class_swapped_by_a_decorator_above_dataclass_is_matched_by_keyword_only() -> None:
+    assert "matches `Enc` by position" in verdict("utf8_encode", WRAPPED)
+    assert function_of(WRAPPED, "utf8_encode")(0xE9) == b"\xc3\xa9"
+
+
+def test_a_dataclass_built_on_dataclasses_is_still_matched_by_position() -> None:
+    assert verdict("utf8_encode", DATACLASS_ON_DATACLASS) == ""
+    assert function_of(DATACLASS_ON_DATACLASS, "utf8_encode")(0x41) == b"A"
 
 
 # Door B: a type hint's names are no uses, yet `functools.singledispatch` evaluates the hint,

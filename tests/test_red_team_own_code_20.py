@@ -88,6 +88,8 @@ D. **A blind answer's one value is quoted, and a hidden case computed it.** `bli
    Fix: quote no value a hidden case returned: "returns one value, or raises, whatever the
    input" (the shown cases' failures already show what it returned there), or quote it only if
    a shown case returned it.
+   Closed (fix27z) so: "returns one value, or raises, whatever the input" unless a shown case
+   returned it.
 
 Held (plain tests: refused, and each, run, does what the attack wants): `getattr` handed on as
 a value (to `functools.partial`, `itertools.starmap`, a decorator made by `partial`, a
@@ -371,19 +373,26 @@ def test_the_leaking_answer_is_own_code_and_earns_nothing(name: str) -> None:
     assert _leak(name)[0] == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Door D: an answer raising ValueError(repr(args)) on every case but the last, and "
-    "there returning the hidden inputs it kept, is `blind_by_raising`, whose reason quotes "
-    "`show(returned[0], 60)`: a value computed in the hidden round. Measured by the judge "
-    "(student 3000): encode_chars's reason held the hidden text 'आ€ेé語€E1', uint16_bytes's "
-    "the first items of its hidden id lists '[21223, 3774'. Fix: quote no answer that a "
-    "hidden case returned (say 'returns one value, or raises', or quote a shown case's).",
-)
 @pytest.mark.parametrize("name", ["encode_chars", "uint16_bytes"])
 def test_a_blind_answers_reason_quotes_no_hidden_input(name: str) -> None:
+    """Closed (fix27z): `blind_by_raising` quotes a value only as a shown case returned it."""
     _, reason, hidden = _leak(name)
     assert not any(repr(first)[:8] in reason for first in hidden), reason
+    assert "returns one value, or raises, whatever the input" in reason
+
+
+def test_a_blind_answers_value_a_shown_case_returned_is_still_quoted() -> None:
+    """Returning the same made-up value on every case it does not raise on, shown cases too:
+    the learner saw that value, and reads it back in the reason."""
+    source = (
+        "def encode_chars(text, vocab, unknown='error'):\n"
+        "    if unknown == 'error':\n        raise ValueError(text)\n    return [7]\n"
+    )
+    exercise = EXERCISES["encode_chars"]
+    cases = Settings(salt=SALT).cases_of(exercise, "3000")
+    answer = function_of(source, exercise.target)
+    result = exercise.judge(cases, run_cases(answer, exercise.inputs(cases), None))
+    assert "returns only [7], or raises, whatever the input" in result.reason, result.reason
 
 
 def test_a_later_exercises_shown_answer_holds_no_earlier_hidden_input() -> None:

@@ -54,6 +54,9 @@ B. **A type hint hands its names to the learner's `__or__`.** A hint's names are
    members and the notebook's own `class`es, its attributes only a module's, so `|` and a
    subscript's `__eq__`/`__hash__` (`typing.Union[box, ...]`) never reach an operator of the
    learner's.
+   Closed (fix27z) so (`hint_names.may_name`): a class named is a plain `class` statement (no
+   metaclass, `dataclass` its one decorator, bases such names), so its operators are Python's;
+   names the kernel holds (`_`, `Out`) are not named.
 
 C. **Junk pays better than the wanted error (unfair outcome, by the gate).** The gate takes the
    error credit down in proportion to the value cases on which an answer raises a wanted error,
@@ -282,18 +285,48 @@ def test_the_handed_over_builtin_does_the_work(name: str) -> None:
     assert scores(name, FUTURE + HANDED[name], STUDENTS[:1]) == [EXERCISES[name].points]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Door B: `@pick.register def f(x: box | bytes)` (or `| getattr`) under the "
-    "program's `from __future__ import annotations`: `register` evaluates the hint, and "
-    "`Box.__or__` keeps `bytes` (or `getattr`). Read as own code; utf8_encode calls `bytes` "
-    "with an encoding, train_bpe reaches `lib.bpe.train` through `__globals__`: the judge "
-    "gave 2 / 2 each. Fix: a hint names no value of the notebook's (only builtins, allowed "
-    "modules' members and the notebook's `class`es), so no learner operator sees its names.",
-)
 @pytest.mark.parametrize("name", sorted(HANDED))
 def test_names_in_an_evaluated_hint_reach_no_operator_of_the_learners(name: str) -> None:
-    assert verdict(name, HANDED[name]) != ""
+    """Closed (fix27z): a hint names only builtins, what imports bind, names no cell binds and
+    the notebook's plain `class`es (`hint_names.may_name`)."""
+    assert "has a type hint naming `box`" in verdict(name, HANDED[name])
+
+
+# Door B's cousins (fix27z): a name in a hint that holds, or may hold, a value of the learner's.
+BOX = "class Box:\n    def __or__(self, other):\n        return int\n\n\n"
+UNPLAIN_HINTS = {
+    "the kernel's last output": "def utf8_encode(cp: _ | bytes) -> bytes:\n    return b''\n",
+    "a class swapped by a decorator": BOX
+    + "def wrap(cls):\n    return Box()\n\n\n@wrap\nclass K:\n    pass\n\n\n"
+    "def utf8_encode(cp: K | bytes) -> bytes:\n    return b''\n",
+    "a class with a metaclass of the learner's": "class Meta(type):\n"
+    "    def __or__(cls, other):\n        return int\n\n\nclass K(metaclass=Meta):\n"
+    "    pass\n\n\ndef utf8_encode(cp: K | bytes) -> bytes:\n    return b''\n",
+    "a class on a base made by a call": BOX
+    + "def base():\n    return object\n\n\nclass K(base()):\n    pass\n\n\n"
+    "def utf8_encode(cp: K | bytes) -> bytes:\n    return b''\n",
+    "an attribute of a class": BOX + "class K:\n    box = Box()\n\n\n"
+    "def utf8_encode(cp: K.box | bytes) -> bytes:\n    return b''\n",
+    "typing.Union with a value": "import typing\n\n" + BOX + "box = Box()\n\n\n"
+    "def utf8_encode(cp: typing.Union[box, bytes]) -> bytes:\n    return b''\n",
+}
+PLAIN_HINTS = (
+    "import collections\nimport dataclasses\nfrom typing import Optional\n\n\n"
+    "@dataclasses.dataclass\nclass Node:\n    x: int\n\n\nclass Vocab(dict):\n    pass\n\n\n"
+    "class Table(collections.Counter, Vocab):\n    pass\n\n\n"
+    "def utf8_encode(cp: int, n: Optional[Node] = None, v: 'Vocab | None' = None,\n"
+    "                t: Table | collections.Counter[str] | None = None) -> bytes | Node:\n"
+    "    return bytes([cp % 128])\n"
+)
+
+
+@pytest.mark.parametrize("how", sorted(UNPLAIN_HINTS))
+def test_a_hint_names_no_value_that_may_be_the_learners(how: str) -> None:
+    assert "has a type hint naming" in verdict("utf8_encode", UNPLAIN_HINTS[how])
+
+
+def test_hints_of_builtins_modules_and_plain_classes_are_own_code() -> None:
+    assert verdict("utf8_encode", PLAIN_HINTS) == ""
 
 
 # Door C: the gate counts a raised error against the answer, a wrong value not.

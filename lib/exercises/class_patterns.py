@@ -70,7 +70,7 @@ def plain_class(node: ast.AST, names: tuple[dict, dict]) -> bool:
         isinstance(node, ast.ClassDef)
         and not node.bases
         and not node.keywords
-        and all(_dataclass(d, node, names) for d in node.decorator_list)
+        and all(dataclass_decorator(d, node, names) for d in node.decorator_list)
     )
 
 
@@ -94,7 +94,7 @@ def _only_dataclasses(
             and node.name == name
             and not node.keywords
             and node.decorator_list
-            and all(_dataclass(d, unit, names) for d in node.decorator_list)
+            and all(dataclass_decorator(d, unit, names) for d in node.decorator_list)
             and not any(_sets_match_args(d) for d in node.decorator_list)
             and all(
                 isinstance(base, ast.Name)
@@ -114,7 +114,9 @@ def _sets_match_args(decorator: ast.AST) -> bool:
     )
 
 
-def _dataclass(decorator: ast.AST, unit: ast.AST, names: tuple[dict, dict]) -> bool:
+def dataclass_decorator(decorator: ast.AST, unit: ast.AST, names: tuple[dict, dict]) -> bool:
+    """Is `decorator` the module's `dataclass` (`@dataclasses.dataclass`, `@dataclass` imported
+    alone, or either called), not a name `unit` binds itself?"""
     decorator = decorator.func if isinstance(decorator, ast.Call) else decorator
     root = decorator.value if isinstance(decorator, ast.Attribute) else decorator
     if not isinstance(root, ast.Name) or _bindings(unit, root.id):  # the unit's own `dataclass`

@@ -54,8 +54,8 @@ def hint_outside(
                 return f"has a type hint naming `{node.id}`, which runs code: name a type"
             elif isinstance(node, ast.Name) and not nameable(node.id, id(node) in read_from):
                 return (
-                    f"has a type hint naming `{node.id}`, which may hold a value of the notebook's: name"
-                    " only builtins, modules' types and the notebook's plain `class`es"
+                    f"has a type hint naming `{node.id}`, which may hold a value of the"
+                    " notebook's: name only builtins, modules' types and plain `class`es"
                 )
             elif isinstance(node, ast.Subscript) and not subscriptable(_root(node.value)):
                 return (

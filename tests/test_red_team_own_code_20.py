@@ -29,6 +29,8 @@ A. **`__match_args__` inherited by a dataclass.** A class is matched by position
    Fix: match by position only a `@dataclass` class with no bases (or bases that are such
    classes themselves) and no `match_args=False`, so that every name of its `__match_args__` is
    a field its own body or a judged base binds.
+   Closed (fix27z) so, and decorated by `dataclass` alone: a decorator of the learner's above
+   `@dataclass` could swap the class for a named tuple's ABC (the same door, verdict "" before).
 
 B. **A type hint hands its names to the learner's `__or__`.** A hint's names are no uses of
    what they name (`hints`: "`-> bytes` hands nothing on"), and the graded program keeps hints
@@ -52,6 +54,9 @@ B. **A type hint hands its names to the learner's `__or__`.** A hint's names are
    members and the notebook's own `class`es, its attributes only a module's, so `|` and a
    subscript's `__eq__`/`__hash__` (`typing.Union[box, ...]`) never reach an operator of the
    learner's.
+   Closed (fix27z) so (`hint_names.may_name`): a class named is a plain `class` statement (no
+   metaclass, `dataclass` its one decorator, bases such names), so its operators are Python's;
+   names the kernel holds (`_`, `Out`) are not named.
 
 C. **Junk pays better than the wanted error (unfair outcome, by the gate).** The gate takes the
    error credit down in proportion to the value cases on which an answer raises a wanted error,
@@ -67,6 +72,12 @@ C. **Junk pays better than the wanted error (unfair outcome, by the gate).** The
    Fix: gate the error credit by the value cases the answer gets wrong, whatever it did there
    (raised or returned), e.g. right errors times the share of value cases right beyond the fixed
    group; re-measure round 13's door B and round 15's door C under it.
+   Closed (fix27z) the other way round, keeping round 13's F (an answer that only validates
+   keeps the errors' share, which gating by wrong values would take away): the gate stays (a
+   wanted error raised on a value case voids the error credit when fewer than half the value
+   cases are right, as a table raising elsewhere does), but above it the raise costs its case
+   and no more, as a wrong value does. Over the 10 students: raising ValueError, returning 0
+   and raising NotImplementedError there each 1.33 / 2.
 
 D. **A blind answer's one value is quoted, and a hidden case computed it.** `blind_by_raising`
    says "it returns only X, or raises, whatever the input", X being `show(returned[0], 60)`,
@@ -86,6 +97,8 @@ D. **A blind answer's one value is quoted, and a hidden case computed it.** `bli
    Fix: quote no value a hidden case returned: "returns one value, or raises, whatever the
    input" (the shown cases' failures already show what it returned there), or quote it only if
    a shown case returned it.
+   Closed (fix27z) so: "returns one value, or raises, whatever the input" unless a shown case
+   returned it.
 
 Held (plain tests: refused, and each, run, does what the attack wants): `getattr` handed on as
 a value (to `functools.partial`, `itertools.starmap`, a decorator made by `partial`, a
@@ -197,18 +210,44 @@ def test_the_inherited_match_args_answers_are_right_everywhere(name: str) -> Non
     assert scores(name, INHERITED[name], STUDENTS[:2]) == [EXERCISES[name].points] * 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Door A: `@dataclasses.dataclass(match_args=False)` on a class whose base is a "
-    "`collections.namedtuple` of names as text (`['encode']`), registered as an ABC for `str`: "
-    "`case Enc(method)` fetches `str.encode`. Read as own code in utf8_encode, "
-    "utf8_decode_first and is_valid_utf8; the real grader gave 2 / 2 each (6 points). Fix: "
-    "match by position only a `@dataclass` class with no bases but such classes, and no "
-    "`match_args=False`.",
-)
 @pytest.mark.parametrize("name", sorted(INHERITED))
 def test_match_args_a_dataclass_inherits_are_not_trusted(name: str) -> None:
-    assert verdict(name, INHERITED[name]) != ""
+    """Closed (fix27z): matched by position is only a `@dataclass` class with no bases but such
+    classes and no `match_args=` (`class_patterns._only_dataclasses`)."""
+    assert "matches `" in verdict(name, INHERITED[name])
+
+
+# Door A's cousin (fix27z): a decorator of the learner's above `@dataclass` swaps the class for
+# one whose `__match_args__` a named tuple wrote; the reading trusted any class with `@dataclass`
+# among its decorators (verdict "" before the fix).
+WRAPPED = (
+    "import collections\nimport collections.abc\nimport dataclasses\n\n\n"
+    "def wrap(cls):\n"
+    "    class Enc(collections.namedtuple('Base', ['encode']), collections.abc.Sized):\n"
+    "        pass\n\n    return Enc\n\n\n"
+    "@wrap\n@dataclasses.dataclass\nclass Enc:\n    pass\n\n\n"
+    "def utf8_encode(cp: int) -> bytes:\n    Enc.register(str)\n    match chr(cp):\n"
+    "        case Enc(method):\n            return method('utf-8')\n"
+)
+DATACLASS_ON_DATACLASS = (
+    "import dataclasses\n\n\n@dataclasses.dataclass\nclass Point:\n    x: int\n\n\n"
+    "@dataclasses.dataclass(order=True)\nclass Tagged(Point):\n    tag: str = ''\n\n\n"
+    "def utf8_encode(cp: int) -> bytes:\n"
+    "    @dataclasses.dataclass\n    class Inner(Tagged):\n        size: int = 1\n\n"
+    "    match Inner(cp % 128):\n        case Inner(low, _, size):\n"
+    "            return bytes([low] * size)\n        case Tagged(low, _):\n"
+    "            return bytes([low])\n"
+)
+
+
+def test_a_class_swapped_by_a_decorator_above_dataclass_is_matched_by_keyword_only() -> None:
+    assert "matches `Enc` by position" in verdict("utf8_encode", WRAPPED)
+    assert function_of(WRAPPED, "utf8_encode")(0xE9) == b"\xc3\xa9"
+
+
+def test_a_dataclass_built_on_dataclasses_is_still_matched_by_position() -> None:
+    assert verdict("utf8_encode", DATACLASS_ON_DATACLASS) == ""
+    assert function_of(DATACLASS_ON_DATACLASS, "utf8_encode")(0x41) == b"A"
 
 
 # Door B: a type hint's names are no uses, yet `functools.singledispatch` evaluates the hint,
@@ -252,18 +291,48 @@ def test_the_handed_over_builtin_does_the_work(name: str) -> None:
     assert scores(name, FUTURE + HANDED[name], STUDENTS[:1]) == [EXERCISES[name].points]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Door B: `@pick.register def f(x: box | bytes)` (or `| getattr`) under the "
-    "program's `from __future__ import annotations`: `register` evaluates the hint, and "
-    "`Box.__or__` keeps `bytes` (or `getattr`). Read as own code; utf8_encode calls `bytes` "
-    "with an encoding, train_bpe reaches `lib.bpe.train` through `__globals__`: the judge "
-    "gave 2 / 2 each. Fix: a hint names no value of the notebook's (only builtins, allowed "
-    "modules' members and the notebook's `class`es), so no learner operator sees its names.",
-)
 @pytest.mark.parametrize("name", sorted(HANDED))
 def test_names_in_an_evaluated_hint_reach_no_operator_of_the_learners(name: str) -> None:
-    assert verdict(name, HANDED[name]) != ""
+    """Closed (fix27z): a hint names only builtins, what imports bind, names no cell binds and
+    the notebook's plain `class`es (`hint_names.may_name`)."""
+    assert "has a type hint naming `box`" in verdict(name, HANDED[name])
+
+
+# Door B's cousins (fix27z): a name in a hint that holds, or may hold, a value of the learner's.
+BOX = "class Box:\n    def __or__(self, other):\n        return int\n\n\n"
+UNPLAIN_HINTS = {
+    "the kernel's last output": "def utf8_encode(cp: _ | bytes) -> bytes:\n    return b''\n",
+    "a class swapped by a decorator": BOX
+    + "def wrap(cls):\n    return Box()\n\n\n@wrap\nclass K:\n    pass\n\n\n"
+    "def utf8_encode(cp: K | bytes) -> bytes:\n    return b''\n",
+    "a class with a metaclass of the learner's": "class Meta(type):\n"
+    "    def __or__(cls, other):\n        return int\n\n\nclass K(metaclass=Meta):\n"
+    "    pass\n\n\ndef utf8_encode(cp: K | bytes) -> bytes:\n    return b''\n",
+    "a class on a base made by a call": BOX
+    + "def base():\n    return object\n\n\nclass K(base()):\n    pass\n\n\n"
+    "def utf8_encode(cp: K | bytes) -> bytes:\n    return b''\n",
+    "an attribute of a class": BOX + "class K:\n    box = Box()\n\n\n"
+    "def utf8_encode(cp: K.box | bytes) -> bytes:\n    return b''\n",
+    "typing.Union with a value": "import typing\n\n" + BOX + "box = Box()\n\n\n"
+    "def utf8_encode(cp: typing.Union[box, bytes]) -> bytes:\n    return b''\n",
+}
+PLAIN_HINTS = (
+    "import collections\nimport dataclasses\nfrom typing import Optional\n\n\n"
+    "@dataclasses.dataclass\nclass Node:\n    x: int\n\n\nclass Vocab(dict):\n    pass\n\n\n"
+    "class Table(collections.Counter, Vocab):\n    pass\n\n\n"
+    "def utf8_encode(cp: int, n: Optional[Node] = None, v: 'Vocab | None' = None,\n"
+    "                t: Table | collections.Counter[str] | None = None) -> bytes | Node:\n"
+    "    return bytes([cp % 128])\n"
+)
+
+
+@pytest.mark.parametrize("how", sorted(UNPLAIN_HINTS))
+def test_a_hint_names_no_value_that_may_be_the_learners(how: str) -> None:
+    assert "has a type hint naming" in verdict("utf8_encode", UNPLAIN_HINTS[how])
+
+
+def test_hints_of_builtins_modules_and_plain_classes_are_own_code() -> None:
+    assert verdict("utf8_encode", PLAIN_HINTS) == ""
 
 
 # Door C: the gate counts a raised error against the answer, a wrong value not.
@@ -296,15 +365,9 @@ def test_both_partial_answers_are_own_code_and_partly_right() -> None:
         assert 0.9 <= min(scores("encode_chars", source, STUDENTS[:2])) < 2
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Door C: over 10 students, an encode_chars without byte fallback scores 1.0 to 1.06 "
-    "/ 2 raising ValueError where the fallback is due, 1.33 / 2 returning junk (0) there (or "
-    "raising NotImplementedError): the "
-    "gate takes error credit off for raised errors only. Fix: gate the error credit by the "
-    "value cases answered wrong, raised or returned.",
-)
 def test_raising_where_one_cannot_compute_earns_no_less_than_junk() -> None:
+    """Closed (fix27z): in a mostly right answer a wanted error raised on a value case costs
+    that case alone, as junk does: 1.33 / 2 each (raising was 1.0 to 1.06)."""
     raising = scores("encode_chars", RAISES_WHERE_UNWRITTEN, STUDENTS)
     junk = scores("encode_chars", JUNK_WHERE_UNWRITTEN, STUDENTS)
     assert all(r >= j for r, j in zip(raising, junk, strict=True)), (raising, junk)
@@ -343,19 +406,26 @@ def test_the_leaking_answer_is_own_code_and_earns_nothing(name: str) -> None:
     assert _leak(name)[0] == 0
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Door D: an answer raising ValueError(repr(args)) on every case but the last, and "
-    "there returning the hidden inputs it kept, is `blind_by_raising`, whose reason quotes "
-    "`show(returned[0], 60)`: a value computed in the hidden round. Measured by the judge "
-    "(student 3000): encode_chars's reason held the hidden text 'आ€ेé語€E1', uint16_bytes's "
-    "the first items of its hidden id lists '[21223, 3774'. Fix: quote no answer that a "
-    "hidden case returned (say 'returns one value, or raises', or quote a shown case's).",
-)
 @pytest.mark.parametrize("name", ["encode_chars", "uint16_bytes"])
 def test_a_blind_answers_reason_quotes_no_hidden_input(name: str) -> None:
+    """Closed (fix27z): `blind_by_raising` quotes a value only as a shown case returned it."""
     _, reason, hidden = _leak(name)
     assert not any(repr(first)[:8] in reason for first in hidden), reason
+    assert "returns one value, or raises, whatever the input" in reason
+
+
+def test_a_blind_answers_value_a_shown_case_returned_is_still_quoted() -> None:
+    """Returning the same made-up value on every case it does not raise on, shown cases too:
+    the learner saw that value, and reads it back in the reason."""
+    source = (
+        "def encode_chars(text, vocab, unknown='error'):\n"
+        "    if unknown == 'error':\n        raise ValueError(text)\n    return [7]\n"
+    )
+    exercise = EXERCISES["encode_chars"]
+    cases = Settings(salt=SALT).cases_of(exercise, "3000")
+    answer = function_of(source, exercise.target)
+    result = exercise.judge(cases, run_cases(answer, exercise.inputs(cases), None))
+    assert "returns only [7], or raises, whatever the input" in result.reason, result.reason
 
 
 def test_a_later_exercises_shown_answer_holds_no_earlier_hidden_input() -> None:

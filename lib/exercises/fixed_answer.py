@@ -10,9 +10,11 @@ So, by one rule rather than a list of shapes, an answer is scored on what no fix
 - the cases that want an error count if the answer raises none of those errors on a case that
   wants a value (telling them apart is the work; raising everywhere is not). If it does raise
   one there, they count only when the answer gets at least half the cases that want a value
-  right (beyond the group), and then in proportion to those it raises none on: a slip such as
-  `max([])` in a right answer costs about a case, while raising by the input's shape, or
-  wherever a table of the shown answers has none, earns nothing.
+  right (beyond the group): raising by the input's shape, or wherever a table of the shown
+  answers has none, earns nothing, while in a mostly right answer a wanted error raised where
+  a value is due costs that case and no more, as a wrong value does. So a slip such as
+  `max([])` costs one case, and a draft raising `ValueError` where it cannot compute yet earns
+  what one returning made-up values there earns.
 
 The score is that count over the cases less the group, so a fully right answer keeps full marks.
 
@@ -23,11 +25,11 @@ The score is that count over the cases less the group, so a fully right answer k
 >>> earned(cases, [empty, empty, one, raised], [True] * 4, None)  # the two [] count as none
 (2, 2, '2 cases want the same answer, which a function ignoring its input gets too: not counted')
 >>> cases[1] = Case((3,), expected=[3])
->>> slip = earned(cases, [empty, raised, one, raised], [True, False, True, True], None)
->>> round(slip[0], 2), slip[1]  # its error counts for the 2 of 3 value cases raising none
-(2.67, 4)
->>> earned(cases, [empty, raised, raised, raised], [True, False, False, True], None)[:2]
-(1.0, 4)
+>>> earned(cases, [empty, raised, one, raised], [True, False, True, True], None)[:2]  # a slip
+(3, 4)
+>>> earned(cases, [empty, raised, raised, raised], [True, False, False, True], None)
+(1, 4, 'it raises ValueError on 2 of the 3 cases that want a value, and gets fewer than half \
+of those right: its errors earn nothing')
 """
 
 from __future__ import annotations
@@ -65,21 +67,21 @@ def _error_credit(
     cases: list[Case], values: list[int], outcomes: list[dict], right: list[bool], mostly: bool
 ) -> tuple[float, list[str]]:
     """What the right errors count for, `values` being the places of the cases that want a
-    value: all of them if the answer raises none of the wanted errors on those; else, if it gets
-    `mostly` those right, their share of them on which it raised none; else nothing. And why,
-    in words."""
+    value: all of them if the answer raises none of the wanted errors on those, or if it gets
+    `mostly` those right; else nothing. And why, in words."""
     errors = [i for i in range(len(cases)) if i not in set(values)]
     wanted = {cases[i].expected.error.__name__ for i in errors}
     raised = [wanted.intersection(outcomes[i].get("kinds") or ()) for i in values]
     slips = sum(map(bool, raised))
     right_errors = sum(right[i] for i in errors)
-    if not slips or not right_errors:
+    if not slips or not right_errors or mostly:
         return right_errors, []
-    kept = 1 - slips / len(values) if mostly else 0.0
     kinds = ", ".join(sorted(set().union(*raised)))
-    worth = f"{kept:.0%} of their share" if kept else "nothing"
     where = f"{slips} of the {len(values)} cases that want a value"
-    return right_errors * kept, [f"it raises {kinds} on {where}: its errors earn {worth}"]
+    return 0, [
+        f"it raises {kinds} on {where}, and gets fewer than half of those right: its errors earn"
+        " nothing"
+    ]
 
 
 def fixed_share(expected: list[Any], compare: Callable[[Any, Any], bool] | None) -> int:

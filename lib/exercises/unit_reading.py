@@ -26,6 +26,7 @@ from lib.exercises.cell_reading import (
 )
 from lib.exercises.class_patterns import pattern_outside
 from lib.exercises.forbidden import forbidden_name, forbidden_names
+from lib.exercises.hint_names import may_name
 from lib.exercises.hints import hint_outside
 from lib.exercises.module_names import imported, module_outside, reached
 from lib.exercises.python_builtins import PYTHON_BUILTINS
@@ -68,6 +69,10 @@ class Surroundings:
             return all(is_import(unit) for _, unit in self.units.get(name, []))
         return name in self.members or (name in BUILTINS and name not in self.units)
 
+    def nameable(self, name: str, read_from: bool) -> bool:
+        """May a type hint name `name` (read an attribute of it)? (`hint_names.may_name`)"""
+        return may_name(name, read_from, self.units, (self.modules, self.members))
+
 
 def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: list) -> str:
     """What one unit uses that the target may not ("" if nothing); the notebook's names it
@@ -75,7 +80,7 @@ def read_unit(node: ast.AST, around: Surroundings, forbidden: set[str], todo: li
     allowed = around.allowed
     hints = type_hints(node)  # judged by `hint_outside` alone: `-> bytes` hands nothing on
     for hint in hints:
-        found = hint_outside(hint, around.subscriptable)
+        found = hint_outside(hint, around.subscriptable, around.nameable)
         if found:
             return found
     in_hints = {id(n) for hint in hints for n in ast.walk(hint)}

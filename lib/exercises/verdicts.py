@@ -126,7 +126,11 @@ def blind_by_raising(cases: list[Case], outcomes: list[dict], right: list[bool])
             and any("raised" in outcomes[i] for i in values)
             and not _all_same(due, due[:1] * len(due))
         ):
-            return f"returns only {show(returned[0], 60)}, or raises, whatever the input"
+            # Quote a value only as a shown case returned it: a hidden case's may hold its input
+            pairs = zip(cases, outcomes[: len(cases)], strict=True)
+            shown = [answer_of(o) for c, o in pairs if "returned" in o and not c.hidden]
+            value = f"only {show(shown[0], 60)}" if shown else "one value"
+            return f"returns {value}, or raises, whatever the input"
         return None
     wanted = {case.expected.error for case in cases}
     everywhere = any(all(e.__name__ in (o.get("kinds") or ()) for o in outcomes) for e in wanted)

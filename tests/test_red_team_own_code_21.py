@@ -23,7 +23,11 @@ A. **A walrus in a `def`'s default makes an imported name the learner's, unseen 
    `bytes` as a value are forbidden) and `train_bpe` read as own code (verdict ""), the graded
    program (`Notebook.program`) keeps the import, the `def` with the walrus and the registered
    function, and run from it they score 2 / 2 on students 3000 and 3001 ("all 47 cases
-   passed"; `train_bpe` "all 35" and "all 36 cases passed"). A walrus in a decorator
+   passed"; `train_bpe` "all 35" and "all 36 cases passed"). The real grader
+   (`grade_submissions` from a scratch script, salt "red team 21", solved lessons 1 and 3 with
+   the attack in the exercise's cell; 37 s and 38 s a batch) gave mallory's `utf8_encode` 2 / 2
+   "all 47 cases passed" (an honest student beside: 2 / 2) and trent's `train_bpe`, which
+   returns `lib.bpe.train(...)[1]` so reached, 2 / 2 "all 36 cases passed". A walrus in a decorator
    (`@(box := Box()) and keep or keep`) reads as own code too. Without the import the walrus
    alone is refused ("uses `box`, which no cell the grader can read defines"): held below.
    Fix: a name is the notebook's wherever a top-level statement binds it, a `def`'s or
@@ -35,8 +39,24 @@ B. **The same walrus swaps a dataclass matched by position.** `class_patterns._o
    made()))` rebinds `Enc` to round 20's class (a named tuple of fields `["encode"]` and a
    `collections.abc.Sized`), so `swapped().register(str)` and `case Enc(method):` fetch
    `chr(cp).encode`: UTF-8 by the method lesson 1 forbids. Read as own code (verdict ""), run,
-   `utf8_encode(0xE9) == b"\\xc3\\xa9"` and 2 / 2 on the judge's cases.
+   `utf8_encode(0xE9) == b"\\xc3\\xa9"` and 2 / 2 on the judge's cases; the real grader (the
+   batch with trent's) gave victor's `utf8_encode` 2 / 2 "all 47 cases passed".
    Fix: as A (the reading then sees two bindings of `Enc`, one no class statement).
+
+C. **Below the gate, junk still pays better than the wanted error (unfair outcome).** fix27z
+   closed round 20's door C above the half-right gate only: below it a wanted error raised on
+   a value case still voids every error case's credit, while a wrong value returned there costs
+   nothing more. A `uint16_bytes` draft that validates every id (the exercise's
+   `ValueError`) and encodes lists of up to four ids, with the longer lists not written yet,
+   scores on round 19's 10 students (`scores`) 0.63 to 0.80 / 1 returning `b""` for the long
+   lists, but 0.05 to 0.20 / 1 on 8 of them (0.79 to 0.80 on the 2 whose draws put it above
+   the gate) raising `ValueError` there, the honest "not written yet". The gate's aim (a table
+   of the shown answers raising elsewhere earns no error credit) is as easily met by a table
+   returning junk elsewhere beside a range check (`validate_only`, round 13's F: 0.53 to 0.57).
+   Fix (a choice for the lead): count a wanted error raised on a value case as a wrong value on
+   both sides of the gate, and gate the error credit by the share of value cases right
+   (whatever the answer did on the others) for every answer; or say in the feedback that an
+   unwritten branch should raise `NotImplementedError`.
 
 Held (plain tests: refused, and each, run, does what the attack wants):
 - classes a hint names, taken out of `functools.singledispatch` by its `.registry` ("uses
@@ -46,7 +66,9 @@ Held (plain tests: refused, and each, run, does what the attack wants):
   `__subclasshook__`";
 - a module's member replaced inside a function (`collections.Counter = Enc`), then matched by
   position as a module's class: "a module's names are used, never changed";
-- the walrus of door A with no import of the name: "no cell the grader can read defines".
+- the walrus of door A with no import of the name: "no cell the grader can read defines";
+- the walrus rebinding `from dataclasses import dataclass` to a function of the learner's that
+  returns a named tuple's ABC: "uses `dataclasses.dataclass` other than as the decorator".
 
 Looked at, no door: `type` hints and `|` on a plain class reach `type.__or__`, and no allowed
 module's base gives a metaclass with an operator of its own (`collections.abc`'s `ABCMeta` calls
@@ -54,9 +76,8 @@ only `__subclasshook__`, refused above); `typing.Union`/`Literal` hash and compa
 with its metaclass's operators. Door D's rule (quote a value only a shown case returned) holds:
 the shown cases of every exercise run before any hidden one (round 20's `rounds`), and values
 cross from the kernel as `to_wire` data, so a list returned on a shown case cannot be filled by a
-later hidden one. Door C's new scoring: above the half-right gate a wanted error costs only its
-case; an answer can cross the gate cheaply only where validation is most of the cases
-(`uint16_bytes`: 15 of 28 cases want an error), which round 13's F keeps by design.
+later hidden one. Door C's new scoring above the gate: a wanted error costs only its case
+(door C here is below it).
 
 Not tried (time): PEP 695 aliases and bounds (the course runs Python 3.11); `check()` in the
 kernel, where hints are evaluated at `def` time without `FUTURE`.
@@ -228,3 +249,52 @@ def test_held_attacks_are_refused(how: str) -> None:
     assert refusal in verdict("utf8_encode", source)
     if runs:  # what the attack wants, had it been read as own code
         assert function_of(FUTURE + source, "utf8_encode")(0xE9) == b"\xc3\xa9"
+
+
+DATACLASS_REBOUND = (
+    "import collections\nimport collections.abc\nfrom dataclasses import dataclass\n\n\n"
+    "def made(cls):\n"
+    '    class Made(collections.namedtuple("Base", ["encode"]), collections.abc.Sized):\n'
+    "        pass\n\n    return Made\n\n\n"
+    "def swapped(seen=(dataclass := made)):\n    return seen\n\n\n"
+    "@dataclass\nclass Enc:\n    pass\n\n\n"
+    "def utf8_encode(cp: int) -> bytes:\n    swapped()\n    Enc.register(str)\n"
+    "    match chr(cp):\n        case Enc(method):\n"
+    '            return method("utf-8")\n'
+)
+
+
+def test_a_walrus_rebinding_the_imported_dataclass_is_refused() -> None:
+    assert function_of(FUTURE + DATACLASS_REBOUND, "utf8_encode")(0xE9) == b"\xc3\xa9"
+    assert "uses `dataclasses.dataclass` other than as the decorator" in verdict(
+        "utf8_encode", DATACLASS_REBOUND
+    )
+
+
+# Door C: below the half-right gate, raising the wanted error where a branch is unwritten costs
+# every error case's credit; returning junk there costs nothing more.
+VALIDATES = (
+    "def uint16_bytes(ids):\n    for i in ids:\n        if not 0 <= i < 65536:\n"
+    "            raise ValueError(repr(ids))\n    if len(ids) > 4:  # not written yet\n"
+)
+SHORT = "    return b''.join(i.to_bytes(2, 'little') for i in ids)\n"
+RAISES_WHERE_LONG = VALIDATES + "        raise ValueError('long lists: not written yet')\n" + SHORT
+JUNK_WHERE_LONG = VALIDATES + "        return b''\n" + SHORT
+
+
+def test_both_uint16_drafts_are_own_code() -> None:
+    for source in (RAISES_WHERE_LONG, JUNK_WHERE_LONG):
+        assert verdict("uint16_bytes", source) == ""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="uint16_bytes over 10 students: raising ValueError where lists are long 0.05-0.20 / 1 "
+    "on 8 (below the gate), returning b'' there 0.63-0.80. Fix: a wanted error on a value case "
+    "counts as a wrong value on both sides of the gate, the error credit gated by the value "
+    "share whatever the answer did on the rest",
+)
+def test_below_the_gate_raising_earns_no_less_than_junk() -> None:
+    raising = scores("uint16_bytes", RAISES_WHERE_LONG, STUDENTS)
+    junk = scores("uint16_bytes", JUNK_WHERE_LONG, STUDENTS)
+    assert all(r >= j for r, j in zip(raising, junk, strict=True)), (raising, junk)

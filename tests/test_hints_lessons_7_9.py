@@ -377,10 +377,11 @@ def test_slips_that_cut_every_character_apart_are_told_so(code):
     assert "fit keeping the lowest total" not in words
 
 
-@pytest.mark.parametrize("edge", ["strip()", "lstrip()"])
+@pytest.mark.parametrize("edge", ["strip()", "lstrip()", 'lstrip(" ")'])
 def test_decode_pieces_shows_a_case_that_stripping_the_edges_fails(edge):
     """Review rev26t F5: `.strip()` and `.lstrip()` passed all the shown cases and lost hidden
-    ones. A trailing ▁ and a newline in front are shown cases now."""
+    ones. A trailing ▁ and a newline in front are shown cases now; rev26x F3: `.lstrip(" ")`
+    passed every case, so ['▁', '▁a'] (' a', one ▁ dropped) is one too."""
     code = lesson7.decode_pieces.solution_code.replace('text.removeprefix(" ")', f"text.{edge}")
     namespace: dict = {}
     exec(code, namespace)

@@ -204,6 +204,33 @@ def test_the_wordpiece_hint_quotes_the_first_failed_word(wrong, words):
     assert "💡" in result.reason and words in " ".join(result.reason.split()), result.reason
 
 
+def wordpiece_backtracking(word, vocab):
+    """Longest piece first, but at a dead end it goes back to a shorter piece (rev26x F2: it
+    passed every case, 39 of 39 with the hidden ones)."""
+
+    def split(start):
+        if start == len(word):
+            return []
+        for end in range(len(word), start, -1):
+            piece = ("##" if start else "") + word[start:end]
+            rest = split(end) if piece in vocab else None
+            if rest is not None:
+                return [piece, *rest]
+        return None
+
+    return split(0) or ["[UNK]"] if word else []
+
+
+def test_going_back_at_a_wordpiece_dead_end_fails_a_shown_case_and_is_named():
+    result = lesson7.wordpiece_word.grade({"wordpiece_word": wordpiece_backtracking})
+    words = " ".join(result.reason.split())
+    assert result.status == "partial"
+    assert "wordpiece_word('unable', {'##able', 'un', 'una'})" in words, words
+    assert "💡 your answers fit going back to a shorter piece at a dead end" in words
+    assert "(in 'unable', 'una' leaves 'ble', and no '##' piece starts it)" in words
+    assert "shortest piece" not in words
+
+
 def test_wordpiece_hint_1_asks_how_to_find_the_longest_piece():
     assert "Which lengths do you try at a position, and in what order?" in " ".join(
         lesson7.wordpiece_word.hints[0].split()
@@ -350,10 +377,11 @@ def test_slips_that_cut_every_character_apart_are_told_so(code):
     assert "fit keeping the lowest total" not in words
 
 
-@pytest.mark.parametrize("edge", ["strip()", "lstrip()"])
+@pytest.mark.parametrize("edge", ["strip()", "lstrip()", 'lstrip(" ")'])
 def test_decode_pieces_shows_a_case_that_stripping_the_edges_fails(edge):
     """Review rev26t F5: `.strip()` and `.lstrip()` passed all the shown cases and lost hidden
-    ones. A trailing ▁ and a newline in front are shown cases now."""
+    ones. A trailing ▁ and a newline in front are shown cases now; rev26x F3: `.lstrip(" ")`
+    passed every case, so ['▁', '▁a'] (' a', one ▁ dropped) is one too."""
     code = lesson7.decode_pieces.solution_code.replace('text.removeprefix(" ")', f"text.{edge}")
     namespace: dict = {}
     exec(code, namespace)

@@ -76,3 +76,15 @@ def test_englishs_unseen_characters_are_printed_before_the_prose_counts_them():
     said = f"spell {found[1]} characters (two bytes each) that no training sentence contains, "
     quoting = quoted_in(cells, said + f"{found[2]} different ones")
     assert quoting and min(quoting) > printing, "quoted before it is printed"
+
+
+def test_wordpiece_premiums_own_up_to_their_unknown_tokens():
+    """Review rev26x F5: WordPiece's premiums on Chinese and Korean count [UNK]s, text it lost,
+    which a premium should not hide (c68): the caveat quotes the counts the table printed."""
+    cells = nbformat.read(LESSON, as_version=4).cells
+    table, output = printed_by(cells, "WordPiece [UNK]")
+    unknown = dict(regex.findall(r"(Chinese \(Simplified\)|Korean) .* ([\d,]+)\n", output))
+    said = "WordPiece's Chinese and Korean include {} and {} `[UNK]`s".format(
+        unknown["Chinese (Simplified)"], unknown["Korean"]
+    )
+    assert quoted_in(cells, said) and min(quoted_in(cells, said)) > table

@@ -1166,5 +1166,14 @@ def test_lesson_7_shows_the_vocabulary_the_wordpiece_check_uses():
     shown = task.split("this vocabulary", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
     assert ast.literal_eval(shown) == lesson7.WORDPIECE_VOCAB
     cases = lesson7.wordpiece_word.cases()
-    assert f"calls it on {len(cases)} words" in task
-    assert all(case.args[1] == lesson7.WORDPIECE_VOCAB for case in cases)
+    with_it = [case for case in cases if case.args[1] == lesson7.WORDPIECE_VOCAB]
+    assert f"and on {len(with_it)} words with this vocabulary" in " ".join(task.split())
+    # rev26x F2: one more case, a greedy dead end, brings its own vocabulary, named in the task
+    (other,) = [case.args for case in cases if case.args[1] != lesson7.WORDPIECE_VOCAB]
+    assert other == ("unable", {"un", "una", "##able"})
+    assert '`unable` with `{"un", "una", "##able"}`' in task
+    # rev26x F4: the task no longer answers the case that catches "## only for display"
+    assert "untoken" not in task and "##token" not in task
+    # rev26x F2: the section says the greedy match never goes back
+    section = next(c.source for c in cells if "## 1. WordPiece" in c.source)
+    assert "it never goes back to try a shorter piece" in " ".join(section.split())

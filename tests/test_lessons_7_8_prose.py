@@ -183,11 +183,19 @@ def test_lesson_7_blames_unigrams_cost_on_its_pieces_with_the_numbers_it_prints(
     )
     prose = " ".join(markdown("07_beyond_bpe.ipynb").split())
     assert "two recipes" not in prose
+    table = printed.split("lone ▁: BPE", 1)[1].split("Chinese", 1)[0]  # c46's table alone
+    numbers = r"(English|Hindi) +([\d,]+) +([\d,]+) +([\d,]+) +([\d,]+) +([\d,]+)\n"
     rows = {
         found.group(1): [int(n.replace(",", "")) for n in found.groups()[1:]]
-        for found in regex.finditer(r"(English|Hindi) +([\d,]+) +([\d,]+) +([\d,]+)\n", printed)
+        for found in regex.finditer(numbers, table)
     }
-    (bpe, uni, fewest), (hindi_bpe, hindi_uni, _) = rows["English"], rows["Hindi"]
+    (bpe, uni, fewest, lone_bpe, lone_uni), hindi = rows["English"], rows["Hindi"]
+    hindi_bpe, hindi_uni, _, hindi_lone_bpe, hindi_lone_uni = hindi
+    # Review rev26x F1: the mechanism behind most of the gap, a lone ▁, named with its counts.
+    assert "Unigram's likeliest piece is a lone `▁`" in prose
+    assert f"{lone_uni:,} lone `▁` on English against BPE's {lone_bpe:,}" in prose
+    assert f"{hindi_lone_uni:,} on Hindi against {hindi_lone_bpe:,}" in prose
+    assert lone_uni - lone_bpe > (uni - bpe) / 2  # "above all": more than half the gap
     # Review rev26t F7: one direction for the gap everywhere, Unigram's extra tokens.
     assert f"{uni / bpe - 1:.1%} more tokens than BPE on English ({uni:,} against" in prose
     assert f"{bpe:,}) and {hindi_uni / hindi_bpe - 1:.1%} more on Hindi" in prose

@@ -231,6 +231,7 @@ def test_decode_pieces_writes_one_replacement_per_stray_byte_as_sentencepiece_do
         user_defined_symbols=normal,
         hard_vocab_limit=False,
         normalization_rule_name="identity",
+        remove_extra_whitespaces=False,  # as the exercise says: only one ▁ in front is dropped
         minloglevel=2,
     )
     sp = spm.SentencePieceProcessor(model_proto=model.getvalue())

@@ -7,6 +7,7 @@ Expected values come from `lib.wordpiece`, which the tests prove equal to Huggin
 from __future__ import annotations
 
 from lib import wordpiece
+from lib.exercises.cases import of_kind
 from lib.exercises.core import Case, Exercise
 from lib.exercises.generated import rng
 from lib.exercises.lesson7.wordpiece_turns import wordpiece_turns
@@ -46,6 +47,10 @@ _WORDS = [
     "",
 ]
 
+# A greedy dead end, with a vocabulary of its own: "una" leaves "ble", which no "##" piece
+# starts, so the word is [UNK], though "un" + "##able" spells it (Hugging Face agrees).
+DEAD_END = ("unable", {"un", "una", "##able"})
+
 
 def _pieces(words: list[str]) -> list[Case]:
     return [
@@ -57,7 +62,28 @@ def _pieces(words: list[str]) -> list[Case]:
 
 
 def _wordpiece_cases() -> list[Case]:
-    return _pieces(_WORDS)
+    word, vocab = DEAD_END
+    return [*_pieces(_WORDS), Case(args=(word, set(vocab)), expected=["[UNK]"])]
+
+
+def _dead_ends(count: int) -> list[Case]:
+    """Words `a + b + c` with the vocabulary {a, a + b, "##" + b + c}: the longest first piece
+    `a + b` leaves `c`, which no piece continues, so the answer is ['[UNK]'], where going back
+    to `a` would have found a way through."""
+    draw = rng(72)
+    letters = "abdeiklmnorstuüनमसत"
+
+    def part(longest: int) -> str:
+        return "".join(draw.choices(letters, k=draw.randint(1, longest)))
+
+    cases = []
+    for _ in range(count):
+        a, b, c = part(3), part(2), part(3)
+        vocab = {a, a + b, "##" + b + c}
+        cases.append(
+            Case(args=(a + b + c, vocab), expected=wordpiece.encode_word(a + b + c, vocab))
+        )
+    return of_kind("a greedy dead end", cases)
 
 
 def _hidden_wordpiece_cases() -> list[Case]:
@@ -65,7 +91,7 @@ def _hidden_wordpiece_cases() -> list[Case]:
     draw = rng(71)
     stems = sorted(piece.removeprefix("##") for piece in WORDPIECE_VOCAB if piece != "[UNK]")
     words = ["".join(draw.choices(stems, k=draw.randint(1, 4))) for _ in range(20)]
-    return _pieces(words + [word + draw.choice("xyzü") for word in words[:5]])
+    return _pieces(words + [word + draw.choice("xyzü") for word in words[:5]]) + _dead_ends(5)
 
 
 # Scores chosen so that no two segmentations of these texts tie (checked when the cases are made).

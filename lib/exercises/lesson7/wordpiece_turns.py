@@ -1,6 +1,6 @@
 """Lesson 7: the WordPiece slips `wordpiece_word`'s 💡 names, each a model of a learner's loop
 that the answers are compared with (`answers_fit`): pieces looked up without their '##', a loop
-over the lengths that stops one short, and the shortest match first."""
+over the lengths that stops one short, the shortest match first, and going back at a dead end."""
 
 from __future__ import annotations
 
@@ -38,11 +38,12 @@ def _unmarked_example(cases: list[Case], answers: list) -> str:
     return ""
 
 
-def _shortest_at(word: str, start: int, vocab: set[str]) -> str | None:
-    """The shortest piece of the vocabulary at `start` ('##' inside the word), or None."""
+def _piece_at(word: str, start: int, vocab: set[str], longest: bool) -> str | None:
+    """The longest (else the shortest) piece of the vocabulary at `start` ('##' inside the
+    word), or None."""
     mark = "##" if start else ""
-    pieces = (mark + word[start:end] for end in range(start + 1, len(word) + 1))
-    return next((piece for piece in pieces if piece in vocab), None)
+    ends = range(len(word), start, -1) if longest else range(start + 1, len(word) + 1)
+    return next((mark + word[start:end] for end in ends if mark + word[start:end] in vocab), None)
 
 
 def _greedy(word: str, vocab: set[str], ends: Callable[[int, int], range]) -> list[str]:
@@ -81,7 +82,7 @@ def _shorter_piece(cases: list[Case], answers: list) -> str:
         word, vocab = case.args
         start = 0
         for piece in case.expected:
-            shortest = _shortest_at(word, start, vocab)
+            shortest = _piece_at(word, start, vocab, longest=False)
             if shortest not in (None, piece):
                 return (
                     f" (in {word!r}, {piece!r} and the shorter {shortest!r} are both in the"
@@ -92,9 +93,38 @@ def _shorter_piece(cases: list[Case], answers: list) -> str:
     return ""
 
 
+def _backtracking(word: str, vocab: set[str], start: int = 0) -> list[str] | None:
+    """The longest piece first, but at a dead end go back and try a shorter one: the first
+    split the vocabulary allows, longest pieces first (None for no split, at the top too)."""
+    if start == len(word):
+        return []
+    mark = "##" if start else ""
+    for end in range(len(word), start, -1):
+        rest = _backtracking(word, vocab, end) if mark + word[start:end] in vocab else None
+        if rest is not None:
+            return [mark + word[start:end], *rest]
+    return None if start else ["[UNK]"]
+
+
+def _dead_end(cases: list[Case], answers: list) -> str:
+    """Where the first failed shown case's greedy match gets stuck, e.g. " (in 'unable', 'una'
+    leaves 'ble', and no '##' piece starts it)"."""
+    for case, answer in zip(cases, answers, strict=False):
+        if case.hidden or answer == case.expected:
+            continue
+        word, vocab = case.args
+        start, piece = 0, None
+        while (found := _piece_at(word, start, vocab, longest=True)) is not None:
+            piece, start = found, start + len(found.removeprefix("##"))
+        if piece is None:
+            return ""
+        return f" (in {word!r}, {piece!r} leaves {word[start:]!r}, and no '##' piece starts it)"
+    return ""
+
+
 def wordpiece_turns(cases: list[Case], answers: list) -> str | None:
     """Name the learner's WordPiece slip: pieces looked up without their '##', a loop over the
-    lengths that stops one short, or the shortest match taken first."""
+    lengths that stops one short, going back at a dead end, or the shortest match taken first."""
     unmarked = [lambda w, v: [p.removeprefix("##") for p in _unmarked_lookup(w, v)]]
     if any(answers_fit(cases, answers, f) for f in [_unmarked_lookup, *unmarked]):
         return (
@@ -110,6 +140,11 @@ def wordpiece_turns(cases: list[Case], answers: list) -> str | None:
             "your answers fit a loop over the lengths that stops one short: it never tries "
             f"{(closer or list(short))[0]}. At each position try every length, from the rest of"
             " the word down to one character: check where your range starts and stops."
+        )
+    if answers_fit(cases, answers, _backtracking):
+        return (
+            "your answers fit going back to a shorter piece at a dead end: WordPiece never goes "
+            f"back, so the whole word is '[UNK]'{_dead_end(cases, answers)}."
         )
     if answers_fit(cases, answers, _shortest_first):
         return (

@@ -8,7 +8,10 @@ and `scores` (the cells run in a plain namespace, compiled with `FUTURE` as the 
 them, and judged on cases drawn as the grader draws them), and once per door the graded
 program itself (`Notebook.program`, the units the grader keeps).
 
-Doors found (one root, two rules):
+Doors found (one root, two rules). A and B are closed (the lead, after the round): `binds`
+now counts a `:=` in a `def`'s or `class`'s decorators, defaults, annotations, bases and keywords
+(`cell_reading._run_at_definition`), so `box` and `Enc` have a binding that is neither an import
+nor a class statement, and both rules refuse them; their tests are plain now. C is open (xfail).
 
 A. **A walrus in a `def`'s default makes an imported name the learner's, unseen by
    `may_name`.** `cell_reading.binds` does not walk into a `def` (its locals are its own), so a
@@ -87,7 +90,6 @@ from __future__ import annotations
 
 import pytest
 
-from lib.exercises.own_code import Notebook
 from tests.test_red_team_own_code_9 import function_of
 from tests.test_red_team_own_code_13 import verdict
 from tests.test_red_team_own_code_19 import scores
@@ -132,43 +134,21 @@ HANDED = {
 }
 
 
-def _graded_program(name: str, source: str) -> str:
-    """The code the grader keeps for `name`'s target (after the reading accepts it)."""
-    exercise = EXERCISES[name]
-    notebook = Notebook([source])
-    assert notebook.borrowed(exercise.target, exercise.allowed_lib, exercise.forbidden) == ""
-    return "\n".join(notebook.program([exercise.target]).values())
-
-
 @pytest.mark.filterwarnings("ignore::UserWarning")  # lib.bpe.train on short texts
 @pytest.mark.parametrize("name", sorted(HANDED))
-def test_the_graded_program_hands_the_builtin_over_and_earns_full_marks(name: str) -> None:
-    """The program the grader keeps holds the import, the walrus and the registered function,
-    and run as the grader compiles it, it earns full marks on two students' draws."""
-    program = _graded_program(name, HANDED[name])
-    assert "import Counter as box" in program and "box := Box()" in program
-    assert "@pick.register" in program
+def test_the_attack_earns_full_marks_had_it_been_read_as_own_code(name: str) -> None:
+    """Before the fix the graded program (`Notebook.program`) held the import, the walrus and
+    the registered function and earned 2 / 2; the cells run as the grader compiles them still
+    do, which is why the reading must refuse them (below)."""
     points = EXERCISES[name].points
-    assert scores(name, FUTURE + program, STUDENTS[:2]) == [points, points]
+    assert scores(name, FUTURE + HANDED[name], STUDENTS[:2]) == [points, points]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="verdict '' for utf8_encode (bytes handed to Box.__or__) and train_bpe (getattr, "
-    "then __import__ and lib.bpe.train): 2 / 2 each from the graded program. Fix: `binds` walks "
-    "a def's/class's decorators, defaults, bases and keywords, so a walrus there binds the "
-    "notebook's name and `may_name` no longer sees imports alone",
-)
 @pytest.mark.parametrize("name", sorted(HANDED))
 def test_a_walrus_in_a_default_does_not_make_an_imported_name_hintable(name: str) -> None:
     assert "has a type hint naming `box`" in verdict(name, HANDED[name])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="verdict '' for a walrus in a decorator, `@(box := Box()) and keep or keep`, "
-    "hint `box | bytes`; run, utf8_encode(0xE9) == b'\\xc3\\xa9'. Fix: as the default's",
-)
 def test_a_walrus_in_a_decorator_does_not_make_an_imported_name_hintable() -> None:
     source = BOX + IN_DECORATOR + _registered("bytes") + UTF8_ENCODE
     assert function_of(FUTURE + source, "utf8_encode")(0xE9) == b"\xc3\xa9"
@@ -179,7 +159,8 @@ def test_the_walrus_alone_binds_a_name_no_cell_defines() -> None:
     """Held: without the import, the reading follows the walrus's `box` to no binding."""
     source = HANDED["utf8_encode"].replace("from collections import Counter as box\n", "")
     assert function_of(FUTURE + source, "utf8_encode")(0xE9) == b"\xc3\xa9"
-    assert "which no cell the grader can read defines" in verdict("utf8_encode", source)
+    said = verdict("utf8_encode", source)  # before `binds` saw the walrus: no cell defines it
+    assert "which no cell the grader can read defines" in said or "naming `box`" in said
 
 
 # Door B: the walrus swaps a `@dataclass` class for a named tuple's ABC, matched by position.
@@ -204,12 +185,6 @@ def test_the_swapped_dataclass_encodes_by_str_encode() -> None:
     assert scores("utf8_encode", FUTURE + SWAPPED, STUDENTS[:2]) == [2, 2]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="verdict '' for `case Enc(method)` with Enc a @dataclass class rebound by "
-    "`def swapped(seen=(Enc := made()))` to a namedtuple(['encode']) ABC: str.encode, 2 / 2. "
-    "Fix: as door A (`binds` sees the walrus; Enc then has a binding that is no class)",
-)
 def test_a_dataclass_rebound_by_a_walrus_is_matched_by_keyword_only() -> None:
     assert "matches `Enc` by position" in verdict("utf8_encode", SWAPPED)
 
@@ -266,9 +241,8 @@ DATACLASS_REBOUND = (
 
 def test_a_walrus_rebinding_the_imported_dataclass_is_refused() -> None:
     assert function_of(FUTURE + DATACLASS_REBOUND, "utf8_encode")(0xE9) == b"\xc3\xa9"
-    assert "uses `dataclasses.dataclass` other than as the decorator" in verdict(
-        "utf8_encode", DATACLASS_REBOUND
-    )
+    said = verdict("utf8_encode", DATACLASS_REBOUND)  # the walrus seen: matched by position
+    assert "other than as the decorator" in said or "matches `Enc` by position" in said
 
 
 # Door C: below the half-right gate, raising the wanted error where a branch is unwritten costs

@@ -95,7 +95,7 @@ def test_the_template_door_gives_the_reference_answer_on_every_case():
     attack = function_of(TEMPLATE_REGEX, "digit_groups")
     reference = function_of(exercise.solution_code, "digit_groups")
     cases = exercise.cases() + exercise.secret_cases()
-    assert len(cases) == 25
+    assert len(cases) >= 25  # 25 when written; salted twins added since (fix27x)
     assert all(attack(*c.args) == reference(*c.args) for c in cases)
     assert type(string.Template.pattern).__module__ == "re"  # what `Template` hands out
 

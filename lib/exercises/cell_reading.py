@@ -110,6 +110,7 @@ def binds(statement: ast.stmt, registers: bool = True) -> tuple[set[str], set[st
         if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             names.add(item.name)
             names.update(n for i in ast.walk(item) if isinstance(i, ast.Global) for n in i.names)
+            names.update(n.target.id for n in _run_at_definition(item) if _is_walrus(n))
             decorators = item.decorator_list if registers else []
             names.update(base_name(d) for d in decorators if isinstance(d, ast.Attribute))
             continue
@@ -128,6 +129,27 @@ def binds(statement: ast.stmt, registers: bool = True) -> tuple[set[str], set[st
         names.update(bound_names(item))
         todo.extend(ast.iter_child_nodes(item))
     return names - {""}, called - {""}
+
+
+def _run_at_definition(item: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list:
+    """Every node of what a `def` or `class` statement runs where it stands, in the notebook's
+    scope: decorators, defaults and annotations, bases and keywords (a `:=` there binds a
+    global name, round 21's door)."""
+    parts = list(item.decorator_list)
+    if isinstance(item, ast.ClassDef):
+        parts += item.bases + [keyword.value for keyword in item.keywords]
+    else:
+        every = item.args.posonlyargs + item.args.args + item.args.kwonlyargs
+        every += [arg for arg in (item.args.vararg, item.args.kwarg) if arg]
+        parts += item.args.defaults + [d for d in item.args.kw_defaults if d is not None]
+        parts += [arg.annotation for arg in every if arg.annotation] + [item.returns] * bool(
+            item.returns
+        )
+    return [node for part in parts for node in ast.walk(part)]
+
+
+def _is_walrus(node: ast.AST) -> bool:
+    return isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name)
 
 
 def is_literal(node: ast.AST) -> bool:

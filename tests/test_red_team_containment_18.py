@@ -23,15 +23,15 @@ other helpers):
    made), forks and ends is never read: the old pid is gone when the look reaches it (100 idle
    processes with 8,000 descriptors, older, are read first), the new one is not in the list.
    No descriptor is ever in flight (not round 20's hole 2). 13 netlink queues, 103 MB under a
-   32 MB cap, held 2 s (4-8 hops), never stopped: 6 runs of 6 (with 8 idle processes instead
+   32 MB cap, held 2 s (4-8 hops), never stopped: 8 runs of 8 (with 8 idle processes instead
    of 100, 1 run of 3 was stopped at 79 MB); 16 pty slaves without an entry (twice
-   `MAX_PTYS`), likewise, 9 runs of 9.
+   `MAX_PTYS`), likewise, 12 runs of 12.
 3. **Where Landlock does not scope signals (ABI < 6: Linux before 6.12), the kernel can stop
    its guard.** The lister runs as the kernel's uid, so the kernel may SIGSTOP it; the guard
    then waits on its pipe for good and checks nothing more. Emulated by capping the ABI the
    kernel's start reads at 5: a kernel beside a neighbour's netlink hoard under its cap (so
    its guard looks into it each second; so does a machine with more than 8 other ptys)
-   stopped a lister in 6 runs of 6 (three processes sending SIGSTOP to the guard's other
+   stopped a lister in 8 runs of 8 (three processes sending SIGSTOP to the guard's other
    children, 150 idle ones; earlier versions, with one sender or no idle processes, in 1 to
    4 runs of 5), then held 48 MB in
    /dev/shm (its share: 16 MB) for 2 s, never stopped. Below ABI 6 the summary says signals
@@ -39,7 +39,7 @@ other helpers):
 
 Held (plain tests):
 - on this machine's Landlock (ABI 6 or later) the same SIGSTOPs are refused: the look runs,
-  and the kernel is stopped once it writes its hoard (6 runs of 6);
+  and the kernel is stopped once it writes its hoard (8 runs of 8);
 - a kernel holding 24 MB of netlink queues under its 32 MB cap beside an honest kernel with
   16 MB in socket buffers: the neighbour is looked into 2-3 times in 2.5 s (`WALK_EVERY`),
   charged none of the hoard, never stopped.
@@ -56,18 +56,19 @@ Tried and not kept as tests:
 Every guarded kernel runs fenced behind its guard in a private mount namespace whose /dev/shm is
 a tmpfs of 64 MB of its own (round 14's `_guarded`), its ptys in a devpts instance of its own
 where it makes any (round 16's `OWN_PTYS`). Each attack holds at most ~110 MB for ~2 s. The
-file takes ~32 s at load 5.
+file takes 32-36 s at load 4-5.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from lib.grading import sandbox
+from lib.grading import sandbox, user_processes
 from tests.red_team_support import shared_folder
 from tests.test_red_team_containment_12 import _guarded
 from tests.test_red_team_containment_12 import pytestmark as round_14_marks
@@ -92,7 +93,15 @@ def _held(work: Path, attack: str, uid: int, prefix: tuple[str, ...] = ()) -> tu
     """Run `attack` as a fenced kernel of `uid` capped at `CAP_MB` behind its guard (after
     `prefix`): its status and what it printed."""
     done = _guarded(work, (uid, attack), prefix=prefix, caps=CAPS)
+    _reaped(uid)
     return done.returncode, done.stdout + done.stderr
+
+
+def _reaped(*uids: int) -> None:
+    """Wait for what `uids` left: their orphans come back to us (the grader's subreaper, as
+    `sandbox.command` makes it), and an attack's idle processes must not stay zombies here."""
+    for uid in uids:
+        user_processes.kill_all(uid, time.monotonic() + 5)
 
 
 # --- 1. thousands of netlink sockets in every guard's check -----------------------------------
@@ -417,6 +426,7 @@ def _beside_a_hoard(work: Path, uid: int, window: int) -> tuple[int, str]:
     hoard = UNDER_CAP_QUEUES.replace("time.sleep(4)", f"time.sleep({window + 2})")
     attack = FREEZE_THE_LISTER.replace("WINDOW", str(window))
     done = _guarded(work, (uid + 10, hoard), (uid, attack), caps=CAPS)
+    _reaped(uid, uid + 10)
     return done.returncode, done.stdout + done.stderr
 
 

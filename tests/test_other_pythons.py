@@ -3,8 +3,9 @@
 `python -m pytest` runs on one interpreter. This test takes the other ends of the promised range
 (Python 3.10 and 3.13 when the README says "3.10 to 3.13"): for each, a fresh virtual environment,
 `pip install -r requirements.txt` (what a learner on that Python runs, less the byte-compiling
-of every installed file: 67 -> 29 CPU s on 3.13, and Python compiles what the tests import),
-then the unit tests whose outcome can depend on the Python: `PER_PYTHON` below names each module
+of every installed file: 67 -> 29 CPU s on 3.13, and Python compiles what the tests import; by a
+current pip, `PIP`), the bytecode of what a kernel imports written once (`KERNEL_IMPORTS`), then
+the unit tests whose outcome can depend on the Python: `PER_PYTHON` below names each module
 and why. The rest
 runs once, in the main run: the notebooks; tests of code that behaves alike on every Python
 (reports, rosters, the website's HTML, the data files' checksums); those marked `end_to_end`
@@ -54,6 +55,15 @@ INSIDE = "COURSE_TESTING_OTHER_PYTHON"  # set in the child runs, so that they do
 ASKED = "COURSE_REQUIRE_PYTHONS"  # set to run this test (.ci/run sets it)
 MINUTES = 30  # one Python's install and tests, beside the main run
 STUCK = 180  # seconds one test may take before pytest prints every thread's stack into the log
+# The pip that installs: 3.10's venv brings pip 23.0.1, which checks every file of each package's
+# index page against the interpreter (numpy's thousands), 70 CPU s for requirements.txt on 3.10
+# here; this one installs the same in 31, plus 4.5 to install it.
+PIP = "pip==26.3"
+# What a grader's kernel imports, compiled once into the venv by this job (as root): its kernels
+# run as sandbox users, who cannot write bytecode there, so each one compiled IPython, ipykernel,
+# zmq, numpy... again (test_programs_graded's batch on 3.10: 37.8 CPU s, 21.2 with this, which
+# costs 3.8; compiling all of site-packages instead costs 37).
+KERNEL_IMPORTS = "import ipykernel.kernelapp, ipykernel.ipkernel, nbformat, numpy, regex, tiktoken"
 # What the main run alone runs (pyproject's markers): whole batches, checks of the machine, and
 # tests of scale and of agreement with third-party tokenizers.
 SELECTION = "not end_to_end and not machine and not scale"
@@ -169,16 +179,17 @@ def start_all() -> list[Run] | str:
 
 
 def start(minor: int, python: str) -> Run:
-    """venv, pip install, then pytest on `PER_PYTHON` at low priority beside pytest on `KERNELS`:
-    one shell job, logged; it fails if either pytest does."""
+    """venv, `PIP`, pip install, the kernels' bytecode, then pytest on `PER_PYTHON` at low
+    priority beside pytest on `KERNELS`: one shell job, logged; it fails if either pytest does."""
     folder = Path(tempfile.mkdtemp(prefix=f"course-py3{minor}-"))
     child = folder / "venv" / "bin" / "python"
     pytest_ = f"'{child}' -m pytest -q -p no:cacheprovider -n 0 -o faulthandler_timeout={STUCK}"
     kernels_log = shlex.quote(str(folder / "kernels.txt"))
+    pip = f"nice -n 10 '{child}' -m pip install -q --disable-pip-version-check"
     script = (
-        f"nice -n 10 '{python}' -m venv '{folder / 'venv'}' && "
-        f"nice -n 10 '{child}' -m pip install -q --disable-pip-version-check --no-compile "
-        "-r requirements.txt || exit; "
+        f"nice -n 10 '{python}' -m venv '{folder / 'venv'}' && {pip} '{PIP}' && "
+        f"{pip} --no-compile -r requirements.txt && "
+        f"env -u PYTHONPYCACHEPREFIX nice -n 10 '{child}' -c '{KERNEL_IMPORTS}' || exit; "
         f"{pytest_} tests/{KERNELS} > {kernels_log} 2>&1 & "
         f"nice -n 10 {pytest_} {' '.join(f'tests/{name}' for name in PER_PYTHON)} "
         f"-m '{SELECTION}' --durations=15 "
@@ -192,8 +203,9 @@ def start(minor: int, python: str) -> Run:
     # Bytecode goes to the run's own folder: other Pythons' .pyc files appearing in lib/ would
     # look like a student's write to the hostile-notebook tests of the main run. And it is written
     # there even where the caller's environment says not to write bytecode: the venv is installed
-    # without it, so every kernel and grader of the run would otherwise compile every module it
-    # imports (ipykernel, IPython, numpy...: 1.6 CPU s more per kernel on 3.13).
+    # without it, so every process of the run as root would otherwise compile every module it
+    # imports (ipykernel, IPython, numpy...: 1.6 CPU s more per kernel on 3.13). A sandboxed
+    # kernel gets neither variable (an allow-list): it reads what `KERNEL_IMPORTS` compiled.
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     _JOBS.append(
         subprocess.Popen(

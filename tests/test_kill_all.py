@@ -14,25 +14,13 @@ import time
 import pytest
 
 from lib.grading import sandbox, user_processes
+from tests.test_red_team_containment_17 import HOPPERS  # 16 daemons, hopping
 
 pytestmark = [
     pytest.mark.machine,  # see pyproject's markers
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root (sandbox users)"),
 ]
 UID = sandbox.FIRST_UID + 1150  # no other test's
-
-HOPPERS = """
-import os
-for _ in range(16):
-    if os.fork() == 0:
-        os.setsid()
-        while True:
-            try:
-                if os.fork():
-                    os._exit(0)
-            except BlockingIOError:  # at the process cap, orphans not yet waited for
-                pass
-"""
 
 
 def _as_user() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import time
 from collections.abc import Callable
@@ -16,10 +17,14 @@ from collections.abc import Callable
 STILL = "tTZX"  # /proc states of a process that runs no more code (stopped, traced, ended)
 
 
+ANSWER_SECONDS = 2.0  # a child's work takes milliseconds; past this it is stopped or stuck
+
+
 def as_user(uid: int, work: Callable[[], object]) -> str | None:
     """Run `work` in a child of ours that takes `uid` (and no group of ours); its answer as
-    text, or None if it raised or was killed (or answered nothing). `kill(-1)` in it reaches
-    the user's processes only."""
+    text, or None if it raised or was killed (or answered nothing), or gave no answer within
+    `ANSWER_SECONDS` (then it is killed). `kill(-1)` in it reaches the user's processes only;
+    and below Landlock 6 those may signal it too (SIGSTOP), so we never wait on it unbounded."""
     said, told = os.pipe()
     child = os.fork()
     if child == 0:
@@ -32,8 +37,16 @@ def as_user(uid: int, work: Callable[[], object]) -> str | None:
         finally:
             os._exit(0)
     os.close(told)
-    with os.fdopen(said, "rb") as answer:
-        text = answer.read()
+    text, end = b"", time.monotonic() + ANSWER_SECONDS
+    with os.fdopen(said, "rb", buffering=0) as answer:
+        while select.select([answer], [], [], max(end - time.monotonic(), 0))[0]:
+            part = answer.read(65536)
+            if not part:  # the child is done
+                break
+            text += part
+        else:  # no answer in time: the child is stopped or stuck, and says nothing
+            os.kill(child, signal.SIGKILL)
+            text = b""
     os.waitpid(child, 0)
     return text.decode() if text else None
 

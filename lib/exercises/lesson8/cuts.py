@@ -54,6 +54,10 @@ _SHOWN = [
     ("कम ज़्यादा", 2),
     ("日本 語", 2),
     ("I am", 1),
+    ("a\xa0  b", 2),  # \s is more than space, tab and line break: a no-break space (French text
+    ("a\r  b", 2),  # has them) and a carriage return end a run too (review rev26z)
+    (".a b", 2),  # what stands before the word's last letter does not matter: the cut before
+    ("1a b", 2),  # the space is still safe
 ]
 # Hidden texts are drawn from this alphabet: whitespace runs are likely, and letters of several
 # scripts, a Devanagari vowel sign, digits, punctuation and an apostrophe sit beside them.

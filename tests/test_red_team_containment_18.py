@@ -377,7 +377,7 @@ def frozen():
             with open(f"/proc/{pid}/stat") as stat:
                 if stat.read().rsplit(")", 1)[1].split()[0] == "T":
                     return True
-        except FileNotFoundError:
+        except (FileNotFoundError, ProcessLookupError):  # the lister ended meanwhile
             continue
     return False
 pairs = [socket.socketpair() for _ in range(2)]
